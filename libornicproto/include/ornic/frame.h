@@ -1,0 +1,118 @@
+/* Whole RoCE frames: decode into a caller-owned struct, encode into a caller buffer. */
+#ifndef ORNIC_FRAME_H
+#define ORNIC_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ornic/headers.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where the frame's bytes start. */
+typedef enum {
+  ORNIC_LINK_ETHERNET = 0, /* Ethernet II, at most one 802.1Q/802.1ad tag */
+  ORNIC_LINK_RAW_IP = 1,   /* IPv4 or IPv6 header first (version nibble decides) */
+  ORNIC_LINK_GRH = 2       /* RoCEv1: IBA GRH first (EtherType 0x8915 stripped) */
+} ornic_link;
+
+typedef enum { ORNIC_L3_NONE = 0, ORNIC_L3_IPV4 = 4, ORNIC_L3_IPV6 = 6, ORNIC_L3_GRH = 1 } ornic_l3;
+
+#define ORNIC_ETHERTYPE_IPV4 0x0800
+#define ORNIC_ETHERTYPE_IPV6 0x86DD
+#define ORNIC_ETHERTYPE_VLAN 0x8100
+#define ORNIC_ETHERTYPE_QINQ 0x88A8
+#define ORNIC_ETHERTYPE_ROCEV1 0x8915
+#define ORNIC_IPPROTO_UDP 17
+#define ORNIC_GRH_NXTHDR_BTH 0x1B
+
+typedef struct {
+  uint8_t dst[6], src[6];
+  bool has_vlan;
+  uint16_t vlan_tpid; /* 0x8100 or 0x88A8 */
+  uint16_t vlan_tci;
+  uint16_t ethertype; /* of the payload, after any tag */
+} ornic_eth;
+
+/* IPv4, IPv6 or GRH (which has IPv6's layout). Addresses: IPv4 uses the
+ * first 4 bytes. Derived fields (lengths, checksum) are filled by decode and
+ * recomputed by encode. */
+typedef struct {
+  uint8_t version;     /* 4 or 6 (GRH: 6) */
+  uint8_t tos;         /* IPv4 TOS / IPv6 traffic class */
+  uint8_t ttl;         /* IPv4 TTL / IPv6 hop limit */
+  uint32_t flow_label; /* IPv6/GRH, 20 bits */
+  uint16_t id;         /* IPv4 */
+  uint16_t frag;       /* IPv4 flags + fragment offset (DF = 0x4000) */
+  uint8_t next_proto;  /* 17, or 0x1B in a GRH */
+  uint8_t hdr_len;     /* decode: bytes of IP header incl. IPv4 options */
+  uint16_t total_len;  /* decode: IPv4 total length / IPv6 40 + payload length */
+  uint16_t checksum;   /* decode: as on the wire */
+  uint8_t src[16], dst[16];
+} ornic_ip;
+
+typedef struct { uint16_t sport, dport, len, checksum; } ornic_udp;
+
+typedef struct {
+  /* layers */
+  ornic_link link;
+  ornic_l3 l3;
+  ornic_eth eth;
+  ornic_ip ip;
+  ornic_udp udp;
+  ornic_bth bth;
+  ornic_ext ext;
+  /* views into the decoded bytes */
+  const uint8_t *payload; /* without pad bytes */
+  size_t payload_len;     /* on the wire, per the IP/UDP lengths */
+  size_t payload_caplen;  /* of which captured (< payload_len after a snaplen cut) */
+  uint8_t pad_len;        /* = bth.padcnt when the frame is whole */
+  uint32_t icrc;          /* as on the wire: little-endian u32 of the 4 bytes */
+  bool icrc_present;      /* false when the capture cut the frame short */
+  /* offsets from the start of the input */
+  size_t l3_off, l4_off, bth_off, ext_off, payload_off, icrc_off;
+  size_t roce_end;        /* offset just past the iCRC per IP/UDP lengths */
+  size_t caplen;          /* bytes given to decode */
+  uint16_t decoded;       /* ORNIC_HDR_* headers actually read (partial on truncation) */
+} ornic_frame;
+
+/* Decode one frame. Returns:
+ *   ORNIC_OK                 every header, payload and iCRC were read;
+ *   ORNIC_ERR_TRUNCATED      the bytes end early (e.g. a snaplen cut): every
+ *                            layer and header that was complete is filled in,
+ *                            f->bth_off != 0 once the BTH was read, and
+ *                            f->decoded says which extension headers were;
+ *   ORNIC_ERR_NOT_ROCE       not RoCEv2 / RoCEv1 (another EtherType, protocol or port);
+ *   ORNIC_ERR_MALFORMED      lengths contradict each other (IP/UDP lengths, PadCnt);
+ *   ORNIC_ERR_UNKNOWN_OPCODE the BTH was read but its opcode has no layout.
+ * `udp_port` is the RoCEv2 destination port to accept (0 means 4791).
+ * The iCRC is not verified here: see ornic_icrc_verify. Never allocates. */
+int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
+                       uint16_t udp_port);
+
+/* Same, but starts at the BTH of a UDP payload (no L2/L3/L4 fields set). */
+int ornic_roce_decode(ornic_frame *f, const uint8_t *udp_payload, size_t len);
+
+/* Build a complete frame from f's value fields: link, eth (ethertype is
+ * derived), ip (version, tos, ttl, flow_label, id, frag, src, dst), udp
+ * (sport, dport; 0 means 4791), bth (padcnt is derived), ext (the headers the
+ * opcode requires; `present` is ignored), payload/payload_len. Lengths, the
+ * IPv4 checksum, PadCnt, the UDP checksum (0 on IPv4; computed on IPv6,
+ * where 0 is illegal) and the iCRC are computed. Returns the frame size or
+ * ORNIC_ERR_NOBUF / ORNIC_ERR_INVALID_ARG / ORNIC_ERR_UNKNOWN_OPCODE. */
+ornic_ssize ornic_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f);
+
+/* Upper bound of the bytes ornic_frame_encode will write for f. */
+size_t ornic_frame_encode_capacity(const ornic_frame *f);
+
+/* Fill f with sensible defaults for `link`/`ip_version`: addresses 10.0.0.1 ->
+ * 10.0.0.2 (fd00::1 -> fd00::2), TTL 64, UDP 49152 -> 4791, P_Key 0xffff. */
+void ornic_frame_init(ornic_frame *f, ornic_link link, int ip_version);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,140 @@
+/* BTH and extension headers: value structs and their byte-exact codecs.
+ *
+ * Every decoder has the form  int X_decode(X *out, const uint8_t *p, size_t len)
+ * and returns the number of bytes consumed (> 0) or ORNIC_ERR_TRUNCATED.
+ * Every encoder has the form  ornic_ssize X_encode(uint8_t *out, size_t cap, const X *in)
+ * and returns the bytes written or ORNIC_ERR_NOBUF / ORNIC_ERR_INVALID_ARG.
+ * Reserved bits are kept, so decode-then-encode reproduces the input bytes. */
+#ifndef ORNIC_HEADERS_H
+#define ORNIC_HEADERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef ptrdiff_t ornic_ssize;
+
+#define ORNIC_BTH_LEN 12
+#define ORNIC_ICRC_LEN 4
+#define ORNIC_ROCEV2_UDP_PORT 4791
+
+typedef struct {
+  uint8_t opcode;
+  uint8_t se;      /* 1 bit */
+  uint8_t m;       /* 1 bit, MigReq */
+  uint8_t padcnt;  /* 2 bits */
+  uint8_t tver;    /* 4 bits */
+  uint16_t pkey;
+  uint8_t fecn;    /* 1 bit; byte 4 is variant (masked by the iCRC) */
+  uint8_t becn;    /* 1 bit */
+  uint8_t resv6;   /* 6 bits */
+  uint32_t destqp; /* 24 bits */
+  uint8_t ackreq;  /* 1 bit */
+  uint8_t resv7;   /* 7 bits */
+  uint32_t psn;    /* 24 bits */
+} ornic_bth;
+
+typedef struct { uint8_t resv; uint32_t een; } ornic_rdeth;
+typedef struct { uint32_t qkey; uint8_t resv; uint32_t srcqp; } ornic_deth;
+typedef struct { uint8_t resv; uint32_t xrcsrq; } ornic_xrceth;
+typedef struct { uint32_t value; } ornic_feth; /* kept whole: its sub-fields are IBA 1.5's business */
+typedef struct { uint64_t va; uint32_t rkey; uint32_t dmalen; } ornic_reth;
+/* ORNIC: byte offset of this packet's payload within its WQE. */
+typedef struct { uint32_t offset; } ornic_offeth;
+typedef struct { uint64_t va; uint32_t rkey; uint64_t swap_add; uint64_t compare; } ornic_atomiceth;
+typedef struct { uint8_t syndrome; uint32_t msn; } ornic_aeth;
+typedef struct { uint64_t orig; } ornic_atomicacketh;
+
+/* ORNIC ACK extension (OACKETH) flags. */
+enum {
+  ORNIC_OACK_ADDR_CACHED = 0x01, /* responder holds Start_Addr of the WQE in flight */
+  ORNIC_OACK_WQE_DONE = 0x02     /* the cumulative PSN completes a WQE (MSN advanced) */
+};
+typedef struct { uint8_t flags; uint8_t resv; uint16_t count; } ornic_oacketh;
+
+/* ORNIC NAK reasons. */
+enum {
+  ORNIC_NAK_OTD_EXCEEDED = 1, /* a packet arrived more than OTD past the expected PSN */
+  ORNIC_NAK_TIMEOUT = 2,      /* responder-side timer, nothing newer arrived */
+  ORNIC_NAK_LAST_INCOMPLETE = 3 /* Last arrived but the WQE has holes */
+};
+#define ORNIC_NAK_FIXED_LEN 8
+#define ORNIC_NAK_MAX_BLOCKS 255
+/* NAKETH: 8 fixed bytes, then nblocks big-endian 16-bit blocks.
+ * Bit i (i = 0 is the least significant) of block k set means PSN
+ * base_psn + 16k + i was received. bitmap is a view into the decoded bytes
+ * (or, for encoding, the caller's 2*nblocks big-endian bytes). */
+typedef struct {
+  uint8_t reason;
+  uint32_t trigger_psn; /* 24 bits */
+  uint8_t nblocks;      /* 1..255 */
+  uint32_t base_psn;    /* 24 bits */
+  const uint8_t *bitmap;
+} ornic_naketh;
+typedef struct { uint32_t data; } ornic_immdt;
+typedef struct { uint32_t rkey; } ornic_ieth;
+typedef struct { uint8_t resv[16]; } ornic_cnp;
+
+/* All extension headers of one packet; `present` says which are valid. */
+typedef struct {
+  uint16_t present; /* ORNIC_HDR_* mask */
+  ornic_rdeth rdeth;
+  ornic_deth deth;
+  ornic_xrceth xrceth;
+  ornic_feth feth;
+  ornic_reth reth;
+  ornic_offeth offeth;
+  ornic_atomiceth atomiceth;
+  ornic_aeth aeth;
+  ornic_atomicacketh atomicacketh;
+  ornic_oacketh oacketh;
+  ornic_naketh naketh;
+  ornic_immdt immdt;
+  ornic_ieth ieth;
+  ornic_cnp cnp;
+} ornic_ext;
+
+int ornic_bth_decode(ornic_bth *out, const uint8_t *p, size_t len);
+ornic_ssize ornic_bth_encode(uint8_t *out, size_t cap, const ornic_bth *in);
+
+/* One extension header selected by its ORNIC_HDR_* bit, into/from `ext`.
+ * decode also sets the bit in ext->present; NAKETH additionally returns
+ * ORNIC_ERR_MALFORMED for a block count of 0. */
+int ornic_ext_decode_one(ornic_ext *ext, uint16_t hdr_bit, const uint8_t *p, size_t len);
+ornic_ssize ornic_ext_encode_one(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdr_bit);
+
+/* Every header in `hdrs`, in wire order. decode returns the total consumed. */
+int ornic_ext_decode(ornic_ext *ext, uint16_t hdrs, const uint8_t *p, size_t len);
+ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdrs);
+/* Bytes `hdrs` take on the wire for this ext (NAKETH depends on nblocks). */
+size_t ornic_ext_size(const ornic_ext *ext, uint16_t hdrs);
+
+/* The ORNIC headers by name (thin wrappers, for fuzzers and readers). */
+int ornic_offeth_decode(ornic_offeth *out, const uint8_t *p, size_t len);
+ornic_ssize ornic_offeth_encode(uint8_t *out, size_t cap, const ornic_offeth *in);
+int ornic_oacketh_decode(ornic_oacketh *out, const uint8_t *p, size_t len);
+ornic_ssize ornic_oacketh_encode(uint8_t *out, size_t cap, const ornic_oacketh *in);
+int ornic_naketh_decode(ornic_naketh *out, const uint8_t *p, size_t len);
+ornic_ssize ornic_naketh_encode(uint8_t *out, size_t cap, const ornic_naketh *in);
+
+/* NAK bitmap access. block k (0 <= k < nblocks) as a host-order value. */
+uint16_t ornic_naketh_block(const ornic_naketh *nak, unsigned k);
+/* 1 received, 0 missing, -1 outside the bitmap (PSN arithmetic wraps). */
+int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn);
+/* Writes n blocks as big-endian bytes into out (2n bytes) for encoding. */
+void ornic_nak_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n);
+
+/* AETH syndrome helpers (IBA 9.7.5.1). */
+enum { ORNIC_AETH_ACK = 0x00, ORNIC_AETH_RNR_NAK = 0x20, ORNIC_AETH_NAK = 0x60 };
+static inline uint8_t ornic_aeth_type(uint8_t syndrome) { return syndrome & 0x60; }
+/* "ACK", "RNR NAK", "NAK PSN sequence error", ... static text. */
+const char *ornic_aeth_syndrome_name(uint8_t syndrome);
+const char *ornic_nak_reason_name(uint8_t reason);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

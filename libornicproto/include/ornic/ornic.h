@@ -1,0 +1,14 @@
+/* libornicproto: byte-exact codec for RoCEv2 and the ORNIC out-of-order extension.
+ * The wire format is specified in docs/PROTOCOL.md. */
+#ifndef ORNIC_ORNIC_H
+#define ORNIC_ORNIC_H
+
+#include "ornic/errors.h"
+#include "ornic/frame.h"
+#include "ornic/headers.h"
+#include "ornic/icrc.h"
+#include "ornic/opcode.h"
+#include "ornic/psn.h"
+#include "ornic/version.h"
+
+#endif

@@ -1,0 +1,37 @@
+/* 24-bit packet sequence number arithmetic (IBA PSNs wrap at 2^24). */
+#ifndef ORNIC_PSN_H
+#define ORNIC_PSN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ORNIC_PSN_MASK 0x00ffffffu
+#define ORNIC_PSN_HALF 0x00800000u
+
+/* a + n, wrapped to 24 bits (n may be "negative" as a 32-bit two's complement). */
+static inline uint32_t ornic_psn_add(uint32_t a, int32_t n) {
+  return (a + (uint32_t)n) & ORNIC_PSN_MASK;
+}
+
+/* Signed distance b - a in (-2^23, 2^23]: positive when b is after a. The
+ * half-window rule is the only consistent order on a 24-bit circle. */
+static inline int32_t ornic_psn_diff(uint32_t b, uint32_t a) {
+  uint32_t d = (b - a) & ORNIC_PSN_MASK;
+  return d > ORNIC_PSN_HALF ? (int32_t)d - (int32_t)(ORNIC_PSN_MASK + 1u) : (int32_t)d;
+}
+
+/* <0, 0, >0 as a is before, equal to, after b. */
+static inline int ornic_psn_cmp(uint32_t a, uint32_t b) {
+  int32_t d = ornic_psn_diff(a, b);
+  return (d > 0) - (d < 0);
+}
+
+static inline int ornic_psn_lt(uint32_t a, uint32_t b) { return ornic_psn_diff(b, a) > 0; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,222 @@
+/* Frame decoder: L2 -> L3 -> L4 -> BTH -> extension headers -> payload -> iCRC.
+ * Each layer checks the bytes it needs before reading them. "Truncated" means
+ * the capture ended early; "malformed" means the packet's own lengths do not
+ * add up. */
+#include <string.h>
+
+#include "ornic/errors.h"
+#include "ornic/frame.h"
+#include "ornic/opcode.h"
+#include "ornic_conv.h"
+
+#define ETH_LEN 14
+#define VLAN_LEN 4
+#define IPV4_MIN_LEN 20
+#define IPV6_LEN 40
+#define UDP_LEN 8
+
+static void frame_reset(ornic_frame *f, ornic_link link, size_t len) {
+  f->link = link;
+  f->l3 = ORNIC_L3_NONE;
+  f->eth.has_vlan = false;
+  f->ext.present = 0;
+  f->decoded = 0;
+  f->payload = 0;
+  f->payload_len = f->payload_caplen = 0;
+  f->pad_len = 0;
+  f->icrc = 0;
+  f->icrc_present = false;
+  f->l3_off = f->l4_off = f->bth_off = f->ext_off = f->payload_off = f->icrc_off = 0;
+  f->roce_end = 0;
+  f->caplen = len;
+}
+
+/* Returns the EtherType after at most one tag, and sets f->l3_off. */
+static int decode_eth(ornic_frame *f, const uint8_t *p, size_t len) {
+  if (len < ETH_LEN) return ORNIC_ERR_TRUNCATED;
+  memcpy(f->eth.dst, p, 6);
+  memcpy(f->eth.src, p + 6, 6);
+  uint16_t type = ornic_get_u16(p + 12);
+  size_t off = ETH_LEN;
+  if (type == ORNIC_ETHERTYPE_VLAN || type == ORNIC_ETHERTYPE_QINQ) {
+    if (len < ETH_LEN + VLAN_LEN) return ORNIC_ERR_TRUNCATED;
+    f->eth.has_vlan = true;
+    f->eth.vlan_tpid = type;
+    f->eth.vlan_tci = ornic_get_u16(p + 14);
+    type = ornic_get_u16(p + 16);
+    off += VLAN_LEN;
+  }
+  f->eth.ethertype = type;
+  f->l3_off = off;
+  return ORNIC_OK;
+}
+
+static int decode_ipv4(ornic_frame *f, const uint8_t *p, size_t len, size_t *l4_end) {
+  ornic_ip *ip = &f->ip;
+  if (len < IPV4_MIN_LEN) return ORNIC_ERR_TRUNCATED;
+  ip->version = p[0] >> 4;
+  ip->hdr_len = (uint8_t)((p[0] & 0x0f) * 4);
+  ip->tos = p[1];
+  ip->total_len = ornic_get_u16(p + 2);
+  ip->id = ornic_get_u16(p + 4);
+  ip->frag = ornic_get_u16(p + 6);
+  ip->ttl = p[8];
+  ip->next_proto = p[9];
+  ip->checksum = ornic_get_u16(p + 10);
+  ip->flow_label = 0;
+  memset(ip->src, 0, sizeof ip->src);
+  memset(ip->dst, 0, sizeof ip->dst);
+  memcpy(ip->src, p + 12, 4);
+  memcpy(ip->dst, p + 16, 4);
+  if (ip->version != 4 || ip->hdr_len < IPV4_MIN_LEN) return ORNIC_ERR_MALFORMED;
+  if (ip->next_proto != ORNIC_IPPROTO_UDP) return ORNIC_ERR_NOT_ROCE;
+  if (ip->total_len < ip->hdr_len) return ORNIC_ERR_MALFORMED;
+  if (ip->frag & 0x3fff) return ORNIC_ERR_UNSUPPORTED; /* a fragment: no whole UDP datagram */
+  if (len < ip->hdr_len) return ORNIC_ERR_TRUNCATED;
+  f->l3 = ORNIC_L3_IPV4;
+  *l4_end = f->l3_off + ip->total_len;
+  return ip->hdr_len;
+}
+
+/* IPv6 and the GRH share one layout (IBA 8.3). */
+static int decode_ipv6_layout(ornic_frame *f, const uint8_t *p, size_t len, size_t *l4_end) {
+  ornic_ip *ip = &f->ip;
+  if (len < IPV6_LEN) return ORNIC_ERR_TRUNCATED;
+  uint32_t w0 = ornic_get_u32(p);
+  ip->version = (uint8_t)(w0 >> 28);
+  ip->tos = (uint8_t)(w0 >> 20);
+  ip->flow_label = w0 & 0xfffff;
+  ip->total_len = (uint16_t)(IPV6_LEN + ornic_get_u16(p + 4)); /* may wrap: checked below */
+  ip->next_proto = p[6];
+  ip->ttl = p[7];
+  ip->hdr_len = IPV6_LEN;
+  ip->id = ip->frag = ip->checksum = 0;
+  memcpy(ip->src, p + 8, 16);
+  memcpy(ip->dst, p + 24, 16);
+  *l4_end = f->l3_off + IPV6_LEN + ornic_get_u16(p + 4);
+  return IPV6_LEN;
+}
+
+static int decode_ipv6(ornic_frame *f, const uint8_t *p, size_t len, size_t *l4_end) {
+  int n = decode_ipv6_layout(f, p, len, l4_end);
+  if (n < 0) return n;
+  if (f->ip.version != 6) return ORNIC_ERR_MALFORMED;
+  if (f->ip.next_proto != ORNIC_IPPROTO_UDP) return ORNIC_ERR_NOT_ROCE;
+  f->l3 = ORNIC_L3_IPV6;
+  return n;
+}
+
+static int decode_udp(ornic_frame *f, const uint8_t *data, size_t len, size_t l4_end,
+                      uint16_t port) {
+  size_t off = f->l4_off;
+  if (l4_end < off + UDP_LEN) return ORNIC_ERR_MALFORMED;
+  if (len < off + UDP_LEN) return ORNIC_ERR_TRUNCATED;
+  const uint8_t *p = data + off;
+  f->udp.sport = ornic_get_u16(p);
+  f->udp.dport = ornic_get_u16(p + 2);
+  f->udp.len = ornic_get_u16(p + 4);
+  f->udp.checksum = ornic_get_u16(p + 6);
+  if (f->udp.dport != port) return ORNIC_ERR_NOT_ROCE;
+  if (off + f->udp.len != l4_end) return ORNIC_ERR_MALFORMED;
+  if (f->udp.len < UDP_LEN + ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_MALFORMED;
+  f->bth_off = off + UDP_LEN;
+  f->roce_end = l4_end;
+  return ORNIC_OK;
+}
+
+/* Extension headers, payload, pad and iCRC of [bth_off, roce_end). */
+static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len) {
+  size_t wire_end = f->roce_end - ORNIC_ICRC_LEN;
+  size_t cap_end = len < wire_end ? len : wire_end;
+  if (len < f->bth_off + ORNIC_BTH_LEN) return ORNIC_ERR_TRUNCATED;
+  ornic_bth_decode(&f->bth, data + f->bth_off, ORNIC_BTH_LEN);
+  const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
+  f->ext_off = f->bth_off + ORNIC_BTH_LEN;
+  if (!op->name) return ORNIC_ERR_UNKNOWN_OPCODE;
+  if (f->ext_off > wire_end) return ORNIC_ERR_MALFORMED;
+  int n = ornic_ext_decode(&f->ext, op->hdrs, data + f->ext_off, cap_end - f->ext_off);
+  f->decoded = f->ext.present;
+  if (n == ORNIC_ERR_TRUNCATED) return len < wire_end ? ORNIC_ERR_TRUNCATED : ORNIC_ERR_MALFORMED;
+  if (n < 0) return n;
+  f->payload_off = f->ext_off + (size_t)n;
+  size_t body = wire_end - f->payload_off;
+  f->pad_len = f->bth.padcnt;
+  if (f->pad_len > body) return ORNIC_ERR_MALFORMED;
+  f->payload_len = body - f->pad_len;
+  if (f->payload_len && !(op->flags & ORNIC_OPF_PAYLOAD)) return ORNIC_ERR_MALFORMED;
+  f->payload = data + f->payload_off;
+  f->icrc_off = wire_end;
+  if (len < f->roce_end) {
+    size_t got = len > f->payload_off ? len - f->payload_off : 0;
+    f->payload_caplen = got < f->payload_len ? got : f->payload_len;
+    return ORNIC_ERR_TRUNCATED;
+  }
+  f->payload_caplen = f->payload_len;
+  f->icrc = ornic_get_u32le(data + f->icrc_off);
+  f->icrc_present = true;
+  return ORNIC_OK;
+}
+
+static int decode_l3(ornic_frame *f, const uint8_t *data, size_t len, int kind, uint16_t port) {
+  size_t l4_end = 0;
+  const uint8_t *p = data + f->l3_off;
+  size_t rest = len - f->l3_off;
+  int n;
+  if (kind == ORNIC_L3_GRH) {
+    n = decode_ipv6_layout(f, p, rest, &l4_end);
+    if (n < 0) return n;
+    if (f->ip.next_proto != ORNIC_GRH_NXTHDR_BTH) return ORNIC_ERR_NOT_ROCE;
+    f->l3 = ORNIC_L3_GRH;
+    f->bth_off = f->l3_off + IPV6_LEN;
+    f->roce_end = l4_end;
+    if (l4_end < f->bth_off + ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_MALFORMED;
+    return decode_transport(f, data, len);
+  }
+  n = kind == ORNIC_L3_IPV4 ? decode_ipv4(f, p, rest, &l4_end) : decode_ipv6(f, p, rest, &l4_end);
+  if (n < 0) return n;
+  f->l4_off = f->l3_off + (size_t)n;
+  if (l4_end < f->l4_off) return ORNIC_ERR_MALFORMED;
+  n = decode_udp(f, data, len, l4_end, port);
+  if (n < 0) return n;
+  return decode_transport(f, data, len);
+}
+
+static int l3_kind_from_ethertype(uint16_t type) {
+  switch (type) {
+  case ORNIC_ETHERTYPE_IPV4: return ORNIC_L3_IPV4;
+  case ORNIC_ETHERTYPE_IPV6: return ORNIC_L3_IPV6;
+  case ORNIC_ETHERTYPE_ROCEV1: return ORNIC_L3_GRH;
+  default: return ORNIC_L3_NONE;
+  }
+}
+
+int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
+                       uint16_t udp_port) {
+  frame_reset(f, link, len);
+  if (udp_port == 0) udp_port = ORNIC_ROCEV2_UDP_PORT;
+  int kind;
+  switch (link) {
+  case ORNIC_LINK_ETHERNET: {
+    int rc = decode_eth(f, data, len);
+    if (rc < 0) return rc;
+    kind = l3_kind_from_ethertype(f->eth.ethertype);
+    if (kind == ORNIC_L3_NONE) return ORNIC_ERR_NOT_ROCE;
+    break;
+  }
+  case ORNIC_LINK_RAW_IP:
+    if (len < 1) return ORNIC_ERR_TRUNCATED;
+    kind = data[0] >> 4 == 4 ? ORNIC_L3_IPV4 : data[0] >> 4 == 6 ? ORNIC_L3_IPV6 : ORNIC_L3_NONE;
+    if (kind == ORNIC_L3_NONE) return ORNIC_ERR_NOT_ROCE;
+    break;
+  case ORNIC_LINK_GRH: kind = ORNIC_L3_GRH; break;
+  default: return ORNIC_ERR_INVALID_ARG;
+  }
+  return decode_l3(f, data, len, kind, udp_port);
+}
+
+int ornic_roce_decode(ornic_frame *f, const uint8_t *p, size_t len) {
+  frame_reset(f, ORNIC_LINK_RAW_IP, len);
+  if (len < ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_TRUNCATED;
+  f->roce_end = len;
+  return decode_transport(f, p, len);
+}

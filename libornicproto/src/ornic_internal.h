@@ -1,0 +1,17 @@
+/* Internal helpers shared by the encoder and the iCRC code. */
+#ifndef ORNIC_INTERNAL_H
+#define ORNIC_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* iCRC over the bytes [l3, l3 + roce_len): the IP (or GRH) header of
+ * hdr_len bytes, then UDP (absent for a GRH), BTH, and the rest up to but
+ * excluding the iCRC. bth_rel is the BTH's offset from l3. */
+uint32_t ornic_icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t icrc_rel);
+
+/* RFC 1071 one's complement sum, folded but not inverted. */
+uint32_t ornic_csum_add(uint32_t sum, const uint8_t *p, size_t len);
+uint16_t ornic_csum_fold(uint32_t sum);
+
+#endif
