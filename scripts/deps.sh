@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages ornic-tools needs, only those missing.
+# Usage: scripts/deps.sh [build|test]   (test adds the oracles: tshark, Scapy)
+set -euo pipefail
+
+build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev)
+test_pkgs=(check python3 python3-scapy tshark clang libclang-rt-14-dev g++)
+
+want=("${build_pkgs[@]}")
+[[ "${1:-build}" == test ]] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then
+  command -v sudo >/dev/null || { echo "deps: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo="sudo"
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; the answer does not matter here.
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
