@@ -138,6 +138,8 @@ static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len) {
   f->decoded = f->ext.present;
   if (n == ORNIC_ERR_TRUNCATED) return len < wire_end ? ORNIC_ERR_TRUNCATED : ORNIC_ERR_MALFORMED;
   if (n < 0) return n;
+  /* PROTOCOL.md D7: ORNIC packets are whole 4-byte words from BTH to iCRC. */
+  if (op->transport == ORNIC_TRANSPORT_ORNIC && (wire_end - f->ext_off) % 4) return ORNIC_ERR_MALFORMED;
   f->payload_off = f->ext_off + (size_t)n;
   size_t body = wire_end - f->payload_off;
   f->pad_len = f->bth.padcnt;

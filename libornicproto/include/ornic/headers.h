@@ -4,7 +4,9 @@
  * and returns the number of bytes consumed (> 0) or ORNIC_ERR_TRUNCATED.
  * Every encoder has the form  ornic_ssize X_encode(uint8_t *out, size_t cap, const X *in)
  * and returns the bytes written or ORNIC_ERR_NOBUF / ORNIC_ERR_INVALID_ARG.
- * Reserved bits are kept, so decode-then-encode reproduces the input bytes. */
+ * Reserved bits are kept, so decode-then-encode of a header reproduces its
+ * bytes. (Whole frames re-encode byte for byte when they follow
+ * docs/PROTOCOL.md section 2: no IPv4 options, zero pad bytes.) */
 #ifndef ORNIC_HEADERS_H
 #define ORNIC_HEADERS_H
 
