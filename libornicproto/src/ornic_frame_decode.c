@@ -119,19 +119,27 @@ static int decode_udp(ornic_frame *f, const uint8_t *data, size_t len, size_t l4
   if (f->udp.dport != port) return ORNIC_ERR_NOT_ROCE;
   if (off + f->udp.len != l4_end) return ORNIC_ERR_MALFORMED;
   if (f->udp.len < UDP_LEN + ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_MALFORMED;
-  f->bth_off = off + UDP_LEN;
   f->roce_end = l4_end;
   return ORNIC_OK;
 }
 
-/* Extension headers, payload, pad and iCRC of [bth_off, roce_end). */
-static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len) {
+/* BTH, extension headers, payload, pad and iCRC of [bth, roce_end).
+ * bth_off is set only once the BTH has been read, so callers can trust it. */
+static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len, size_t bth) {
   size_t wire_end = f->roce_end - ORNIC_ICRC_LEN;
   size_t cap_end = len < wire_end ? len : wire_end;
-  if (len < f->bth_off + ORNIC_BTH_LEN) return ORNIC_ERR_TRUNCATED;
-  ornic_bth_decode(&f->bth, data + f->bth_off, ORNIC_BTH_LEN);
+  if (len < bth + ORNIC_BTH_LEN) return ORNIC_ERR_TRUNCATED;
+  ornic_bth_decode(&f->bth, data + bth, ORNIC_BTH_LEN);
+  f->bth_off = bth;
+  f->ext_off = bth + ORNIC_BTH_LEN;
+  /* The iCRC's place follows from the lengths alone, so even a frame with an
+   * unknown opcode can have its iCRC checked. */
+  f->icrc_off = wire_end;
+  if (len >= f->roce_end) {
+    f->icrc = ornic_get_u32le(data + wire_end);
+    f->icrc_present = true;
+  }
   const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
-  f->ext_off = f->bth_off + ORNIC_BTH_LEN;
   if (!op->name) return ORNIC_ERR_UNKNOWN_OPCODE;
   if (f->ext_off > wire_end) return ORNIC_ERR_MALFORMED;
   int n = ornic_ext_decode(&f->ext, op->hdrs, data + f->ext_off, cap_end - f->ext_off);
@@ -147,15 +155,12 @@ static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len) {
   f->payload_len = body - f->pad_len;
   if (f->payload_len && !(op->flags & ORNIC_OPF_PAYLOAD)) return ORNIC_ERR_MALFORMED;
   f->payload = data + f->payload_off;
-  f->icrc_off = wire_end;
   if (len < f->roce_end) {
     size_t got = len > f->payload_off ? len - f->payload_off : 0;
     f->payload_caplen = got < f->payload_len ? got : f->payload_len;
     return ORNIC_ERR_TRUNCATED;
   }
   f->payload_caplen = f->payload_len;
-  f->icrc = ornic_get_u32le(data + f->icrc_off);
-  f->icrc_present = true;
   return ORNIC_OK;
 }
 
@@ -169,10 +174,10 @@ static int decode_l3(ornic_frame *f, const uint8_t *data, size_t len, int kind, 
     if (n < 0) return n;
     if (f->ip.next_proto != ORNIC_GRH_NXTHDR_BTH) return ORNIC_ERR_NOT_ROCE;
     f->l3 = ORNIC_L3_GRH;
-    f->bth_off = f->l3_off + IPV6_LEN;
+    size_t bth = f->l3_off + IPV6_LEN;
     f->roce_end = l4_end;
-    if (l4_end < f->bth_off + ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_MALFORMED;
-    return decode_transport(f, data, len);
+    if (l4_end < bth + ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_MALFORMED;
+    return decode_transport(f, data, len, bth);
   }
   n = kind == ORNIC_L3_IPV4 ? decode_ipv4(f, p, rest, &l4_end) : decode_ipv6(f, p, rest, &l4_end);
   if (n < 0) return n;
@@ -180,7 +185,7 @@ static int decode_l3(ornic_frame *f, const uint8_t *data, size_t len, int kind, 
   if (l4_end < f->l4_off) return ORNIC_ERR_MALFORMED;
   n = decode_udp(f, data, len, l4_end, port);
   if (n < 0) return n;
-  return decode_transport(f, data, len);
+  return decode_transport(f, data, len, f->l4_off + UDP_LEN);
 }
 
 static int l3_kind_from_ethertype(uint16_t type) {
@@ -220,5 +225,5 @@ int ornic_roce_decode(ornic_frame *f, const uint8_t *p, size_t len) {
   frame_reset(f, ORNIC_LINK_RAW_IP, len);
   if (len < ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_TRUNCATED;
   f->roce_end = len;
-  return decode_transport(f, p, len);
+  return decode_transport(f, p, len, 0);
 }

@@ -87,13 +87,16 @@ typedef struct {
  *                            f->decoded says which extension headers were;
  *   ORNIC_ERR_NOT_ROCE       not RoCEv2 / RoCEv1 (another EtherType, protocol or port);
  *   ORNIC_ERR_MALFORMED      lengths contradict each other (IP/UDP lengths, PadCnt);
- *   ORNIC_ERR_UNKNOWN_OPCODE the BTH was read but its opcode has no layout.
+ *   ORNIC_ERR_UNKNOWN_OPCODE the BTH was read but its opcode has no layout
+ *                            (icrc/icrc_off are still set, so the iCRC can be
+ *                            verified).
  * `udp_port` is the RoCEv2 destination port to accept (0 means 4791).
  * The iCRC is not verified here: see ornic_icrc_verify. Never allocates. */
 int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
                        uint16_t udp_port);
 
-/* Same, but starts at the BTH of a UDP payload (no L2/L3/L4 fields set). */
+/* Same, but starts at the BTH of a UDP payload (no L2/L3/L4 fields set; the
+ * BTH is at offset 0, and no iCRC can be computed without the IP header). */
 int ornic_roce_decode(ornic_frame *f, const uint8_t *udp_payload, size_t len);
 
 /* Build a complete frame from f's value fields: link, eth (ethertype is

@@ -1,0 +1,267 @@
+/* One JSON object per line, keys after Wireshark's infiniband.* fields.
+ * 64-bit values (RETH/AtomicETH VA, atomic operands) are hex strings: JSON
+ * numbers lose precision above 2^53 in most parsers. The timestamp is a
+ * string for the same reason (nanoseconds since 1970 need 19 digits). */
+#include <ornic/ornic.h>
+
+#include "lint.h"
+#include "nak.h"
+#include "print.h"
+
+/* K("name") is the pre-quoted key `"name":` and its length, as two arguments. */
+#define K(lit) "\"" lit "\":", sizeof("\"" lit "\":") - 1
+
+/* Emits `,"key":` (or `"key":` first in an object). */
+static void key(dec_out *o, const char *k, size_t n, bool *first) {
+  if (!*first) dec_out_char(o, ',');
+  *first = false;
+  dec_out_mem(o, k, n);
+}
+
+static void num(dec_out *o, const char *k, size_t n, uint64_t v, bool *first) {
+  key(o, k, n, first);
+  dec_out_u64(o, v);
+}
+
+static void hexstr(dec_out *o, const char *k, size_t n, uint64_t v, unsigned digits, bool *first) {
+  key(o, k, n, first);
+  dec_out_char(o, '"');
+  dec_out_hex(o, v, digits);
+  dec_out_char(o, '"');
+}
+
+static void str(dec_out *o, const char *k, size_t n, const char *v, bool *first) {
+  key(o, k, n, first);
+  dec_out_json_str(o, v);
+}
+
+/* `,"name":{` ... `}` */
+static void obj_open(dec_out *o, const char *k, size_t n, bool *outer_first, bool *first) {
+  key(o, k, n, outer_first);
+  dec_out_char(o, '{');
+  *first = true;
+}
+
+static void addr(dec_out *o, const char *k, size_t n, const uint8_t *a, bool v4, bool *first) {
+  key(o, k, n, first);
+  dec_out_char(o, '"');
+  dec_out_addr(o, a, v4);
+  dec_out_char(o, '"');
+}
+
+static void put_bth(dec_out *o, const ornic_bth *b, bool *outer) {
+  bool f;
+  obj_open(o, K("bth"), outer, &f);
+  num(o, K("opcode"), b->opcode, &f);
+  str(o, K("opcode_name"), ornic_opcode_name(b->opcode), &f);
+  num(o, K("se"), b->se, &f);
+  num(o, K("m"), b->m, &f);
+  num(o, K("padcnt"), b->padcnt, &f);
+  num(o, K("tver"), b->tver, &f);
+  num(o, K("pkey"), b->pkey, &f);
+  num(o, K("fecn"), b->fecn, &f);
+  num(o, K("becn"), b->becn, &f);
+  num(o, K("resv6"), b->resv6, &f);
+  num(o, K("destqp"), b->destqp, &f);
+  num(o, K("a"), b->ackreq, &f);
+  num(o, K("resv7"), b->resv7, &f);
+  num(o, K("psn"), b->psn, &f);
+  dec_out_char(o, '}');
+}
+
+static void put_blocks(dec_out *o, const ornic_naketh *n, bool *f) {
+  key(o, K("blocks"), f);
+  dec_out_char(o, '[');
+  for (unsigned k = 0; k < n->nblocks; k++) {
+    if (k) dec_out_char(o, ',');
+    dec_out_u64(o, ornic_naketh_block(n, k));
+  }
+  dec_out_char(o, ']');
+}
+
+typedef struct {
+  dec_out *o;
+  bool first;
+} list_ctx;
+
+static void put_missing_run(void *ctx, uint32_t first, uint32_t count) {
+  list_ctx *lc = ctx;
+  for (uint32_t i = 0; i < count; i++) {
+    if (!lc->first) dec_out_char(lc->o, ',');
+    lc->first = false;
+    dec_out_u64(lc->o, ornic_psn_add(first, (int32_t)i));
+  }
+}
+
+static void put_naketh(dec_out *o, const ornic_naketh *n, bool *outer) {
+  bool f;
+  obj_open(o, K("naketh"), outer, &f);
+  num(o, K("reason"), n->reason, &f);
+  str(o, K("reason_name"), ornic_nak_reason_name(n->reason), &f);
+  num(o, K("trigger_psn"), n->trigger_psn, &f);
+  num(o, K("nblocks"), n->nblocks, &f);
+  num(o, K("base_psn"), n->base_psn, &f);
+  put_blocks(o, n, &f);
+  key(o, K("missing_psns"), &f);
+  dec_out_char(o, '[');
+  list_ctx lc = {o, true};
+  dec_nak_missing(n, put_missing_run, &lc);
+  dec_out_lit(o, "]}");
+}
+
+static void put_oacketh(dec_out *o, const ornic_oacketh *a, bool *outer) {
+  bool f;
+  obj_open(o, K("oacketh"), outer, &f);
+  num(o, K("flags"), a->flags, &f);
+  key(o, K("addr_cached"), &f);
+  dec_out_str(o, a->flags & ORNIC_OACK_ADDR_CACHED ? "true" : "false");
+  key(o, K("wqe_done"), &f);
+  dec_out_str(o, a->flags & ORNIC_OACK_WQE_DONE ? "true" : "false");
+  num(o, K("count"), a->count, &f);
+  dec_out_char(o, '}');
+}
+
+static void put_aeth(dec_out *o, const ornic_aeth *a, bool *outer) {
+  bool f;
+  obj_open(o, K("aeth"), outer, &f);
+  num(o, K("syndrome"), a->syndrome, &f);
+  str(o, K("syndrome_name"), ornic_aeth_syndrome_name(a->syndrome), &f);
+  num(o, K("msn"), a->msn, &f);
+  dec_out_char(o, '}');
+}
+
+static void put_atomiceth(dec_out *o, const ornic_atomiceth *a, bool *outer) {
+  bool f;
+  obj_open(o, K("atomiceth"), outer, &f);
+  hexstr(o, K("va"), a->va, 16, &f);
+  num(o, K("r_key"), a->rkey, &f);
+  hexstr(o, K("swap_add"), a->swap_add, 16, &f);
+  hexstr(o, K("compare"), a->compare, 16, &f);
+  dec_out_char(o, '}');
+}
+
+/* One extension header as `"name":{...}` (or a plain number for ImmDt/IETH). */
+static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, bool *outer) {
+  bool f;
+  switch (bit) {
+  case ORNIC_HDR_RDETH: obj_open(o, K("rdeth"), outer, &f); num(o, K("een"), e->rdeth.een, &f); break;
+  case ORNIC_HDR_DETH:
+    obj_open(o, K("deth"), outer, &f);
+    num(o, K("q_key"), e->deth.qkey, &f);
+    num(o, K("srcqp"), e->deth.srcqp, &f);
+    break;
+  case ORNIC_HDR_XRCETH:
+    obj_open(o, K("xrceth"), outer, &f);
+    num(o, K("xrcsrq"), e->xrceth.xrcsrq, &f);
+    break;
+  case ORNIC_HDR_FETH: obj_open(o, K("feth"), outer, &f); num(o, K("value"), e->feth.value, &f); break;
+  case ORNIC_HDR_RETH:
+    obj_open(o, K("reth"), outer, &f);
+    hexstr(o, K("va"), e->reth.va, 16, &f);
+    num(o, K("r_key"), e->reth.rkey, &f);
+    num(o, K("dmalen"), e->reth.dmalen, &f);
+    break;
+  case ORNIC_HDR_OFFETH:
+    obj_open(o, K("offeth"), outer, &f);
+    num(o, K("offset"), e->offeth.offset, &f);
+    break;
+  case ORNIC_HDR_ATOMICETH: put_atomiceth(o, &e->atomiceth, outer); return;
+  case ORNIC_HDR_AETH: put_aeth(o, &e->aeth, outer); return;
+  case ORNIC_HDR_ATOMICACKETH:
+    obj_open(o, K("atomicacketh"), outer, &f);
+    hexstr(o, K("orig_rdata"), e->atomicacketh.orig, 16, &f);
+    break;
+  case ORNIC_HDR_OACKETH: put_oacketh(o, &e->oacketh, outer); return;
+  case ORNIC_HDR_NAKETH: put_naketh(o, &e->naketh, outer); return;
+  case ORNIC_HDR_IMMDT: num(o, K("immdt"), e->immdt.data, outer); return;
+  case ORNIC_HDR_IETH: num(o, K("ieth"), e->ieth.rkey, outer); return;
+  case ORNIC_HDR_CNP: obj_open(o, K("cnp"), outer, &f); break;
+  default: return;
+  }
+  dec_out_char(o, '}');
+}
+
+static void put_icrc(dec_out *o, const dec_packet *pk, bool *outer) {
+  bool f;
+  obj_open(o, K("icrc"), outer, &f);
+  if (pk->f.icrc_present) {
+    hexstr(o, K("value"), pk->f.icrc, 8, &f);
+  } else {
+    key(o, K("value"), &f);
+    dec_out_lit(o, "null");
+  }
+  key(o, K("ok"), &f);
+  dec_out_str(o, pk->icrc == DEC_ICRC_OK ? "true" : pk->icrc == DEC_ICRC_BAD ? "false" : "null");
+  if (pk->icrc == DEC_ICRC_BAD) hexstr(o, K("expected"), pk->icrc_want, 8, &f);
+  dec_out_char(o, '}');
+}
+
+static void put_warnings(dec_out *o, unsigned w, bool *outer) {
+  if (!w) return;
+  key(o, K("warnings"), outer);
+  dec_out_char(o, '[');
+  for (unsigned i = 0, first = 1; i < DEC_WARN_COUNT; i++) {
+    if (!(w & (1u << i))) continue;
+    if (!first) dec_out_char(o, ',');
+    dec_out_json_str(o, dec_warn_name(i));
+    first = 0;
+  }
+  dec_out_char(o, ']');
+}
+
+static void put_head(dec_out *o, const dec_packet *pk, bool *f) {
+  num(o, K("frame"), pk->frame, f);
+  key(o, K("time"), f);
+  dec_out_char(o, '"');
+  dec_out_time(o, pk->sec, pk->nsec);
+  dec_out_char(o, '"');
+}
+
+static void put_layers(dec_out *o, const dec_packet *pk, bool *f) {
+  const ornic_frame *fr = &pk->f;
+  num(o, K("frame_len"), pk->wire_len, f);
+  num(o, K("cap_len"), pk->caplen, f);
+  if (pk->has_vlan) num(o, K("vlan"), fr->eth.vlan_tci & 0x0fff, f);
+  if (pk->has_l3) {
+    bool v4 = fr->l3 == ORNIC_L3_IPV4;
+    str(o, K("l3"), v4 ? "ipv4" : fr->l3 == ORNIC_L3_IPV6 ? "ipv6" : "grh", f);
+    addr(o, K("src"), fr->ip.src, v4, f);
+    addr(o, K("dst"), fr->ip.dst, v4, f);
+  }
+  if (pk->has_udp) num(o, K("udp_sport"), fr->udp.sport, f);
+}
+
+static void put_transport(dec_out *o, const dec_packet *pk, bool *f) {
+  const ornic_frame *fr = &pk->f;
+  put_bth(o, &fr->bth, f);
+  for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++)
+    if (fr->ext.present & (1u << i)) put_ext(o, &fr->ext, (uint16_t)(1u << i), f);
+  if (pk->has_payload) {
+    num(o, K("payload_len"), fr->payload_len, f);
+    if (fr->payload_caplen < fr->payload_len) num(o, K("payload_caplen"), fr->payload_caplen, f);
+  }
+  put_icrc(o, pk, f);
+  put_warnings(o, pk->warnings, f);
+}
+
+void dec_json_packet(dec_out *o, const dec_packet *pk) {
+  bool f = true;
+  dec_out_char(o, '{');
+  put_head(o, pk, &f);
+  put_layers(o, pk, &f);
+  if (pk->has_bth) put_transport(o, pk, &f);
+  key(o, K("error"), &f);
+  if (pk->error) dec_out_json_str(o, pk->error);
+  else dec_out_lit(o, "null");
+  dec_out_char(o, '}');
+  dec_out_eol(o);
+}
+
+void dec_json_skipped(dec_out *o, const dec_packet *pk) {
+  bool f = true;
+  dec_out_char(o, '{');
+  put_head(o, pk, &f);
+  str(o, K("skipped"), dec_skip_text(pk->skip), &f);
+  dec_out_char(o, '}');
+  dec_out_eol(o);
+}

@@ -1,0 +1,300 @@
+/* ornic-decode: decode RoCEv2/RoCEv1 and ORNIC packets in pcap/pcapng
+ * captures. This file holds the command line and the read loop; capture
+ * input, decoding verdicts, output formats and statistics live in their
+ * own files. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <ornic/ornic.h>
+
+#include "capture.h"
+#include "outbuf.h"
+#include "packet.h"
+#include "print.h"
+#include "stats.h"
+
+enum {
+  EXIT_OK = 0,
+  EXIT_USAGE = 1,   /* bad options, unreadable or unsupported input, write error */
+  EXIT_DAMAGED = 2, /* the capture is damaged; packets before the damage were decoded */
+  EXIT_STRICT = 3   /* --strict: a bad iCRC or a decode error was seen */
+};
+
+typedef struct {
+  const char *path; /* NULL: stdin */
+  bool json, stats, verbose, strict, line_buffered, verify_icrc;
+  bool have_qp;
+  uint32_t qp;
+  uint64_t count; /* 0: no limit */
+  uint16_t port;  /* 0: 4791 */
+} dec_opts;
+
+typedef struct {
+  uint64_t shown;      /* packets that passed the filters and were not skipped */
+  uint64_t icrc_bad, errors;
+  bool damaged;
+} dec_run;
+
+static dec_out out; /* 256 KiB: static, not on the stack */
+
+static const char usage_text[] =
+    "Usage: ornic-decode [OPTIONS] [FILE | -]\n"
+    "Decode RoCEv2 (UDP 4791), RoCEv1 (EtherType 0x8915) and ORNIC out-of-order\n"
+    "RDMA packets from a pcap or pcapng capture, optionally gzip-compressed\n"
+    "(detected by content, not by name). FILE '-' or no FILE reads standard input.\n"
+    "Link types: Ethernet (with or without one 802.1Q/802.1ad tag), raw IP\n"
+    "(LINKTYPE_RAW, IPV4, IPV6), Linux cooked SLL and SLL2 (tcpdump -i any).\n"
+    "\n"
+    "Options:\n"
+    "  -j, --json           one JSON object per packet and line (see below)\n"
+    "  -s, --stats          a summary at the end instead of per-packet lines;\n"
+    "                       with --json, as one JSON object\n"
+    "  -v, --verbose        also a line for each skipped (non-RoCE) packet\n"
+    "  -q, --qp QPN         only packets whose BTH DestQP is QPN (decimal or 0x..)\n"
+    "  -c, --count N        stop after N packets that passed -q (skipped packets\n"
+    "                       do not count)\n"
+    "  -p, --port N         RoCEv2 UDP destination port (default 4791)\n"
+    "      --no-icrc        do not verify the iCRC (faster; shown as 'unchecked')\n"
+    "      --strict         exit with status 3 if any iCRC is bad or any packet\n"
+    "                       has a decode error\n"
+    "  -l, --line-buffered  flush after every line (default on a terminal)\n"
+    "  -r, --read FILE      same as giving FILE\n"
+    "  -h, --help           this text\n"
+    "  -V, --version        print the version\n"
+    "\n"
+    "Text output, one line per RoCE packet:\n"
+    "  FRAME TIME SRC > DST [RoCEv1] [vlan=ID] OPCODE qp=0xQPN psn=PSN\n"
+    "  [A,SE,M,FECN,BECN] [pkey=..] [header fields] len=PAYLOAD [captured=N]\n"
+    "  [snap=CAPLEN/LEN] icrc=STATE [warn=NAMES] [error: TEXT]\n"
+    "  TIME: seconds since 1970 with nanoseconds. SRC/DST: IP addresses, GIDs for\n"
+    "  RoCEv1. Header fields: RETH va= rkey= dmalen=; AETH aeth=SYNDROME(name) msn=;\n"
+    "  OFFETH offset=; OACKETH oack=FLAGS(names) count=; NAKETH nak=REASON(name)\n"
+    "  trigger= base= nblocks= missing=PSN ranges nmissing=; ImmDt imm=;\n"
+    "  IETH inv_rkey=; DETH qkey= srcqp=; RDETH een=; XRCETH xrcsrq=; FETH feth=;\n"
+    "  AtomicETH va= rkey= swap_add= compare=; AtomicAckETH orig=.\n"
+    "  STATE: ok, BAD(got X want Y), n/a (not verifiable: cut by the capture's\n"
+    "  snaplen, or the packet has an error) or unchecked (--no-icrc). iCRC values\n"
+    "  are the 4 wire bytes read as a little-endian 32-bit number (Wireshark shows\n"
+    "  the same bytes big-endian).\n"
+    "  NAK missing= is the lost set of docs/PROTOCOL.md 4.4, what the requester\n"
+    "  must retransmit: Base, plus the clear bitmap bits before the trigger PSN.\n"
+    "  warn= lists protocol violations that are not decode errors:\n"
+    "  pad_not_aligned, pad_not_zero, nak_psn_not_base, ack_flags_both_set.\n"
+    "  A frame cut by the capture's snaplen shows every header that was captured\n"
+    "  and no error. A frame captured whole but shorter than its own IP/UDP\n"
+    "  lengths, or whose fields contradict each other, gets 'error: TEXT'\n"
+    "  (malformed frames name the docs/PROTOCOL.md rule they break).\n"
+    "\n"
+    "JSON output (--json), one object per line:\n"
+    "  frame, time (a string, 9 decimals), frame_len, cap_len, vlan,\n"
+    "  l3 (ipv4|ipv6|grh), src, dst, udp_sport,\n"
+    "  bth {opcode, opcode_name, se, m, padcnt, tver, pkey, fecn, becn, resv6,\n"
+    "  destqp, a, resv7, psn}, then the extension headers present, in wire order:\n"
+    "  rdeth {een}, deth {q_key, srcqp}, xrceth {xrcsrq}, feth {value},\n"
+    "  reth {va, r_key, dmalen}, offeth {offset},\n"
+    "  atomiceth {va, r_key, swap_add, compare}, aeth {syndrome, syndrome_name, msn},\n"
+    "  atomicacketh {orig_rdata}, oacketh {flags, addr_cached, wqe_done, count},\n"
+    "  naketh {reason, reason_name, trigger_psn, nblocks, base_psn,\n"
+    "  blocks [16-bit values], missing_psns [PSNs]}, immdt, ieth, cnp {};\n"
+    "  then payload_len, payload_caplen (if cut), icrc {value, ok, expected (if\n"
+    "  bad)}, warnings [names] (if any) and error (null or text).\n"
+    "  Keys of layers that were not decoded are absent. 64-bit values (va,\n"
+    "  swap_add, compare, orig_rdata) are hex strings \"0x...\": JSON numbers are\n"
+    "  exact only up to 2^53. icrc.value is \"0x%08x\", or null when not captured;\n"
+    "  icrc.ok is true, false, or null (not verifiable, or --no-icrc).\n"
+    "  Skipped packets (only with -v): {frame, time, skipped}.\n"
+    "\n"
+    "Statistics (--stats): packets total / RoCE / skipped (by reason) / broken\n"
+    "(error before the BTH), decode errors, warnings, iCRC ok / bad / n/a /\n"
+    "unchecked, packets per opcode, and per QP (DestQP + source + destination\n"
+    "address): packets, payload bytes, first / lowest / highest PSN (24-bit,\n"
+    "wrap-aware), out-of-order packets (first arrivals below the highest PSN so\n"
+    "far; ooo_max is the largest distance), duplicates (a PSN seen again within\n"
+    "the 4096 PSNs below the highest), arrivals too far back to check for\n"
+    "duplicates, and bad iCRCs. CNPs carry no PSN and are only counted. At most\n"
+    "65536 QPs are tracked (memory stays under ~40 MB).\n"
+    "\n"
+    "Exit status:\n"
+    "  0  success (bad iCRCs and decode errors are reported, not fatal)\n"
+    "  1  usage error; input missing, unreadable, not a capture or of an\n"
+    "     unsupported link type; output write error\n"
+    "  2  damaged capture (e.g. cut mid-record): the packets before the damage\n"
+    "     are printed, then stderr names the packet number and byte offset\n"
+    "  3  --strict and at least one bad iCRC or decode error\n";
+
+static void print_version(void) {
+  printf("ornic-decode %s\n", ORNIC_VERSION_STRING);
+  printf("libornicproto %s (CRC-32: %s), %s, zlib %s\n", ORNIC_VERSION_STRING,
+         ornic_crc32_backend(), pcap_lib_version(), zlibVersion());
+}
+
+static int parse_u64(const char *s, uint64_t max, uint64_t *v) {
+  char *end;
+  errno = 0;
+  if (!*s || *s == '-') return -1;
+  unsigned long long x = strtoull(s, &end, 0);
+  if (errno || *end || x > max) return -1;
+  *v = x;
+  return 0;
+}
+
+enum { OPT_NO_ICRC = 256, OPT_STRICT };
+
+static const struct option long_opts[] = {
+    {"json", no_argument, NULL, 'j'},        {"stats", no_argument, NULL, 's'},
+    {"verbose", no_argument, NULL, 'v'},     {"qp", required_argument, NULL, 'q'},
+    {"count", required_argument, NULL, 'c'}, {"port", required_argument, NULL, 'p'},
+    {"no-icrc", no_argument, NULL, OPT_NO_ICRC}, {"strict", no_argument, NULL, OPT_STRICT},
+    {"line-buffered", no_argument, NULL, 'l'}, {"read", required_argument, NULL, 'r'},
+    {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+static int bad_value(const char *opt, const char *v) {
+  fprintf(stderr, "ornic-decode: invalid value for %s: '%s'\n", opt, v);
+  return -1;
+}
+
+/* Returns 0 to run, 1 when done (help/version), -1 on a usage error. */
+static int parse_option(dec_opts *o, int c) {
+  uint64_t v;
+  switch (c) {
+  case 'j': o->json = true; return 0;
+  case 's': o->stats = true; return 0;
+  case 'v': o->verbose = true; return 0;
+  case 'l': o->line_buffered = true; return 0;
+  case 'r': o->path = optarg; return 0;
+  case OPT_NO_ICRC: o->verify_icrc = false; return 0;
+  case OPT_STRICT: o->strict = true; return 0;
+  case 'q':
+    if (parse_u64(optarg, ORNIC_PSN_MASK, &v) < 0) return bad_value("--qp (0..0xffffff)", optarg);
+    o->have_qp = true;
+    o->qp = (uint32_t)v;
+    return 0;
+  case 'c':
+    if (parse_u64(optarg, UINT64_MAX, &v) < 0 || v == 0) return bad_value("--count", optarg);
+    o->count = v;
+    return 0;
+  case 'p':
+    if (parse_u64(optarg, 65535, &v) < 0 || v == 0) return bad_value("--port (1..65535)", optarg);
+    o->port = (uint16_t)v;
+    return 0;
+  case 'h': fputs(usage_text, stdout); return 1;
+  case 'V': print_version(); return 1;
+  case ':': /* getopt: an option without its argument */
+  case '?': /* getopt: an unknown option */
+  default: return -1;
+  }
+}
+
+static int parse_args(dec_opts *o, int argc, char **argv) {
+  memset(o, 0, sizeof *o);
+  o->verify_icrc = true;
+  int c;
+  opterr = 0; /* our messages name the program, not its path */
+  while ((c = getopt_long(argc, argv, ":jsvq:c:p:lr:hV", long_opts, NULL)) != -1) {
+    int rc = parse_option(o, c);
+    if (rc < 0 && (c == '?' || c == ':'))
+      fprintf(stderr, "ornic-decode: %s '%s'\nTry 'ornic-decode --help'.\n",
+              c == ':' ? "missing value for option" : "unknown option", argv[optind - 1]);
+    if (rc) return rc;
+  }
+  if (optind < argc && o->path) {
+    fputs("ornic-decode: give the capture either with -r or as an argument\n", stderr);
+    return -1;
+  }
+  if (optind < argc) o->path = argv[optind++];
+  if (optind < argc) {
+    fprintf(stderr, "ornic-decode: one capture at a time ('%s' is extra)\n", argv[optind]);
+    return -1;
+  }
+  return 0;
+}
+
+static bool wanted(const dec_opts *o, const dec_packet *pk) {
+  return !o->have_qp || (pk->has_bth && pk->f.bth.destqp == o->qp);
+}
+
+static void print_packet(const dec_opts *o, const dec_packet *pk) {
+  if (pk->cls == DEC_CLASS_SKIPPED) {
+    if (!o->verbose) return;
+    if (o->json) dec_json_skipped(&out, pk);
+    else dec_text_skipped(&out, pk);
+  } else if (o->json) {
+    dec_json_packet(&out, pk);
+  } else {
+    dec_text_packet(&out, pk);
+  }
+}
+
+/* The read loop. Returns dec_capture_next's last result. */
+static int run(const dec_opts *o, dec_capture *cap, dec_stats *st, dec_run *r) {
+  dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .verify_icrc = o->verify_icrc};
+  const struct pcap_pkthdr *h;
+  const uint8_t *data;
+  dec_packet pk;
+  int rc;
+  while ((rc = dec_capture_next(cap, &h, &data)) == 1) {
+    dec_packet_decode(&pk, &cfg, cap->records, h, data);
+    if (!wanted(o, &pk)) {
+      if (o->stats) dec_stats_add_filtered(st, &pk);
+      continue;
+    }
+    if (o->stats) dec_stats_add(st, &pk);
+    else print_packet(o, &pk);
+    r->icrc_bad += pk.icrc == DEC_ICRC_BAD;
+    r->errors += pk.error != NULL;
+    /* -c counts what passed -q and was not skipped; count 0 never matches. */
+    if (pk.cls != DEC_CLASS_SKIPPED && ++r->shown == o->count) break;
+  }
+  return rc;
+}
+
+static int finish(const dec_opts *o, const dec_capture *cap, dec_stats *st, const dec_run *r) {
+  if (o->stats) {
+    st->damaged = r->damaged;
+    if (o->json) dec_stats_print_json(&out, st, cap->in.name);
+    else dec_stats_print_text(&out, st, cap->in.name);
+  }
+  dec_out_flush(&out);
+  if (out.failed || ferror(stdout)) {
+    fprintf(stderr, "ornic-decode: error writing the output: %s\n", strerror(errno));
+    return EXIT_USAGE;
+  }
+  if (r->damaged) return EXIT_DAMAGED;
+  if (o->strict && (r->icrc_bad || r->errors)) return EXIT_STRICT;
+  return EXIT_OK;
+}
+
+int main(int argc, char **argv) {
+  dec_opts o;
+  int prc = parse_args(&o, argc, argv);
+  if (prc) return prc > 0 ? EXIT_OK : EXIT_USAGE;
+  dec_capture cap;
+  char err[512];
+  if (dec_capture_open(&cap, o.path, err, sizeof err) < 0) {
+    fprintf(stderr, "ornic-decode: %s: %s\n", o.path && strcmp(o.path, "-") ? o.path : "<stdin>",
+            err);
+    return EXIT_USAGE;
+  }
+  /* stdout is written through dec_out's 256 KiB buffer, in chunks that
+   * bypass stdio's own (glibc ignores setvbuf sizes without a buffer). */
+  dec_out_init(&out, stdout, o.line_buffered || isatty(STDOUT_FILENO));
+  dec_stats st;
+  dec_stats_init(&st);
+  dec_run r = {0};
+  if (run(&o, &cap, &st, &r) < 0) {
+    r.damaged = true;
+    dec_capture_damage(&cap, err, sizeof err);
+    dec_out_flush(&out); /* the good packets first, then the complaint */
+    fprintf(stderr, "ornic-decode: %s: %s\n", cap.in.name, err);
+  }
+  int status = finish(&o, &cap, &st, &r);
+  dec_stats_free(&st);
+  dec_capture_close(&cap);
+  return status;
+}

@@ -1,0 +1,18 @@
+/* The PSNs an ORNIC NAK declares lost, as runs. */
+#ifndef DEC_NAK_H
+#define DEC_NAK_H
+
+#include <stdint.h>
+
+#include <ornic/headers.h>
+
+/* Called once per run of consecutive lost PSNs; `first` wraps at 2^24. */
+typedef void (*dec_nak_run_fn)(void *ctx, uint32_t first, uint32_t count);
+
+/* The lost set of docs/PROTOCOL.md section 4.4, which the requester
+ * retransmits: Base itself (whatever bit 0 of block 0 says), plus every PSN
+ * q with Base < q < Trigger inside the bitmap whose bit is clear. Clear bits
+ * at or after the trigger PSN are not declared lost. Returns the count. */
+uint32_t dec_nak_missing(const ornic_naketh *nak, dec_nak_run_fn fn, void *ctx);
+
+#endif
