@@ -86,7 +86,7 @@ static int decode_ipv6_layout(ornic_frame *f, const uint8_t *p, size_t len, size
   ip->version = (uint8_t)(w0 >> 28);
   ip->tos = (uint8_t)(w0 >> 20);
   ip->flow_label = w0 & 0xfffff;
-  ip->total_len = (uint16_t)(IPV6_LEN + ornic_get_u16(p + 4)); /* may wrap: checked below */
+  ip->total_len = IPV6_LEN + (uint32_t)ornic_get_u16(p + 4);
   ip->next_proto = p[6];
   ip->ttl = p[7];
   ip->hdr_len = IPV6_LEN;

@@ -38,8 +38,9 @@ uint32_t ornic_icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t 
 }
 
 int ornic_icrc_compute(const ornic_frame *f, const uint8_t *data, uint32_t *icrc) {
-  if (f->l3 == ORNIC_L3_NONE || f->bth_off == 0) return ORNIC_ERR_INVALID_ARG;
-  if (f->caplen < f->roce_end || f->icrc_off == 0) return ORNIC_ERR_TRUNCATED;
+  /* Anything cut before the iCRC's last byte is "not verifiable". */
+  if (!f->icrc_present) return ORNIC_ERR_TRUNCATED;
+  if (f->l3 == ORNIC_L3_NONE) return ORNIC_ERR_INVALID_ARG;
   if (f->bth_off - f->l3_off + ORNIC_BTH_LEN > MASKED_MAX) return ORNIC_ERR_UNSUPPORTED;
   *icrc = ornic_icrc_calc(data + f->l3_off, f->l3, f->bth_off - f->l3_off, f->icrc_off - f->l3_off);
   return ORNIC_OK;

@@ -49,7 +49,7 @@ typedef struct {
   uint16_t frag;       /* IPv4 flags + fragment offset (DF = 0x4000) */
   uint8_t next_proto;  /* 17, or 0x1B in a GRH */
   uint8_t hdr_len;     /* decode: bytes of IP header incl. IPv4 options */
-  uint16_t total_len;  /* decode: IPv4 total length / IPv6 40 + payload length */
+  uint32_t total_len;  /* decode: IPv4 total length / IPv6 40 + payload length */
   uint16_t checksum;   /* decode: as on the wire */
   uint8_t src[16], dst[16];
 } ornic_ip;

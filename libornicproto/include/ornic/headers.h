@@ -129,9 +129,10 @@ int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn);
 /* Writes n blocks as big-endian bytes into out (2n bytes) for encoding. */
 void ornic_nak_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n);
 
-/* AETH syndrome helpers (IBA 9.7.5.1). */
+/* AETH syndrome helpers (IBA 9.7.5.1): bits 7:5 give the type, 0x40 and
+ * 0x80-0xE0 are reserved. */
 enum { ORNIC_AETH_ACK = 0x00, ORNIC_AETH_RNR_NAK = 0x20, ORNIC_AETH_NAK = 0x60 };
-static inline uint8_t ornic_aeth_type(uint8_t syndrome) { return syndrome & 0x60; }
+static inline uint8_t ornic_aeth_type(uint8_t syndrome) { return syndrome & 0xe0; }
 /* "ACK", "RNR NAK", "NAK PSN sequence error", ... static text. */
 const char *ornic_aeth_syndrome_name(uint8_t syndrome);
 const char *ornic_nak_reason_name(uint8_t reason);
