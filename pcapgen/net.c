@@ -1,0 +1,141 @@
+#include "net.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+/* RNG streams of one seed, one per purpose. */
+enum { STREAM_SPRAY_REQ = 1, STREAM_SPRAY_RESP = 2, STREAM_LOSS = 3 };
+
+typedef struct {
+  uint64_t delay_ps;
+  uint64_t free_ps[2];    /* per direction (index = sending node): link busy until */
+  uint64_t load_bytes[2]; /* queued or propagating, for least-loaded */
+  uint32_t burst_left[2]; /* packets still to lose in the current burst */
+} path;
+
+struct net {
+  unsigned npaths;
+  path *p;
+  double nic_ps_per_byte, path_ps_per_byte;
+  spray_policy spray;
+  uint32_t rr[2];
+  rng spray_rng[2], loss_rng;
+  double burst_start;     /* probability that a packet starts a loss burst */
+  uint32_t burst_len;
+  drop_rule *drops;
+  size_t ndrops;
+  uint64_t max_delay_ps;
+};
+
+static uint64_t us_to_ps(double us) { return (uint64_t)(us * 1e6 + 0.5); }
+
+net *net_new(const options *o) {
+  net *n = calloc(1, sizeof *n);
+  if (!n) return NULL;
+  n->npaths = o->paths;
+  n->p = calloc(o->paths, sizeof *n->p);
+  n->drops = o->ndrops ? malloc(o->ndrops * sizeof *n->drops) : NULL;
+  if (!n->p || (o->ndrops && !n->drops)) {
+    net_free(n);
+    return NULL;
+  }
+  if (o->ndrops) memcpy(n->drops, o->drops, o->ndrops * sizeof *n->drops);
+  n->ndrops = o->ndrops;
+  for (unsigned i = 0; i < o->paths; i++) {
+    double frac = o->paths > 1 ? (double)i / (o->paths - 1) : 0;
+    n->p[i].delay_ps = us_to_ps(o->base_delay_us + o->delay_spread_us * frac);
+    if (n->p[i].delay_ps > n->max_delay_ps) n->max_delay_ps = n->p[i].delay_ps;
+  }
+  /* 8 bits per byte at G Gb/s: 8000/G picoseconds per byte. */
+  n->nic_ps_per_byte = 8000.0 / o->rate_gbps;
+  n->path_ps_per_byte = 8000.0 / o->path_rate_gbps;
+  n->spray = o->spray;
+  rng_seed(&n->spray_rng[0], o->seed, STREAM_SPRAY_REQ);
+  rng_seed(&n->spray_rng[1], o->seed, STREAM_SPRAY_RESP);
+  rng_seed(&n->loss_rng, o->seed, STREAM_LOSS);
+  n->burst_len = o->burst_len;
+  n->burst_start = o->loss / o->burst_len;
+  return n;
+}
+
+void net_free(net *n) {
+  if (!n) return;
+  free(n->p);
+  free(n->drops);
+  free(n);
+}
+
+uint64_t net_max_delay_ps(const net *n) { return n->max_delay_ps; }
+
+uint64_t net_nic_ser_ps(const net *n, uint32_t frame_len) {
+  return (uint64_t)((frame_len + NET_WIRE_EXTRA) * n->nic_ps_per_byte + 0.5);
+}
+
+/* Fewest bytes queued or in flight; ties go round-robin so equal paths share. */
+static unsigned least_loaded(net *n, int from) {
+  unsigned best = n->rr[from] % n->npaths;
+  for (unsigned k = 1; k < n->npaths; k++) {
+    unsigned i = (n->rr[from] + k) % n->npaths;
+    if (n->p[i].load_bytes[from] < n->p[best].load_bytes[from]) best = i;
+  }
+  n->rr[from] = best + 1;
+  return best;
+}
+
+unsigned net_pick(net *n, int from, uint64_t now_ps) {
+  (void)now_ps;
+  switch (n->spray) {
+  case SPRAY_RR: return n->rr[from]++ % n->npaths;
+  case SPRAY_LEAST_LOADED: return least_loaded(n, from);
+  case SPRAY_RANDOM: break;
+  }
+  return rng_below(&n->spray_rng[from], n->npaths);
+}
+
+static bool random_loss(net *n, path *pa, int from) {
+  if (pa->burst_left[from]) {
+    pa->burst_left[from]--;
+    return true;
+  }
+  if (n->burst_start <= 0 || rng_double(&n->loss_rng) >= n->burst_start) return false;
+  pa->burst_left[from] = n->burst_len - 1;
+  return true;
+}
+
+static bool rule_drop(net *n, const pkt *p) {
+  if (p->m.kind != PK_DATA || p->m.retx) return false;
+  for (size_t i = 0; i < n->ndrops; i++) {
+    drop_rule *r = &n->drops[i];
+    if (!r->used && r->qp == p->m.qp && r->wqe == p->m.wqe && r->off == p->m.idx) {
+      r->used = true;
+      return true;
+    }
+  }
+  return false;
+}
+
+int net_send(net *n, const pkt *p, uint64_t done_ps, uint64_t *arrive_ps) {
+  path *pa = &n->p[p->path];
+  int from = p->src;
+  /* The random draw comes first and always, so a --drop rule does not shift
+   * which other packets the loss stream picks. */
+  bool lost = random_loss(n, pa, from);
+  if (rule_drop(n, p)) return NET_DROP_RULE;
+  if (lost) return NET_DROP_RANDOM;
+  uint64_t ser = (uint64_t)((p->len + NET_WIRE_EXTRA) * n->path_ps_per_byte + 0.5);
+  uint64_t start = done_ps > pa->free_ps[from] ? done_ps : pa->free_ps[from];
+  pa->free_ps[from] = start + ser;
+  pa->load_bytes[from] += p->len;
+  *arrive_ps = pa->free_ps[from] + pa->delay_ps;
+  return NET_DELIVER;
+}
+
+void net_arrived(net *n, const pkt *p) { n->p[p->path].load_bytes[p->src] -= p->len; }
+
+unsigned net_unused_drop_rules(const net *n) {
+  unsigned k = 0;
+  for (size_t i = 0; i < n->ndrops; i++) k += !n->drops[i].used;
+  return k;
+}

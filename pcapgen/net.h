@@ -1,0 +1,46 @@
+/* The fabric between the two NICs: N paths, each a link of its own rate
+ * followed by its own one-way delay, in both directions. A sender picks a
+ * path per packet (spraying policy); the path id is the packet's UDP source
+ * port (0xC000 + path), as ECMP hashing would make it. Packets are lost at
+ * random (alone or in bursts on one path) or by exact --drop rules. */
+#ifndef PCAPGEN_NET_H
+#define PCAPGEN_NET_H
+
+#include <stdint.h>
+
+#include "options.h"
+#include "pktpool.h"
+
+typedef struct net net;
+
+/* Outcomes of net_send. */
+enum { NET_DELIVER = 0, NET_DROP_RANDOM = 1, NET_DROP_RULE = 2 };
+
+/* Bytes a frame occupies on a link beyond its own: preamble + SFD (8),
+ * FCS (4), inter-frame gap (12). */
+#define NET_WIRE_EXTRA 24u
+
+/* NULL when out of memory. Takes a copy of the --drop rules. */
+net *net_new(const options *o);
+void net_free(net *n);
+
+/* The path for the next packet `from` sends at now_ps. */
+unsigned net_pick(net *n, int from, uint64_t now_ps);
+
+/* Serialization time of a frame on the NIC link, picoseconds. */
+uint64_t net_nic_ser_ps(const net *n, uint32_t frame_len);
+
+/* Puts p (path already chosen) on the fabric; the NIC finished sending it at
+ * done_ps. NET_DELIVER sets *arrive_ps (last bit at the other NIC). */
+int net_send(net *n, const pkt *p, uint64_t done_ps, uint64_t *arrive_ps);
+
+/* A delivered packet left the fabric (for the least-loaded policy). */
+void net_arrived(net *n, const pkt *p);
+
+/* The longest one-way delay of any path, picoseconds. */
+uint64_t net_max_delay_ps(const net *n);
+
+/* --drop rules that never matched (a rule naming a packet that was never sent). */
+unsigned net_unused_drop_rules(const net *n);
+
+#endif

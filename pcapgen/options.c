@@ -1,0 +1,428 @@
+#include "options.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ornic/version.h"
+
+enum {
+  O_FORMAT = 256, O_SNAPLEN, O_GZ_LEVEL, O_CAPTURE, O_SUMMARY_JSON, O_BENCH, O_WQES,
+  O_WQE_SIZE, O_OP, O_QPS, O_PMTU, O_START_PSN, O_PATHS, O_BASE_DELAY, O_DELAY_SPREAD,
+  O_RATE, O_PATH_RATE, O_SPRAY, O_LOSS, O_BURST, O_DROP, O_ACK_EVERY, O_ACK_PER_PACKET,
+  O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT
+};
+
+static const struct option long_opts[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, O_FORMAT},
+    {"snaplen", required_argument, NULL, O_SNAPLEN},
+    {"gz-level", required_argument, NULL, O_GZ_LEVEL},
+    {"capture", required_argument, NULL, O_CAPTURE},
+    {"summary-json", required_argument, NULL, O_SUMMARY_JSON},
+    {"quiet", no_argument, NULL, 'q'},
+    {"bench", required_argument, NULL, O_BENCH},
+    {"seed", required_argument, NULL, 's'},
+    {"profile", required_argument, NULL, 'p'},
+    {"wqes", required_argument, NULL, O_WQES},
+    {"wqe-size", required_argument, NULL, O_WQE_SIZE},
+    {"op", required_argument, NULL, O_OP},
+    {"qps", required_argument, NULL, O_QPS},
+    {"pmtu", required_argument, NULL, O_PMTU},
+    {"start-psn", required_argument, NULL, O_START_PSN},
+    {"paths", required_argument, NULL, O_PATHS},
+    {"base-delay-us", required_argument, NULL, O_BASE_DELAY},
+    {"delay-spread-us", required_argument, NULL, O_DELAY_SPREAD},
+    {"rate-gbps", required_argument, NULL, O_RATE},
+    {"path-rate-gbps", required_argument, NULL, O_PATH_RATE},
+    {"spray", required_argument, NULL, O_SPRAY},
+    {"loss", required_argument, NULL, O_LOSS},
+    {"burst-len", required_argument, NULL, O_BURST},
+    {"drop", required_argument, NULL, O_DROP},
+    {"ack-every", required_argument, NULL, O_ACK_EVERY},
+    {"ack-per-packet", no_argument, NULL, O_ACK_PER_PACKET},
+    {"ack-per-wqe", no_argument, NULL, O_ACK_PER_WQE},
+    {"otd", required_argument, NULL, O_OTD},
+    {"window", required_argument, NULL, O_WINDOW},
+    {"bitmap-pool", required_argument, NULL, O_BITMAP_POOL},
+    {"retry-limit", required_argument, NULL, O_RETRY_LIMIT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
+
+static void usage(FILE *f) {
+  fputs(
+      "Usage: ornic-pcapgen -o FILE [OPTIONS]\n"
+      "Simulate a requester and a responder RDMA NIC talking over a multipath, lossy\n"
+      "fabric and write what a tap at one NIC port captures. Every frame is complete\n"
+      "and valid (lengths, checksums, iCRC); every protocol decision follows\n"
+      "docs/PROTOCOL.md. Same seed and options: byte-identical output.\n"
+      "\n"
+      "Output:\n"
+      "  -o, --output FILE      capture to write (required unless --bench). Written to a\n"
+      "                         hidden temporary file in the same directory and renamed\n"
+      "                         on success. A name ending in .gz is gzip-compressed.\n"
+      "                         '-' or a device (/dev/null) is written directly\n"
+      "      --format F         pcap or pcapng (default: pcapng when FILE ends in\n"
+      "                         .pcapng or .pcapng.gz, else pcap). Nanosecond timestamps\n"
+      "      --snaplen N        capture at most N bytes of each frame (default 0: whole)\n"
+      "      --gz-level N       gzip level 1-9 for .gz output (default 1)\n"
+      "      --capture WHERE    tap point: requester, responder or auto (default auto:\n"
+      "                         the end that receives the data, where reordering shows).\n"
+      "                         Frames the tapped NIC sends are stamped when they start\n"
+      "                         on the wire (frames lost in the fabric still appear);\n"
+      "                         frames it receives, when they arrive\n"
+      "      --summary-json F   also write the summary as one JSON object to F\n"
+      "  -q, --quiet            no summary on stdout\n"
+      "      --bench N          time the generation of about N packets (default PMTU\n"
+      "                         1024, no loss, output /dev/null unless -o) and print\n"
+      "                         packets/s and MB/s\n"
+      "\n"
+      "Run:\n"
+      "  -s, --seed N           PRNG seed (default 1)\n"
+      "  -p, --profile P        ornic (default): ORNIC out-of-order WRITE/READ;\n"
+      "                         roce: standard RoCEv2 RC, in order, go-back-N\n"
+      "\n"
+      "Workload (closed loop: each QP posts its next WQE when the previous completes):\n"
+      "      --wqes N           WQEs per QP (default 16)\n"
+      "      --wqe-size BYTES   bytes per WQE, suffixes K M G = KiB MiB GiB (default 1M,\n"
+      "                         at most 1G)\n"
+      "      --op OP            write or read (default write; read: ornic profile only)\n"
+      "      --qps N            queue pairs (default 1, at most 4096)\n"
+      "      --pmtu N           256, 512, 1024, 2048 or 4096 (default 4096)\n"
+      "      --start-psn N      first PSN of every QP (default: from the seed)\n"
+      "\n"
+      "Network (N paths, each with its own one-way delay; the UDP source port of a\n"
+      "packet is 0xC000 + its path; ACKs cross the same fabric):\n"
+      "      --paths N          paths (default 4)\n"
+      "      --base-delay-us US one-way delay of path 0 (default 2)\n"
+      "      --delay-spread-us US  path i delay = base + spread * i / (N - 1)\n"
+      "                         (default 20)\n"
+      "      --rate-gbps G      NIC link rate (default 100)\n"
+      "      --path-rate-gbps G rate of each path link (default: --rate-gbps)\n"
+      "      --spray S          random (default), rr (round-robin) or least-loaded\n"
+      "                         (fewest bytes queued or in flight on the path)\n"
+      "      --loss RATE        packet loss probability, both directions (default 0.0005)\n"
+      "      --burst-len N      losses come in bursts of N packets on one path\n"
+      "                         (default 1; the average rate stays RATE)\n"
+      "      --drop [QP:]WQE:OFF  drop the first transmission of the data packet at PSN\n"
+      "                         offset OFF of WQE number WQE (from 0) of QP (default 0).\n"
+      "                         Repeatable\n"
+      "\n"
+      "Protocol:\n"
+      "      --ack-every N      responder ACKs every N accepted packets (default 16)\n"
+      "      --ack-per-packet   same as --ack-every 1\n"
+      "      --ack-per-wqe      ACK only at WQE completion (and when the protocol requires)\n"
+      "      --otd N            out-of-order tolerance degree, packets (default 64)\n"
+      "      --window N         responder window W, packets (default 4080)\n"
+      "      --bitmap-pool N    bitmap blocks shared by all QPs (default: enough for all)\n"
+      "      --retry-limit N    requester timeouts in a row before the QP fails (default 7)\n"
+      "\n"
+      "  -h, --help             this text\n"
+      "  -V, --version          print the version\n"
+      "\n"
+      "Exit status: 0 success, 1 run failed (integrity check, protocol error, I/O\n"
+      "error), 2 bad option, 130 interrupted (the partial capture is kept and valid).\n",
+      f);
+}
+
+static int bad(FILE *err, const char *opt, const char *want, const char *got) {
+  fprintf(err, "ornic-pcapgen: %s: expected %s, got '%s'\n", opt, want, got);
+  return -1;
+}
+
+/* Unsigned integer with optional binary suffix (K, M, G) when `sizes`. */
+static int parse_u64(const char *s, uint64_t *v, bool sizes) {
+  char *end;
+  if (!*s || *s == '-') return -1;
+  errno = 0;
+  unsigned long long x = strtoull(s, &end, 0);
+  if (errno) return -1;
+  uint64_t mul = 1;
+  if (sizes && *end) {
+    const char *sfx = strchr("KMG", *end == 'k' ? 'K' : *end);
+    if (!sfx || !*sfx) return -1;
+    mul = 1ull << (10 * (1 + (sfx - "KMG")));
+    end++;
+    if (*end == 'i') end++;
+    if (*end == 'B') end++;
+  }
+  if (*end || (mul > 1 && x > UINT64_MAX / mul)) return -1;
+  *v = x * mul;
+  return 0;
+}
+
+static int parse_range(FILE *err, const char *opt, const char *s, uint64_t lo, uint64_t hi,
+                       bool sizes, uint64_t *v) {
+  char want[96];
+  snprintf(want, sizeof want, "an integer from %llu to %llu", (unsigned long long)lo,
+           (unsigned long long)hi);
+  if (parse_u64(s, v, sizes) < 0 || *v < lo || *v > hi) return bad(err, opt, want, s);
+  return 0;
+}
+
+static int parse_u32(FILE *err, const char *opt, const char *s, uint32_t lo, uint32_t hi,
+                     uint32_t *v) {
+  uint64_t x;
+  if (parse_range(err, opt, s, lo, hi, false, &x) < 0) return -1;
+  *v = (uint32_t)x;
+  return 0;
+}
+
+static int parse_double(FILE *err, const char *opt, const char *s, double lo, double hi,
+                        double *v) {
+  char *end, want[96];
+  snprintf(want, sizeof want, "a number from %g to %g", lo, hi);
+  errno = 0;
+  double x = strtod(s, &end);
+  if (!*s || *end || errno || !isfinite(x) || x < lo || x > hi) return bad(err, opt, want, s);
+  *v = x;
+  return 0;
+}
+
+/* Index of s in the NULL-terminated list, or -1 with a message. */
+static int parse_choice(FILE *err, const char *opt, const char *s, const char *const *names,
+                        const char *want) {
+  for (int i = 0; names[i]; i++)
+    if (strcmp(s, names[i]) == 0) return i;
+  bad(err, opt, want, s);
+  return -1;
+}
+
+static int parse_drop(options *o, FILE *err, const char *s) {
+  static const char want[] = "[QP:]WQE:PSN_OFFSET (QP and offset below 2^24)";
+  uint64_t f[3];
+  int n = 0;
+  char buf[32];
+  for (const char *p = s;;) {
+    size_t len = strcspn(p, ":");
+    if (n == 3 || len == 0 || len >= sizeof buf) return bad(err, "--drop", want, s);
+    memcpy(buf, p, len);
+    buf[len] = 0;
+    if (parse_u64(buf, &f[n++], false) < 0) return bad(err, "--drop", want, s);
+    if (!p[len]) break;
+    p += len + 1;
+  }
+  if (n < 2 || f[n - 1] > 0xffffffu || (n == 3 && f[0] > 0xffffffu))
+    return bad(err, "--drop", want, s);
+  drop_rule *d = realloc(o->drops, (o->ndrops + 1) * sizeof *d);
+  if (!d) return bad(err, "--drop", "memory for another rule", s);
+  o->drops = d;
+  o->drops[o->ndrops++] = (drop_rule){n == 3 ? (uint32_t)f[0] : 0, f[n - 2], (uint32_t)f[n - 1], false};
+  return 0;
+}
+
+static void defaults(options *o) {
+  memset(o, 0, sizeof *o);
+  o->gz_level = 1;
+  o->seed = 1;
+  o->wqes = 16;
+  o->wqe_size = 1u << 20;
+  o->qps = 1;
+  o->pmtu = 4096;
+  o->start_psn = -1;
+  o->paths = 4;
+  o->base_delay_us = 2;
+  o->delay_spread_us = 20;
+  o->rate_gbps = 100;
+  o->loss = 0.0005;
+  o->burst_len = 1;
+  o->ack_every = 16;
+  o->otd = 64;
+  o->window = 4080;
+  o->retry_limit = 7;
+}
+
+static const char *const profile_names[] = {"ornic", "roce", NULL};
+static const char *const op_names[] = {"write", "read", NULL};
+static const char *const spray_names[] = {"random", "rr", "least-loaded", NULL};
+static const char *const format_names[] = {"auto", "pcap", "pcapng", NULL};
+static const char *const tap_names[] = {"auto", "requester", "responder", NULL};
+
+const char *profile_name(profile_id p) { return profile_names[p]; }
+const char *spray_name(spray_policy s) { return spray_names[s]; }
+
+static int set_pmtu(options *o, FILE *err, const char *s) {
+  uint64_t v;
+  if (parse_u64(s, &v, false) < 0 || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
+    return bad(err, "--pmtu", "256, 512, 1024, 2048 or 4096", s);
+  o->pmtu = (uint32_t)v;
+  return 0;
+}
+
+static int set_choice(FILE *err, const char *opt, const char *s, const char *const *names,
+                      const char *want, int *out) {
+  int i = parse_choice(err, opt, s, names, want);
+  if (i < 0) return -1;
+  *out = i;
+  return 0;
+}
+
+/* Options of the output and run groups. 1 when `c` is not one of them. */
+static int apply_output(options *o, int c, const char *a, FILE *err) {
+  uint64_t v;
+  int i = 0, rc;
+  switch (c) {
+  case 'o': o->output = a; return 0;
+  case O_FORMAT:
+    rc = set_choice(err, "--format", a, format_names, "pcap or pcapng", &i);
+    o->format = (out_format)i;
+    return rc;
+  case O_SNAPLEN: return parse_u32(err, "--snaplen", a, 0, 262144, &o->snaplen);
+  case O_GZ_LEVEL:
+    rc = parse_range(err, "--gz-level", a, 1, 9, false, &v);
+    o->gz_level = (int)v;
+    return rc;
+  case O_CAPTURE:
+    rc = set_choice(err, "--capture", a, tap_names, "requester, responder or auto", &i);
+    o->tap = (tap_point)i;
+    return rc;
+  case O_SUMMARY_JSON: o->summary_json = a; return 0;
+  case 'q': o->quiet = true; return 0;
+  case O_BENCH: return parse_range(err, "--bench", a, 1, 1ull << 40, false, &o->bench_packets);
+  case 's': return parse_range(err, "--seed", a, 0, UINT64_MAX, false, &o->seed);
+  case 'p':
+    rc = set_choice(err, "--profile", a, profile_names, "ornic or roce", &i);
+    o->profile = (profile_id)i;
+    return rc;
+  }
+  return 1;
+}
+
+static int apply_workload(options *o, int c, const char *a, FILE *err) {
+  uint64_t v;
+  int i = 0, rc;
+  switch (c) {
+  case O_WQES: return parse_range(err, "--wqes", a, 1, 1ull << 40, false, &o->wqes);
+  case O_WQE_SIZE: return parse_range(err, "--wqe-size", a, 0, 1ull << 30, true, &o->wqe_size);
+  case O_OP:
+    rc = set_choice(err, "--op", a, op_names, "write or read", &i);
+    o->op = (op_kind)i;
+    return rc;
+  case O_QPS: return parse_u32(err, "--qps", a, 1, 4096, &o->qps);
+  case O_PMTU: return set_pmtu(o, err, a);
+  case O_START_PSN:
+    rc = parse_range(err, "--start-psn", a, 0, 0xffffff, false, &v);
+    o->start_psn = (int64_t)v;
+    return rc;
+  }
+  return 1;
+}
+
+static int apply_network(options *o, int c, const char *a, FILE *err) {
+  int i = 0, rc;
+  switch (c) {
+  case O_PATHS: return parse_u32(err, "--paths", a, 1, 0x4000, &o->paths);
+  case O_BASE_DELAY: return parse_double(err, "--base-delay-us", a, 0, 1e6, &o->base_delay_us);
+  case O_DELAY_SPREAD:
+    return parse_double(err, "--delay-spread-us", a, 0, 1e6, &o->delay_spread_us);
+  case O_RATE: return parse_double(err, "--rate-gbps", a, 0.001, 10000, &o->rate_gbps);
+  case O_PATH_RATE:
+    return parse_double(err, "--path-rate-gbps", a, 0.001, 10000, &o->path_rate_gbps);
+  case O_SPRAY:
+    rc = set_choice(err, "--spray", a, spray_names, "random, rr or least-loaded", &i);
+    o->spray = (spray_policy)i;
+    return rc;
+  case O_LOSS: return parse_double(err, "--loss", a, 0, 0.5, &o->loss);
+  case O_BURST: return parse_u32(err, "--burst-len", a, 1, 1u << 20, &o->burst_len);
+  case O_DROP: return parse_drop(o, err, a);
+  }
+  return 1;
+}
+
+static int apply_protocol(options *o, int c, const char *a, FILE *err) {
+  switch (c) {
+  case O_ACK_EVERY: return parse_u32(err, "--ack-every", a, 1, 65535, &o->ack_every);
+  case O_ACK_PER_PACKET: o->ack_every = 1; return 0;
+  case O_ACK_PER_WQE: o->ack_every = 0; return 0;
+  case O_OTD: return parse_u32(err, "--otd", a, 1, 4079, &o->otd);
+  case O_WINDOW: return parse_u32(err, "--window", a, 16, 4080, &o->window);
+  case O_BITMAP_POOL:
+    return parse_range(err, "--bitmap-pool", a, 1, 1u << 30, false, &o->bitmap_pool);
+  case O_RETRY_LIMIT: return parse_u32(err, "--retry-limit", a, 0, 1000, &o->retry_limit);
+  }
+  return 1;
+}
+
+static int apply(options *o, int c, const char *a, FILE *err) {
+  int rc = apply_output(o, c, a, err);
+  if (rc == 1) rc = apply_workload(o, c, a, err);
+  if (rc == 1) rc = apply_network(o, c, a, err);
+  if (rc == 1) rc = apply_protocol(o, c, a, err);
+  if (rc == 1) {
+    fprintf(err, "Try 'ornic-pcapgen --help'.\n");
+    rc = -1;
+  }
+  return rc;
+}
+
+/* Cross-option rules, and the defaults that depend on other options. */
+static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set) {
+  if (o->path_rate_gbps == 0) o->path_rate_gbps = o->rate_gbps;
+  if (o->bench_packets) {
+    if (!pmtu_set) o->pmtu = 1024;
+    if (!loss_set) o->loss = 0;
+    if (!o->output) o->output = "/dev/null";
+    /* Enough work for the packet count; the run stops at the count. */
+    o->wqes = o->bench_packets / o->qps + 1;
+  }
+  if (!o->output) {
+    fprintf(err, "ornic-pcapgen: no output file: give -o FILE (see --help)\n");
+    return -1;
+  }
+  if (o->op == OP_READ && o->profile != PROFILE_ORNIC) {
+    fprintf(err, "ornic-pcapgen: --op read: only the ornic profile simulates READ so far\n");
+    return -1;
+  }
+  if (o->otd >= o->window) {
+    fprintf(err, "ornic-pcapgen: --otd %u must be less than --window %u\n", o->otd, o->window);
+    return -1;
+  }
+  for (size_t i = 0; i < o->ndrops; i++)
+    if (o->drops[i].qp >= o->qps) {
+      fprintf(err, "ornic-pcapgen: --drop: QP %u does not exist (--qps %u)\n", o->drops[i].qp,
+              o->qps);
+      return -1;
+    }
+  return 0;
+}
+
+int options_parse(options *o, int argc, char **argv, FILE *err) {
+  defaults(o);
+  bool pmtu_set = false, loss_set = false;
+  int c;
+  opterr = 0;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, ":o:qs:p:hV", long_opts, NULL)) != -1) {
+    if (c == 'h') {
+      usage(stdout);
+      return 1;
+    }
+    if (c == 'V') {
+      printf("ornic-pcapgen %s\n", ORNIC_VERSION_STRING);
+      return 1;
+    }
+    if (c == '?' || c == ':') {
+      fprintf(err, "ornic-pcapgen: %s option '%s'\nTry 'ornic-pcapgen --help'.\n",
+              c == '?' ? "unknown" : "missing argument for", argv[optind - 1]);
+      return -1;
+    }
+    pmtu_set |= c == O_PMTU;
+    loss_set |= c == O_LOSS;
+    if (apply(o, c, optarg, err) < 0) return -1;
+  }
+  if (optind < argc) {
+    fprintf(err, "ornic-pcapgen: unexpected argument '%s'\nTry 'ornic-pcapgen --help'.\n",
+            argv[optind]);
+    return -1;
+  }
+  return finish(o, err, pmtu_set, loss_set);
+}
+
+void options_free(options *o) {
+  free(o->drops);
+  o->drops = NULL;
+  o->ndrops = 0;
+}

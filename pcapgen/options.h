@@ -1,0 +1,71 @@
+/* Everything the command line can set: workload, network, protocol, output.
+ * Parsing validates ranges, so the simulator can trust these values. */
+#ifndef PCAPGEN_OPTIONS_H
+#define PCAPGEN_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum { PROFILE_ORNIC = 0, PROFILE_ROCE = 1 } profile_id;
+typedef enum { OP_WRITE = 0, OP_READ = 1 } op_kind;
+typedef enum { SPRAY_RANDOM = 0, SPRAY_RR = 1, SPRAY_LEAST_LOADED = 2 } spray_policy;
+typedef enum { FMT_AUTO = 0, FMT_PCAP = 1, FMT_PCAPNG = 2 } out_format;
+/* Where the capture is taken: the NIC port of one end. */
+typedef enum { TAP_AUTO = 0, TAP_REQUESTER = 1, TAP_RESPONDER = 2 } tap_point;
+
+/* Drop the first transmission of packet `off` (PSN offset) of WQE `wqe` on QP `qp`. */
+typedef struct {
+  uint32_t qp;
+  uint64_t wqe;
+  uint32_t off;
+  bool used;
+} drop_rule;
+
+typedef struct {
+  /* output */
+  const char *output;       /* NULL only with --bench (then /dev/null) */
+  const char *summary_json; /* NULL: none */
+  out_format format;
+  uint32_t snaplen;         /* 0: whole frames */
+  int gz_level;
+  tap_point tap;
+  bool quiet;
+  uint64_t bench_packets;   /* 0: not a benchmark */
+  /* run */
+  uint64_t seed;
+  profile_id profile;
+  /* workload */
+  uint64_t wqes;            /* per QP */
+  uint64_t wqe_size;        /* bytes */
+  op_kind op;
+  uint32_t qps;
+  uint32_t pmtu;
+  int64_t start_psn;        /* -1: derived from the seed */
+  /* network */
+  uint32_t paths;
+  double base_delay_us, delay_spread_us;
+  double rate_gbps, path_rate_gbps;
+  spray_policy spray;
+  double loss;
+  uint32_t burst_len;
+  drop_rule *drops;
+  size_t ndrops;
+  /* protocol */
+  uint32_t ack_every;       /* 0: once per WQE */
+  uint32_t otd;
+  uint32_t window;
+  uint64_t bitmap_pool;     /* 0: enough for every QP */
+  uint32_t retry_limit;
+} options;
+
+/* Fills *o from argv. Returns 0 to run, 1 when --help/--version was printed
+ * (exit 0), -1 on a bad option (message already on `err`; exit 2). */
+int options_parse(options *o, int argc, char **argv, FILE *err);
+void options_free(options *o);
+
+const char *profile_name(profile_id p);
+const char *spray_name(spray_policy s);
+
+#endif

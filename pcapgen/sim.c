@@ -1,0 +1,317 @@
+#include "sim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evq.h"
+#include "net.h"
+
+enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3 };
+
+/* Captures start at 2024-01-01T00:00:00Z: a fixed epoch keeps runs byte-identical. */
+#define EPOCH_NS 1704067200000000000ull
+#define PSN_UDP_SPORT_BASE 0xC000u
+/* Events handled after the last WQE completed before the run is declared over
+ * anyway: stale duplicates and their ACKs die out long before this. */
+#define DRAIN_EVENT_LIMIT 10000000ull
+
+typedef struct {
+  endpoint_ops ops;
+  void *self;
+  uint64_t free_ps;      /* link busy until */
+  bool tx_pending;       /* an EV_NIC_TX is queued */
+  pkt *cq_head, *cq_tail; /* control frames waiting */
+  ornic_frame tmpl;
+  uint16_t ip_id;
+} nic;
+
+struct sim {
+  const options *o;
+  stats *st;
+  writer *w;
+  evq q;
+  net *net;
+  pktpool pool;
+  uint64_t now;
+  nic nic[NODE_COUNT];
+  int tap;
+  sim_timing times;
+  bool failed;
+  char err[512];
+};
+
+static void nic_template(nic *n, int node) {
+  static const uint8_t mac[2][6] = {{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 2}};
+  static const uint8_t ip[2][4] = {{10, 0, 0, 1}, {10, 0, 0, 2}};
+  ornic_frame_init(&n->tmpl, ORNIC_LINK_ETHERNET, 4);
+  memcpy(n->tmpl.eth.src, mac[node], 6);
+  memcpy(n->tmpl.eth.dst, mac[!node], 6);
+  memcpy(n->tmpl.ip.src, ip[node], 4);
+  memcpy(n->tmpl.ip.dst, ip[!node], 4);
+  n->tmpl.ip.tos = 0x6A; /* DSCP 26 (the usual RoCE class) + ECT(0) */
+}
+
+static void compute_times(sim *s) {
+  const options *o = s->o;
+  /* Full data frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH/OFFETH 20 + PMTU + iCRC 4. */
+  uint32_t frame = 14 + 20 + 8 + 12 + 20 + o->pmtu + 4;
+  uint32_t ack = 14 + 20 + 8 + 12 + 8 + 4;
+  s->times.frame_ps = net_nic_ser_ps(s->net, frame);
+  uint64_t one_way = net_max_delay_ps(s->net);
+  s->times.rtt_ps = 2 * one_way + 2 * s->times.frame_ps + 2 * net_nic_ser_ps(s->net, ack);
+  s->times.otd_ps = (uint64_t)o->otd * s->times.frame_ps * o->qps;
+}
+
+sim *sim_new(const options *o, stats *st, writer *w, char *err, size_t errlen) {
+  sim *s = calloc(1, sizeof *s);
+  if (!s || evq_init(&s->q, 1024) < 0 || !(s->net = net_new(o))) {
+    snprintf(err, errlen, "out of memory setting up the simulation");
+    sim_free(s);
+    return NULL;
+  }
+  s->o = o;
+  s->st = st;
+  s->w = w;
+  /* Largest frame: a NAK with 255 blocks (588 B) or a data frame. */
+  pktpool_init(&s->pool, o->pmtu + 128 > 640 ? o->pmtu + 128 : 640);
+  for (int i = 0; i < NODE_COUNT; i++) nic_template(&s->nic[i], i);
+  s->tap = o->tap == TAP_REQUESTER   ? NODE_REQ
+           : o->tap == TAP_RESPONDER ? NODE_RESP
+           : o->op == OP_READ        ? NODE_REQ
+                                     : NODE_RESP;
+  compute_times(s);
+  return s;
+}
+
+static void free_queue(sim *s, pkt *p) {
+  while (p) {
+    pkt *next = p->next;
+    pktpool_put(&s->pool, p);
+    p = next;
+  }
+}
+
+void sim_free(sim *s) {
+  if (!s) return;
+  ev e;
+  while (s->q.a && evq_pop(&s->q, &e))
+    if (e.kind == EV_ARRIVE) pktpool_put(&s->pool, e.ptr);
+  for (int i = 0; i < NODE_COUNT; i++) free_queue(s, s->nic[i].cq_head);
+  pktpool_destroy(&s->pool);
+  evq_free(&s->q);
+  net_free(s->net);
+  free(s);
+}
+
+void sim_set_endpoint(sim *s, int node, const endpoint_ops *ops, void *self) {
+  s->nic[node].ops = *ops;
+  s->nic[node].self = self;
+}
+
+uint64_t sim_now(const sim *s) { return s->now; }
+const sim_timing *sim_times(const sim *s) { return &s->times; }
+stats *sim_stats(sim *s) { return s->st; }
+bool sim_failed(const sim *s) { return s->failed; }
+const char *sim_error(const sim *s) { return s->err; }
+
+void sim_fail(sim *s, const char *fmt, ...) {
+  if (s->failed) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->err, sizeof s->err, fmt, ap);
+  va_end(ap);
+  s->failed = true;
+}
+
+static void push(sim *s, uint64_t t, uint32_t kind, uint32_t arg, void *ptr) {
+  if (evq_push(&s->q, t, kind, arg, ptr) < 0) sim_fail(s, "out of memory (event queue)");
+}
+
+void sim_frame(const sim *s, int node, ornic_frame *f) { *f = s->nic[node].tmpl; }
+
+pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m) {
+  nic *n = &s->nic[node];
+  pkt *p = pktpool_get(&s->pool);
+  if (!p) {
+    sim_fail(s, "out of memory (packet buffers)");
+    return NULL;
+  }
+  unsigned path = net_pick(s->net, node, s->now);
+  f->udp.sport = (uint16_t)(PSN_UDP_SPORT_BASE + path);
+  f->ip.id = n->ip_id++;
+  ornic_ssize len = ornic_frame_encode(p->data, s->pool.bufsize, f);
+  if (len < 0) {
+    sim_fail(s, "internal error: cannot encode opcode 0x%02x: %s", f->bth.opcode,
+             ornic_strerror((int)len));
+    pktpool_put(&s->pool, p);
+    return NULL;
+  }
+  p->len = (uint32_t)len;
+  p->path = (uint16_t)path;
+  p->src = (uint8_t)node;
+  p->m = *m;
+  return p;
+}
+
+void sim_kick(sim *s, int node) {
+  nic *n = &s->nic[node];
+  if (n->tx_pending) return;
+  n->tx_pending = true;
+  push(s, n->free_ps > s->now ? n->free_ps : s->now, EV_NIC_TX, (uint32_t)node, NULL);
+}
+
+void sim_send(sim *s, int node, pkt *p) {
+  nic *n = &s->nic[node];
+  p->next = NULL;
+  if (n->cq_tail) n->cq_tail->next = p;
+  else n->cq_head = p;
+  n->cq_tail = p;
+  sim_kick(s, node);
+}
+
+void sim_timer_at(sim *s, int node, uint64_t t, uint32_t arg) {
+  push(s, t, EV_TIMER + (uint32_t)node * 16, arg, NULL);
+}
+
+static void capture(sim *s, const pkt *p) {
+  if (writer_put(s->w, EPOCH_NS + s->now / 1000, p->data, p->len) < 0) {
+    sim_fail(s, "%s", writer_error(s->w));
+    return;
+  }
+  s->st->pkts_captured++;
+  s->st->bytes_captured += p->len;
+}
+
+static void count_tx(stats *st, const pkt *p) {
+  st->pkts_wire++;
+  st->bytes_wire += p->len;
+  st->payload_wire += p->m.payload_len;
+  switch (p->m.kind) {
+  case PK_DATA: st->data_pkts++; st->retx += p->m.retx; break;
+  case PK_READ_REQ: st->read_reqs++; break;
+  case PK_ACK: st->acks++; break;
+  case PK_NAK: st->naks++; break;
+  case PK_FATAL: st->fatal++; break;
+  }
+}
+
+static pkt *cq_pop(nic *n) {
+  pkt *p = n->cq_head;
+  if (p && !(n->cq_head = p->next)) n->cq_tail = NULL;
+  return p;
+}
+
+/* The link is free: send the next frame, if the node has one. */
+static void nic_tx(sim *s, int node) {
+  nic *n = &s->nic[node];
+  n->tx_pending = false;
+  pkt *p = cq_pop(n);
+  if (!p) p = n->ops.next_tx(n->self);
+  if (!p) return;
+  count_tx(s->st, p);
+  if (s->tap == node) capture(s, p);
+  n->free_ps = s->now + net_nic_ser_ps(s->net, p->len);
+  uint64_t arrive;
+  int r = net_send(s->net, p, n->free_ps, &arrive);
+  if (r == NET_DELIVER) {
+    push(s, arrive, EV_ARRIVE, (uint32_t)!node, p);
+  } else {
+    s->st->drops_random += r == NET_DROP_RANDOM;
+    s->st->drops_rule += r == NET_DROP_RULE;
+    pktpool_put(&s->pool, p);
+  }
+  n->tx_pending = true;
+  push(s, n->free_ps, EV_NIC_TX, (uint32_t)node, NULL);
+}
+
+static void arrive(sim *s, int node, pkt *p) {
+  net_arrived(s->net, p);
+  if (s->tap == node) capture(s, p);
+  ornic_frame f;
+  int rc = ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, 0);
+  if (rc == ORNIC_OK) rc = ornic_icrc_verify(&f, p->data);
+  if (rc != ORNIC_OK)
+    sim_fail(s, "internal error: a generated frame does not decode: %s", ornic_strerror(rc));
+  else
+    s->nic[node].ops.rx(s->nic[node].self, p, &f);
+  pktpool_put(&s->pool, p);
+}
+
+static void dispatch(sim *s, const ev *e) {
+  switch (e->kind) {
+  case EV_NIC_TX: nic_tx(s, (int)e->arg); break;
+  case EV_ARRIVE: arrive(s, (int)e->arg, e->ptr); break;
+  default: {
+    int node = (int)((e->kind - EV_TIMER) / 16);
+    s->nic[node].ops.timer(s->nic[node].self, e->arg);
+  }
+  }
+}
+
+static bool all_done(const stats *st) { return st->wqes_done >= st->wqes_total; }
+
+/* Whether the loop stops early: --bench count reached, or SIGINT (polled
+ * every 4096 events, with the progress bar). */
+static bool stop_early(sim *s, volatile sig_atomic_t *stop, progress *pg, uint64_t events) {
+  stats *st = s->st;
+  if (s->o->bench_packets && st->pkts_captured >= s->o->bench_packets) return st->bench_stop = true;
+  if (events & 4095) return false;
+  if (*stop) return st->interrupted = true;
+  progress_update(pg, st->wqes_done, st->wqes_total, st->pkts_captured, writer_bytes(s->w));
+  return false;
+}
+
+int sim_run(sim *s, volatile sig_atomic_t *stop, progress *pg) {
+  ev e;
+  uint64_t events = 0, drained = 0;
+  stats *st = s->st;
+  while (!s->failed && evq_pop(&s->q, &e)) {
+    s->now = e.t;
+    dispatch(s, &e);
+    if (all_done(st) && ++drained > DRAIN_EVENT_LIMIT) break;
+    if (stop_early(s, stop, pg, ++events)) break;
+  }
+  st->end_ps = s->now;
+  st->pkts_in_flight_peak = s->pool.peak;
+  st->unused_drop_rules = net_unused_drop_rules(s->net);
+  if (s->failed) return -1;
+  if (st->interrupted || st->bench_stop) return 1;
+  if (!all_done(st)) {
+    sim_fail(s, "internal error: the simulation stalled with %llu of %llu WQEs incomplete",
+             (unsigned long long)(st->wqes_total - st->wqes_done),
+             (unsigned long long)st->wqes_total);
+    return -1;
+  }
+  return 0;
+}
+
+void ltimer_init(ltimer *t) {
+  t->deadline = 0;
+  t->pending = UINT64_MAX;
+  t->armed = false;
+}
+
+void ltimer_arm(sim *s, ltimer *t, int node, uint32_t arg, uint64_t deadline) {
+  t->armed = true;
+  t->deadline = deadline;
+  if (t->pending == UINT64_MAX || t->pending > deadline) {
+    t->pending = deadline;
+    sim_timer_at(s, node, deadline, arg);
+  }
+}
+
+bool ltimer_expired(sim *s, ltimer *t, int node, uint32_t arg) {
+  /* An event that is not the timer's latest was superseded by an earlier one. */
+  if (s->now != t->pending) return false;
+  t->pending = UINT64_MAX;
+  if (!t->armed) return false;
+  if (s->now < t->deadline) {
+    t->pending = t->deadline;
+    sim_timer_at(s, node, t->deadline, arg);
+    return false;
+  }
+  t->armed = false;
+  return true;
+}

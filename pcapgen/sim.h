@@ -1,0 +1,95 @@
+/* The discrete-event core: simulated time in picoseconds, an event queue, two
+ * NICs (requester = node 0, responder = node 1) joined by the fabric (net.h),
+ * and a tap that captures what one NIC's port sees.
+ *
+ * A NIC sends one frame at a time at its link rate. Control frames (ACK, NAK,
+ * READ requests) wait in a FIFO and go first; data frames are pulled from the
+ * node's protocol engine (endpoint_ops.next_tx) at the moment the link is
+ * free, so every opcode decision is taken at send time, as PROTOCOL.md 4.2
+ * requires, and only frames actually on the wire occupy memory. A frame is
+ * encoded once by its sender and decoded by its receiver with libornicproto
+ * (iCRC verified), exactly as bytes cross a real link. */
+#ifndef PCAPGEN_SIM_H
+#define PCAPGEN_SIM_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ornic/ornic.h"
+#include "options.h"
+#include "pktpool.h"
+#include "progress.h"
+#include "summary.h"
+#include "writer.h"
+
+enum { NODE_REQ = 0, NODE_RESP = 1, NODE_COUNT = 2 };
+
+typedef struct sim sim;
+
+/* A protocol engine at one node. */
+typedef struct {
+  pkt *(*next_tx)(void *self);                           /* next data frame, or NULL */
+  void (*rx)(void *self, pkt *p, const ornic_frame *f);  /* a frame arrived (decoded) */
+  void (*timer)(void *self, uint32_t arg);               /* an event of sim_timer_at */
+} endpoint_ops;
+
+/* Times both ends derive from the configuration (PROTOCOL.md 4.1 timers). */
+typedef struct {
+  uint64_t frame_ps;   /* NIC serialization of a full-PMTU data frame */
+  uint64_t rtt_ps;     /* nominal round trip over the slowest path, full frame out, ACK back */
+  uint64_t otd_ps;     /* OTD / B: time to send OTD packets on one QP (QPs share the NIC) */
+} sim_timing;
+
+/* NULL with a message in err. The sim uses st and w but does not own them. */
+sim *sim_new(const options *o, stats *st, writer *w, char *err, size_t errlen);
+void sim_free(sim *s);
+
+void sim_set_endpoint(sim *s, int node, const endpoint_ops *ops, void *self);
+
+/* Runs until every WQE completed and the fabric is quiet. 0 done, 1 stopped
+ * early (SIGINT flag or --bench count), -1 failed (sim_error). */
+int sim_run(sim *s, volatile sig_atomic_t *stop, progress *pg);
+
+uint64_t sim_now(const sim *s);
+const sim_timing *sim_times(const sim *s);
+stats *sim_stats(sim *s);
+
+/* A frame preset with this node's addresses (Ethernet, IPv4, UDP dport, P_Key). */
+void sim_frame(const sim *s, int node, ornic_frame *f);
+
+/* Chooses the path (UDP source port 0xC000 + path) and the IP ID, encodes f
+ * into a fresh buffer. NULL after sim_fail on an encoding error. */
+pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m);
+
+/* Queues a control frame at the node's NIC (sent before any data). */
+void sim_send(sim *s, int node, pkt *p);
+
+/* The node's engine may have data to send: wake its NIC if idle. */
+void sim_kick(sim *s, int node);
+
+/* Calls the node's timer(arg) at time t (picoseconds). */
+void sim_timer_at(sim *s, int node, uint64_t t, uint32_t arg);
+
+/* Stops the run with an error message (the first one is kept). */
+void sim_fail(sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool sim_failed(const sim *s);
+const char *sim_error(const sim *s);
+
+/* A restartable timer on the shared event queue. Re-arming only moves the
+ * deadline; at most one live event per timer is queued and early events
+ * re-queue themselves, so a timer restarted on every packet costs no heap
+ * traffic. */
+typedef struct {
+  uint64_t deadline;
+  uint64_t pending; /* time of the queued event, UINT64_MAX when none */
+  bool armed;
+} ltimer;
+
+void ltimer_init(ltimer *t);
+void ltimer_arm(sim *s, ltimer *t, int node, uint32_t arg, uint64_t deadline);
+static inline void ltimer_stop(ltimer *t) { t->armed = false; }
+/* Call from the timer callback: true when the timer really expired now. */
+bool ltimer_expired(sim *s, ltimer *t, int node, uint32_t arg);
+
+#endif

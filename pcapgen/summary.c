@@ -1,0 +1,166 @@
+#include "summary.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Bucket of v: exact below 128, then 64 sub-buckets per power of two. */
+static unsigned bucket(uint64_t v) {
+  if (v < 128) return (unsigned)v;
+  unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 7 */
+  unsigned sub = (unsigned)(v >> (e - HIST_SUB_BITS)) & 63u;
+  return 128 + (e - 7) * 64 + sub;
+}
+
+/* Largest value that falls in bucket b. */
+static uint64_t bucket_high(unsigned b) {
+  if (b < 128) return b;
+  unsigned e = (b - 128) / 64 + 7, sub = (b - 128) % 64;
+  uint64_t lo = (1ull << e) | ((uint64_t)sub << (e - HIST_SUB_BITS));
+  return lo + (1ull << (e - HIST_SUB_BITS)) - 1;
+}
+
+void hist_add(hist *h, uint64_t v) {
+  h->count[bucket(v)]++;
+  h->n++;
+  h->sum += v;
+  if (v > h->max) h->max = v;
+}
+
+uint64_t hist_quantile(const hist *h, double q) {
+  if (!h->n) return 0;
+  uint64_t need = (uint64_t)(q * (double)h->n);
+  if ((double)need < q * (double)h->n) need++;
+  if (need == 0) need = 1;
+  uint64_t seen = 0;
+  for (unsigned b = 0; b < HIST_BUCKETS; b++) {
+    seen += h->count[b];
+    if (seen >= need) return bucket_high(b) < h->max ? bucket_high(b) : h->max;
+  }
+  return h->max;
+}
+
+void stats_wqe_posted(stats *st, uint64_t post_ps) {
+  if (!st->any_post || post_ps < st->first_post_ps) st->first_post_ps = post_ps;
+  st->any_post = true;
+}
+
+void stats_wqe_done(stats *st, uint64_t post_ps, uint64_t done_ps, uint64_t bytes) {
+  st->wqes_done++;
+  st->bytes_done += bytes;
+  st->last_done_ps = done_ps;
+  hist_add(&st->wqe_ps, done_ps - post_ps);
+}
+
+/* Derived figures, shared by the text and JSON forms. */
+typedef struct {
+  double goodput_gbps, overhead_pct, ct_mean_us, ct_p99_us, ct_max_us, sim_us;
+} derived;
+
+static derived derive(const stats *st) {
+  derived d = {0};
+  uint64_t span = st->last_done_ps > st->first_post_ps ? st->last_done_ps - st->first_post_ps : 0;
+  /* bits / ps = Tb/s; x 1000 = Gb/s */
+  if (span) d.goodput_gbps = (double)st->bytes_done * 8.0 / (double)span * 1000.0;
+  if (st->bytes_wire)
+    d.overhead_pct = 100.0 * (double)(st->bytes_wire - st->payload_wire) / (double)st->bytes_wire;
+  if (st->wqe_ps.n) d.ct_mean_us = (double)(st->wqe_ps.sum / st->wqe_ps.n) / 1e6;
+  d.ct_p99_us = (double)hist_quantile(&st->wqe_ps, 0.99) / 1e6;
+  d.ct_max_us = (double)st->wqe_ps.max / 1e6;
+  d.sim_us = (double)st->end_ps / 1e6;
+  return d;
+}
+
+static const char *outcome(const stats *st) {
+  return st->interrupted ? "interrupted" : st->bench_stop ? "bench" : "complete";
+}
+
+void summary_print(FILE *f, const stats *st, const options *o) {
+  derived d = derive(st);
+  fprintf(f, "profile %s, %s, %u QP(s), %u path(s), spray %s, seed %llu: %s\n",
+          profile_name(o->profile), o->op == OP_READ ? "OOO READ" : "WRITE", o->qps, o->paths,
+          spray_name(o->spray), (unsigned long long)o->seed, outcome(st));
+  fprintf(f, "  WQEs completed     %llu of %llu (%llu verified byte for byte)\n",
+          (unsigned long long)st->wqes_done, (unsigned long long)st->wqes_total,
+          (unsigned long long)st->wqes_verified);
+  fprintf(f, "  goodput            %.3f Gb/s over %.3f us simulated\n", d.goodput_gbps, d.sim_us);
+  fprintf(f, "  WQE completion     mean %.3f us, p99 %.3f us, max %.3f us\n", d.ct_mean_us,
+          d.ct_p99_us, d.ct_max_us);
+  fprintf(f, "  on the wire        %llu packets, %llu bytes, header overhead %.2f%%\n",
+          (unsigned long long)st->pkts_wire, (unsigned long long)st->bytes_wire, d.overhead_pct);
+  fprintf(f, "  captured           %llu packets, %llu bytes\n",
+          (unsigned long long)st->pkts_captured, (unsigned long long)st->bytes_captured);
+  fprintf(f, "  data / READ req    %llu / %llu (retransmitted %llu)\n",
+          (unsigned long long)st->data_pkts, (unsigned long long)st->read_reqs,
+          (unsigned long long)st->retx);
+  fprintf(f, "  ACK / NAK / fatal  %llu / %llu / %llu\n", (unsigned long long)st->acks,
+          (unsigned long long)st->naks, (unsigned long long)st->fatal);
+  fprintf(f, "  lost               %llu random, %llu by --drop; %llu timeouts; %llu duplicates\n",
+          (unsigned long long)st->drops_random, (unsigned long long)st->drops_rule,
+          (unsigned long long)st->timeouts, (unsigned long long)st->dup_data);
+  if (o->profile == PROFILE_ORNIC)
+    fprintf(f, "  bitmap blocks      at most %u held by one QP; pool peak %llu of %llu%s\n",
+            st->max_blocks_qp, (unsigned long long)st->pool_peak,
+            (unsigned long long)st->pool_capacity, st->pool_drops ? " (exhausted)" : "");
+  if (st->unused_drop_rules)
+    fprintf(f, "  note: %u --drop rule(s) never matched a packet\n", st->unused_drop_rules);
+}
+
+static void json_u64(FILE *f, const char *k, uint64_t v, bool comma) {
+  fprintf(f, "  \"%s\": %llu%s\n", k, (unsigned long long)v, comma ? "," : "");
+}
+
+static void json_num(FILE *f, const char *k, double v) { fprintf(f, "  \"%s\": %.6f,\n", k, v); }
+
+static void json_body(FILE *f, const stats *st, const options *o) {
+  derived d = derive(st);
+  fprintf(f, "{\n  \"profile\": \"%s\",\n  \"op\": \"%s\",\n  \"outcome\": \"%s\",\n",
+          profile_name(o->profile), o->op == OP_READ ? "read" : "write", outcome(st));
+  json_u64(f, "seed", o->seed, true);
+  json_u64(f, "qps", o->qps, true);
+  json_u64(f, "paths", o->paths, true);
+  json_u64(f, "wqes_total", st->wqes_total, true);
+  json_u64(f, "wqes_completed", st->wqes_done, true);
+  json_u64(f, "wqes_verified", st->wqes_verified, true);
+  json_u64(f, "bytes_completed", st->bytes_done, true);
+  json_num(f, "goodput_gbps", d.goodput_gbps);
+  json_num(f, "sim_time_us", d.sim_us);
+  fprintf(f, "  \"wqe_completion_us\": {\"mean\": %.6f, \"p99\": %.6f, \"max\": %.6f},\n",
+          d.ct_mean_us, d.ct_p99_us, d.ct_max_us);
+  json_u64(f, "packets_on_wire", st->pkts_wire, true);
+  json_u64(f, "bytes_on_wire", st->bytes_wire, true);
+  json_u64(f, "payload_bytes_on_wire", st->payload_wire, true);
+  json_num(f, "header_overhead_pct", d.overhead_pct);
+  json_u64(f, "packets_captured", st->pkts_captured, true);
+  json_u64(f, "bytes_captured", st->bytes_captured, true);
+  json_u64(f, "data_packets", st->data_pkts, true);
+  json_u64(f, "read_requests", st->read_reqs, true);
+  json_u64(f, "retransmissions", st->retx, true);
+  json_u64(f, "acks", st->acks, true);
+  json_u64(f, "naks", st->naks, true);
+  json_u64(f, "fatal_naks", st->fatal, true);
+  json_u64(f, "timeouts", st->timeouts, true);
+  json_u64(f, "drops_random", st->drops_random, true);
+  json_u64(f, "drops_rule", st->drops_rule, true);
+  json_u64(f, "unused_drop_rules", st->unused_drop_rules, true);
+  json_u64(f, "duplicates_received", st->dup_data, true);
+  json_u64(f, "bitmap_pool_drops", st->pool_drops, true);
+  json_u64(f, "max_bitmap_blocks_per_qp", st->max_blocks_qp, true);
+  json_u64(f, "bitmap_pool_peak", st->pool_peak, true);
+  json_u64(f, "bitmap_pool_capacity", st->pool_capacity, true);
+  json_u64(f, "packet_buffers_peak", st->pkts_in_flight_peak, false);
+  fputs("}\n", f);
+}
+
+int summary_write_json(const char *path, const stats *st, const options *o) {
+  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+  if (!f) return -1;
+  json_body(f, st, o);
+  if (f == stdout) return fflush(f) == 0 ? 0 : -1;
+  int bad = ferror(f);
+  int e = errno;
+  if (fclose(f) != 0 || bad) {
+    errno = bad ? e : errno;
+    return -1;
+  }
+  return 0;
+}

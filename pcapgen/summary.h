@@ -1,0 +1,58 @@
+/* What a run measured, and how it is reported: text on a terminal, one JSON
+ * object for scripts. Completion times go into a log-linear histogram (64
+ * sub-buckets per power of two: p99 within 1.6%), so memory stays constant
+ * however many WQEs a run completes. */
+#ifndef PCAPGEN_SUMMARY_H
+#define PCAPGEN_SUMMARY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "options.h"
+
+#define HIST_SUB_BITS 6
+#define HIST_BUCKETS (128 + 57 * 64)
+
+typedef struct {
+  uint64_t count[HIST_BUCKETS];
+  uint64_t n, max;
+  long double sum;
+} hist;
+
+void hist_add(hist *h, uint64_t v);
+/* Smallest bucket upper bound covering fraction q of the values (capped at max). */
+uint64_t hist_quantile(const hist *h, double q);
+
+typedef struct {
+  /* on the wire (both directions, lost packets included) */
+  uint64_t pkts_wire, bytes_wire, payload_wire;
+  uint64_t data_pkts, read_reqs, acks, naks, fatal, retx;
+  /* captured at the tap */
+  uint64_t pkts_captured, bytes_captured;
+  /* events */
+  uint64_t timeouts, drops_random, drops_rule, dup_data, pool_drops;
+  /* work */
+  uint64_t wqes_total, wqes_done, wqes_verified, bytes_done;
+  uint64_t first_post_ps, last_done_ps, end_ps;
+  bool any_post;
+  hist wqe_ps;
+  /* ornic receive bitmap */
+  unsigned max_blocks_qp;
+  uint64_t pool_peak, pool_capacity;
+  /* run */
+  uint64_t pkts_in_flight_peak;
+  unsigned unused_drop_rules;
+  bool interrupted, bench_stop;
+  double wall_s;
+} stats;
+
+/* Records a WQE posted at post_ps and completed at done_ps. */
+void stats_wqe_done(stats *st, uint64_t post_ps, uint64_t done_ps, uint64_t bytes);
+void stats_wqe_posted(stats *st, uint64_t post_ps);
+
+void summary_print(FILE *f, const stats *st, const options *o);
+/* 0, or -1 with errno set (the file could not be written). */
+int summary_write_json(const char *path, const stats *st, const options *o);
+
+#endif

@@ -1,0 +1,40 @@
+/* How the workload maps onto QPs, PSNs and addresses; shared by every
+ * profile so their captures differ only in protocol behaviour. */
+#ifndef PCAPGEN_WORKLOAD_H
+#define PCAPGEN_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "options.h"
+
+#define WL_REQ_QPN_BASE 0x000100u
+#define WL_RESP_QPN_BASE 0x000200u
+#define WL_VA_BASE 0x00007f0000000000ull
+#define WL_VA_SPAN_BITS 40 /* each QP's remote region: 1 TiB */
+
+static inline uint32_t wl_req_qpn(uint32_t q) { return WL_REQ_QPN_BASE + q; }
+static inline uint32_t wl_resp_qpn(uint32_t q) { return WL_RESP_QPN_BASE + q; }
+static inline uint32_t wl_rkey(uint32_t q) { return 0x1234abcdu ^ (q << 8); }
+
+/* QP index of a DestQP number, or -1. */
+int wl_qp_index(const options *o, uint32_t destqp, bool at_responder);
+
+/* Packets of a WQE: max(1, ceil(len / PMTU)), and the bytes of its last packet. */
+uint32_t wl_npkts(uint64_t len, uint32_t pmtu);
+uint32_t wl_last_len(uint64_t len, uint32_t pmtu);
+
+/* Remote VA of WQE w on QP q: 4 KiB aligned, consecutive WQEs side by side,
+ * wrapping inside the QP's 1 TiB region. */
+uint64_t wl_va(const options *o, uint32_t q, uint64_t w);
+
+/* Whether [va, va + len) lies in QP q's registered region (R_Key check). */
+bool wl_va_ok(uint32_t q, uint64_t va, uint64_t len);
+
+/* Key of QP q's memory content (pattern.h). */
+uint64_t wl_key(const options *o, uint32_t q);
+
+/* First PSN of QP q: --start-psn, or drawn from the seed. */
+uint32_t wl_start_psn(const options *o, uint32_t q);
+
+#endif

@@ -1,0 +1,40 @@
+/* Capture files. Plain pcap goes through libpcap's dump API (on a FILE* we
+ * own, so write errors are seen); pcapng and anything gzip-compressed are
+ * written here (libpcap 1.10 cannot write pcapng, and a gzip stream needs the
+ * bytes). All formats use nanosecond timestamps. The file is built under a
+ * hidden temporary name in the target directory and renamed only by
+ * writer_finish, so a failed run never leaves a complete-looking capture. */
+#ifndef PCAPGEN_WRITER_H
+#define PCAPGEN_WRITER_H
+
+#include <stdint.h>
+
+#include "options.h"
+
+typedef struct writer writer;
+
+/* Opens `path` ("-" = stdout; a device or FIFO is written in place).
+ * NULL with a message in err on failure. */
+writer *writer_open(const char *path, out_format fmt, uint32_t snaplen, int gz_level, char *err,
+                    size_t errlen);
+
+/* Appends one frame (cut to the snaplen). 0, or -1 (see writer_error). */
+int writer_put(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t len);
+
+/* Text of the first error, "" when none. */
+const char *writer_error(const writer *w);
+
+/* Bytes handed to the file so far (before compression). */
+uint64_t writer_bytes(const writer *w);
+
+/* Flushes, closes and renames into place; frees w. 0, or -1 with a message in
+ * err (the temporary file is removed). */
+int writer_finish(writer *w, char *err, size_t errlen);
+
+/* Closes and removes the temporary file; frees w. */
+void writer_abort(writer *w);
+
+/* The format a path gets under FMT_AUTO. */
+out_format writer_format_for(const char *path, out_format requested);
+
+#endif
