@@ -1,0 +1,309 @@
+#!/usr/bin/python3
+"""End-to-end tests of ornic-pcapgen: generate captures, read them back with
+ornic-decode (every frame decodes, every iCRC is right) and tshark (nothing
+malformed), and check exact protocol scenarios against the capture and the
+summary JSON.
+
+Usage: test_pcapgen.py --case NAME --pcapgen BIN [--decoder BIN] --workdir DIR
+Exit 0 pass, 1 fail, 77 skip (a required tool is missing)."""
+import argparse
+import gzip
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+SKIP = 77
+ORNIC_OPS = set(range(0xC0, 0xCB))
+ROCE_OPS = {0x06, 0x07, 0x08, 0x0A, 0x11}
+FAILS = []
+
+
+def check(cond, what):
+    print(("PASS " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+    return cond
+
+
+class Env:
+    def __init__(self, args):
+        self.gen = args.pcapgen
+        self.decoder = args.decoder
+        self.work = args.workdir
+        shutil.rmtree(self.work, ignore_errors=True)
+        os.makedirs(self.work)
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def run(self, name, *opts, rc=0, limit_fsize=None):
+        """Runs the generator into work/name; returns (summary dict, proc)."""
+        out = self.path(name)
+        js = out + ".json"
+        cmd = [self.gen, "-q", "-o", out, "--summary-json", js] + [str(o) for o in opts]
+        pre = None
+        if limit_fsize is not None:
+            pre = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit_fsize, limit_fsize))
+        p = subprocess.run(cmd, capture_output=True, text=True, preexec_fn=pre, timeout=600)
+        if rc is not None and p.returncode != rc:
+            print("command:", " ".join(cmd), "\nstderr:", p.stderr)
+        check(rc is None or p.returncode == rc, f"{name}: exit status {p.returncode} (want {rc})")
+        summary = json.load(open(js)) if p.returncode == 0 and os.path.exists(js) else None
+        return summary, p
+
+    def decode(self, name):
+        """ornic-decode --json lines of work/name."""
+        p = subprocess.run([self.decoder, "--json", self.path(name)], capture_output=True,
+                           text=True, timeout=600)
+        check(p.returncode == 0, f"{name}: ornic-decode exit status {p.returncode} {p.stderr.strip()}")
+        return [json.loads(line) for line in p.stdout.splitlines()]
+
+    def leftovers(self):
+        return [f for f in os.listdir(self.work) if ".tmp." in f]
+
+
+def need(tool):
+    if not tool or not shutil.which(tool) and not os.access(tool, os.X_OK):
+        print(f"SKIP: {tool or 'a required tool'} is not available")
+        sys.exit(SKIP)
+
+
+def data_pkts(pkts):
+    return [p for p in pkts if p["bth"]["opcode"] in (0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC7,
+                                                      0xC8, 0x06, 0x07, 0x08, 0x0A)]
+
+
+def naks(pkts):
+    return [p for p in pkts if p["bth"]["opcode"] == 0xCA]
+
+# ------------------------------------------------------------------ cases
+
+
+def case_decode(env):
+    """Every packet decodes with a valid iCRC; opcodes belong to the profile."""
+    need(env.decoder)
+    runs = [
+        ("w.pcap", ["--wqes", 4, "--loss", 0.005], ORNIC_OPS),
+        ("r.pcap", ["--op", "read", "--wqes", 4, "--loss", 0.005], ORNIC_OPS),
+        ("roce.pcap", ["--profile", "roce", "--wqes", 2], ROCE_OPS),
+        ("wrap.pcap", ["--pmtu", 256, "--wqe-size", 5000, "--start-psn", 0xfffff0, "--qps", 3,
+                       "--loss", 0.01, "--capture", "requester"], ORNIC_OPS),
+        ("small.pcap", ["--wqe-size", 100, "--wqes", 8, "--capture", "requester"], ORNIC_OPS),
+        ("zero.pcap", ["--wqe-size", 0, "--wqes", 3, "--op", "read"], ORNIC_OPS),
+    ]
+    for name, opts, ops in runs:
+        s, _ = env.run(name, *opts)
+        pkts = env.decode(name)
+        check(len(pkts) == s["packets_captured"], f"{name}: {len(pkts)} packets decoded, "
+              f"summary says {s['packets_captured']}")
+        bad = [p["frame"] for p in pkts if p.get("error") or not p["icrc"]["ok"]]
+        check(not bad, f"{name}: every frame decodes with a good iCRC (bad: {bad[:5]})")
+        seen = {p["bth"]["opcode"] for p in pkts}
+        check(seen <= ops, f"{name}: opcodes {sorted(hex(o) for o in seen)} belong to the profile")
+        check(s["wqes_verified"] == s["wqes_total"], f"{name}: all {s['wqes_total']} WQEs verified")
+    # ACKs leave the responder in order, so their cumulative PSN never goes back.
+    pkts = env.decode("w.pcap")
+    cum = [p["bth"]["psn"] for p in pkts if p["bth"]["opcode"] == 0xC9]
+    back = [i for i in range(1, len(cum)) if (cum[i] - cum[i - 1]) % (1 << 24) >= (1 << 23)]
+    check(not back, "w.pcap: the ACKs' cumulative PSN never moves back")
+    check(all(n["naketh"]["base_psn"] == n["bth"]["psn"] for n in naks(pkts)),
+          "w.pcap: every NAK has BTH.PSN = Base PSN")
+
+
+def case_tshark(env):
+    """Stock tshark reads every format without a malformed packet."""
+    need("tshark")
+    for name, opts in [("t.pcap", []), ("t.pcapng", []), ("t.pcap.gz", []), ("t.pcapng.gz", []),
+                       ("snap.pcap", ["--snaplen", 96]), ("roce.pcapng", ["--profile", "roce"]),
+                       ("read.pcap", ["--op", "read", "--loss", 0.01])]:
+        s, _ = env.run(name, "--wqes", 4, *opts)
+        f = env.path(name)
+        mal = subprocess.run(["tshark", "-r", f, "-Y", "_ws.malformed"], capture_output=True,
+                             text=True, timeout=600)
+        check(mal.returncode == 0 and mal.stdout == "",
+              f"{name}: tshark finds no malformed packet {mal.stdout[:200]}{mal.stderr[-200:]}")
+        cnt = subprocess.run(["tshark", "-r", f, "-T", "fields", "-e", "frame.number"],
+                             capture_output=True, text=True, timeout=600)
+        n = len(cnt.stdout.split())
+        check(n == s["packets_captured"], f"{name}: tshark reads {n} packets of {s['packets_captured']}")
+    raw = open(env.path("t.pcap"), "rb").read()
+    check(gzip.open(env.path("t.pcap.gz")).read() == raw, "t.pcap.gz inflates to t.pcap byte for byte")
+    check(raw[:4] == bytes.fromhex("4d3cb2a1"), "pcap uses the nanosecond magic")
+
+
+def single_drop(env, name, start, wqe, off, capture, reason):
+    s, _ = env.run(name, "--loss", 0, "--paths", 4, "--delay-spread-us", 0, "--spray", "rr",
+                   "--start-psn", start, "--drop", f"{wqe}:{off}", "--wqes", 3,
+                   "--capture", capture)
+    lost = (start + 256 * wqe + off) % (1 << 24)
+    pkts = env.decode(name)
+    nk = naks(pkts)
+    check(len(nk) == 1 and s["naks"] == 1, f"{name}: exactly one NAK ({len(nk)}, summary {s['naks']})")
+    if nk:
+        n = nk[0]["naketh"]
+        check(n["missing_psns"] == [lost], f"{name}: the NAK marks exactly PSN {lost:#x} missing "
+              f"(got {[hex(p) for p in n['missing_psns']]})")
+        check(n["reason"] == reason, f"{name}: NAK reason {n['reason']} (want {reason})")
+    check(s["retransmissions"] == 1 and s["drops_rule"] == 1 and s["timeouts"] == 0,
+          f"{name}: one drop, one retransmission, no timeout "
+          f"({s['drops_rule']}, {s['retransmissions']}, {s['timeouts']})")
+    copies = [p for p in data_pkts(pkts) if p["bth"]["psn"] == lost]
+    psns = [p["bth"]["psn"] for p in data_pkts(pkts)]
+    want = 2 if capture == "requester" else 1
+    check(len(copies) == want, f"{name}: PSN {lost:#x} captured {len(copies)} times (want {want})")
+    check(len(psns) - len(set(psns)) == want - 1, f"{name}: no other PSN was sent twice")
+    if nk and copies:
+        check(copies[-1]["frame"] > nk[0]["frame"], f"{name}: the retransmission follows the NAK")
+    check(s["wqes_verified"] == 3, f"{name}: 3 WQEs verified")
+
+
+def case_single_drop(env):
+    """One --drop: one NAK showing exactly that PSN, one retransmission."""
+    need(env.decoder)
+    single_drop(env, "d_req.pcap", 0x123456, 1, 10, "requester", 1)
+    single_drop(env, "d_resp.pcap", 0x123456, 1, 10, "responder", 1)
+    single_drop(env, "d_wrap.pcap", 0xffff80, 0, 150, "requester", 1)  # PSN 0x000016
+    # Fewer than OTD packets follow: found when T_last expires after the Last.
+    single_drop(env, "d_tail.pcap", 0x000100, 2, 250, "requester", 3)
+    # The Last itself: no hole before the highest PSN and no Last seen, so only
+    # the requester's RTO (a probe with A = 1) recovers it (PROTOCOL.md 4.2).
+    s, _ = env.run("d_last.pcap", "--loss", 0, "--paths", 4, "--delay-spread-us", 0,
+                   "--drop", "1:255", "--wqes", 2, "--capture", "requester")
+    pkts = env.decode("d_last.pcap")
+    probes = [p for p in data_pkts(pkts) if p["bth"]["a"] == 1]
+    check(s["naks"] == 0 and s["timeouts"] >= 1 and probes,
+          f"d_last.pcap: recovered by timeout ({s['timeouts']}) and probe, no NAK ({s['naks']})")
+    check(s["wqes_verified"] == 2, "d_last.pcap: 2 WQEs verified")
+
+
+def case_no_loss(env):
+    """No loss and no reordering: no NAK, no retransmission, no timeout."""
+    need(env.decoder)
+    for name, opts in [("nl_w.pcap", []), ("nl_r.pcap", ["--op", "read"]),
+                       ("nl_roce.pcap", ["--profile", "roce"]),
+                       ("nl_q.pcap", ["--qps", 3, "--ack-per-wqe"])]:
+        s, _ = env.run(name, "--paths", 1, "--loss", 0, "--wqes", 6, "--capture", "requester", *opts)
+        pkts = env.decode(name)
+        psns = [(p["bth"]["destqp"], p["bth"]["psn"]) for p in data_pkts(pkts)]
+        check(s["naks"] == 0 and not naks(pkts), f"{name}: no NAK")
+        check(s["retransmissions"] == 0 and s["timeouts"] == 0, f"{name}: no retransmission or timeout")
+        check(len(psns) == len(set(psns)), f"{name}: every data PSN sent once")
+        if "read" in opts:
+            check(s["read_requests"] == 6, f"{name}: one READ request per WQE")
+
+
+def case_roce_gbn(env):
+    """RoCE RC on a sprayed fabric: go-back-N, and a collapse next to ORNIC."""
+    need(env.decoder)
+    common = ["--wqes", 4, "--loss", 0, "--capture", "requester"]
+    r, _ = env.run("g_roce.pcap", "--profile", "roce", *common)
+    o, _ = env.run("g_ornic.pcap", *common)
+    check(r["naks"] > 0 and r["retransmissions"] > 0,
+          f"roce: sequence-error NAKs ({r['naks']}) and retransmissions ({r['retransmissions']})")
+    pkts = env.decode("g_roce.pcap")
+    nk = [p for p in pkts if p["bth"]["opcode"] == 0x11 and p["aeth"]["syndrome"] == 0x60]
+    check(len(nk) == r["naks"], f"roce: {len(nk)} NAKs with syndrome 0x60 in the capture")
+    data = [p["bth"]["psn"] for p in data_pkts(pkts)]
+    rewinds = sum(1 for a, b in zip(data, data[1:]) if 0 < (a - b) % (1 << 24) < (1 << 23))
+    check(rewinds > 0, f"roce: the requester goes back ({rewinds} rewinds in the PSN sequence)")
+    after = {p["bth"]["psn"] for p in nk}
+    check(bool(after & set(data[1:])), "roce: NAKed PSNs are sent again")
+    check(r["goodput_gbps"] * 5 < o["goodput_gbps"],
+          f"roce collapses: {r['goodput_gbps']:.2f} Gb/s against ornic {o['goodput_gbps']:.2f}")
+    check(o["naks"] == 0 and o["retransmissions"] == 0, "ornic: the same fabric costs no NAK")
+
+
+def case_integrity(env):
+    """1% loss on 4 paths: the run's own memory check passes for every WQE."""
+    for name, opts in [("i_w.pcap", []), ("i_r.pcap", ["--op", "read"]),
+                       ("i_q.pcap", ["--qps", 4, "--burst-len", 3, "--spray", "least-loaded"]),
+                       ("i_256.pcap", ["--pmtu", 256, "--wqe-size", 100000, "--start-psn", 0xfffe00]),
+                       ("i_roce.pcap", ["--profile", "roce", "--wqes", 4])]:
+        s, _ = env.run(name, "--loss", 0.01, "--paths", 4, *opts)
+        check(s["outcome"] == "complete", f"{name}: run complete")
+        check(s["wqes_verified"] == s["wqes_completed"] == s["wqes_total"],
+              f"{name}: {s['wqes_verified']} of {s['wqes_total']} WQEs verified byte for byte")
+        check(s["drops_random"] > 0, f"{name}: losses happened ({s['drops_random']})")
+
+
+def case_determinism(env):
+    """The same seed gives byte-identical files; another seed does not."""
+    for ext in ["pcap", "pcapng", "pcap.gz"]:
+        for k in (1, 2):
+            env.run(f"det{k}.{ext}", "--seed", 99, "--wqes", 4, "--loss", 0.01)
+        a = open(env.path(f"det1.{ext}"), "rb").read()
+        b = open(env.path(f"det2.{ext}"), "rb").read()
+        check(a == b, f"{ext}: two runs with seed 99 are byte-identical ({len(a)} bytes)")
+    env.run("det3.pcap", "--seed", 100, "--wqes", 4, "--loss", 0.01)
+    check(open(env.path("det3.pcap"), "rb").read() != open(env.path("det1.pcap"), "rb").read(),
+          "seed 100 gives another capture")
+
+
+def case_errors(env):
+    """Bad options and unwritable outputs: non-zero exit, a message, no file."""
+    for i, opts in enumerate([["--pmtu", 1000], ["--loss", 3], ["--drop", "x"], ["--spray", "nope"],
+                              ["--bogus"], ["--profile", "irn"], ["--qps", 2, "--drop", "2:0:0"]]):
+        name = f"bad{i}.pcap"
+        _, p = env.run(name, *opts, rc=2)
+        check("ornic-pcapgen:" in p.stderr, f"{name}: message on stderr: {p.stderr.strip()[:80]}")
+        check(not os.path.exists(env.path(name)), f"{name}: no output file")
+    open(env.path("plainfile"), "w").close()
+    _, p = env.run("plainfile/x.pcap", rc=1)
+    check("plainfile/x.pcap" in p.stderr, f"unwritable path named: {p.stderr.strip()[:100]}")
+    for name in ["full.pcap", "full.pcapng", "full.pcap.gz"]:
+        _, p = env.run(name, "--wqes", 64, rc=1, limit_fsize=200000)
+        check(not os.path.exists(env.path(name)), f"{name}: file-size limit leaves no file")
+        check("File too large" in p.stderr, f"{name}: says why: {p.stderr.strip()[:100]}")
+    if os.path.exists("/dev/full"):
+        p = subprocess.run([env.gen, "-q", "-o", "/dev/full"], capture_output=True, text=True)
+        check(p.returncode == 1 and "No space left" in p.stderr, "/dev/full: disk full is an error")
+    check(not env.leftovers(), f"no temporary files left: {env.leftovers()}")
+
+
+def case_sigint(env):
+    """Ctrl-C: the capture so far is kept, valid, and the user is told."""
+    need(env.decoder)
+    out = env.path("int.pcap")
+    p = subprocess.Popen([env.gen, "-q", "-o", out, "--wqes", "1000000"], stderr=subprocess.PIPE,
+                         text=True)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    check(p.returncode == 130, f"exit status {p.returncode} (want 130)")
+    check("interrupted" in err, f"stderr says so: {err.strip()[:120]}")
+    check(os.path.exists(out) and not env.leftovers(), "the partial capture was renamed into place")
+    d = subprocess.run([env.decoder, "--stats", "--strict", out], capture_output=True, text=True)
+    check(d.returncode == 0, f"the partial capture decodes cleanly (exit {d.returncode})")
+
+
+def case_bench(env):
+    """--bench reports packets/s and MB/s."""
+    p = subprocess.run([env.gen, "-q", "--bench", "50000"], capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0 and "packets/s" in p.stdout and "MB/s" in p.stdout,
+          f"bench output: {p.stdout.strip()}")
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--case", required=True, choices=sorted(CASES))
+    ap.add_argument("--pcapgen", required=True)
+    ap.add_argument("--decoder")
+    ap.add_argument("--workdir", required=True)
+    args = ap.parse_args()
+    if args.decoder and not os.access(args.decoder, os.X_OK):
+        args.decoder = None
+    CASES[args.case](Env(args))
+    print(f"{args.case}: {'FAILED' if FAILS else 'passed'} ({len(FAILS)} failures)")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
