@@ -1,16 +1,48 @@
 /* RoCE invariant CRC (IBA Annex A17.3.3; RoCEv1: 9.8 with the GRH). */
+#include <stdbool.h>
 #include <string.h>
 
 #include "ornic/errors.h"
 #include "ornic/frame.h"
 #include "ornic/icrc.h"
 #include "ornic_conv.h"
+#include "ornic_crc32_inline.h"
 #include "ornic_internal.h"
 
 /* ornic_crc32(0, eight 0xFF bytes): the masked LRH every RoCE iCRC starts with. */
 #define ICRC_SEED_AFTER_LRH 0x2144df1cu
 /* Largest masked prefix: IPv4 with 40 B of options, UDP, BTH. */
 #define MASKED_MAX (60 + 8 + ORNIC_BTH_LEN)
+
+#include "ornic_icrc_tables.inc"
+
+/* Forcing byte j to 0xff changes it by ~b: the table row turns that change
+ * into the equivalent change of the CRC's initial state. */
+#define FLIP(j, b) icrc_unshift[ICRC_ROW_##j][(uint8_t)~(b)]
+
+/* The seed change that masks the variant fields of the three common layouts,
+ * read from the frame itself: the CRC then runs once over the unmodified
+ * bytes, with no copy and no short second call (CRC backends are slowest on
+ * short, freshly written buffers). False for other layouts (IPv4 options). */
+static bool seed_delta(const uint8_t *h, int l3_kind, size_t bth_rel, uint32_t *delta) {
+  if (l3_kind == ORNIC_L3_IPV4) {
+    if (h[0] != 0x45 || bth_rel != 20 + 8) return false;
+    *delta = FLIP(1, h[1]) ^ FLIP(8, h[8]) ^ FLIP(10, h[10]) ^ FLIP(11, h[11]) /* TOS, TTL, csum */
+             ^ FLIP(26, h[26]) ^ FLIP(27, h[27])                               /* UDP checksum */
+             ^ FLIP(32, h[32]);                                                /* BTH[4] */
+    return true;
+  }
+  /* Byte 0 only has its low nibble forced; offset 0 needs no table. */
+  uint32_t d = (uint32_t)(~h[0] & 0x0f) ^ FLIP(1, h[1]) ^ FLIP(2, h[2]) ^ FLIP(3, h[3]) ^
+               FLIP(7, h[7]); /* traffic class, flow label, hop limit */
+  if (l3_kind == ORNIC_L3_IPV6 && bth_rel == 40 + 8)
+    *delta = d ^ FLIP(46, h[46]) ^ FLIP(47, h[47]) ^ FLIP(52, h[52]);
+  else if (l3_kind == ORNIC_L3_GRH && bth_rel == 40)
+    *delta = d ^ FLIP(44, h[44]);
+  else
+    return false;
+  return true;
+}
 
 static void mask_variant_fields(uint8_t *h, int l3_kind, size_t bth_rel) {
   if (l3_kind == ORNIC_L3_IPV4) {
@@ -28,27 +60,50 @@ static void mask_variant_fields(uint8_t *h, int l3_kind, size_t bth_rel) {
   h[bth_rel + 4] = 0xff; /* BTH FECN, BECN, resv6 */
 }
 
-uint32_t ornic_icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t icrc_rel) {
+/* Any layout: CRC a masked copy of the headers, then the rest in place. */
+static uint32_t icrc_masked_copy(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t icrc_rel) {
   uint8_t h[MASKED_MAX];
   size_t hlen = bth_rel + ORNIC_BTH_LEN;
   memcpy(h, l3, hlen);
   mask_variant_fields(h, l3_kind, bth_rel);
-  uint32_t crc = ornic_crc32(ICRC_SEED_AFTER_LRH, h, hlen);
-  return ornic_crc32(crc, l3 + hlen, icrc_rel - hlen);
+  uint32_t crc = ornic_crc32_inline(ICRC_SEED_AFTER_LRH, h, hlen);
+  return ornic_crc32_inline(crc, l3 + hlen, icrc_rel - hlen);
 }
 
-int ornic_icrc_compute(const ornic_frame *f, const uint8_t *data, uint32_t *icrc) {
+static inline uint32_t icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel,
+                                 size_t icrc_rel) {
+  uint32_t delta;
+  if (seed_delta(l3, l3_kind, bth_rel, &delta))
+    return ornic_crc32_inline(ICRC_SEED_AFTER_LRH ^ delta, l3, icrc_rel);
+  return icrc_masked_copy(l3, l3_kind, bth_rel, icrc_rel);
+}
+
+uint32_t ornic_icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t icrc_rel) {
+  return icrc_calc(l3, l3_kind, bth_rel, icrc_rel);
+}
+
+static int icrc_computable(const ornic_frame *f) {
   /* Anything cut before the iCRC's last byte is "not verifiable". */
   if (!f->icrc_present) return ORNIC_ERR_TRUNCATED;
   if (f->l3 == ORNIC_L3_NONE) return ORNIC_ERR_INVALID_ARG;
   if (f->bth_off - f->l3_off + ORNIC_BTH_LEN > MASKED_MAX) return ORNIC_ERR_UNSUPPORTED;
-  *icrc = ornic_icrc_calc(data + f->l3_off, f->l3, f->bth_off - f->l3_off, f->icrc_off - f->l3_off);
   return ORNIC_OK;
 }
 
+/* compute and verify each inline the whole path: on small frames the CRC
+ * itself is a few ns, so every call level shows. */
+static inline uint32_t frame_icrc(const ornic_frame *f, const uint8_t *data) {
+  return icrc_calc(data + f->l3_off, f->l3, f->bth_off - f->l3_off, f->icrc_off - f->l3_off);
+}
+
+int ornic_icrc_compute(const ornic_frame *f, const uint8_t *data, uint32_t *icrc) {
+  int rc = icrc_computable(f);
+  if (rc == ORNIC_OK) *icrc = frame_icrc(f, data);
+  return rc;
+}
+
 int ornic_icrc_verify(const ornic_frame *f, const uint8_t *data) {
-  uint32_t c;
-  int rc = ornic_icrc_compute(f, data, &c);
+  int rc = icrc_computable(f);
   if (rc < 0) return rc;
-  return c == f->icrc ? ORNIC_OK : ORNIC_ERR_BAD_ICRC;
+  return frame_icrc(f, data) == f->icrc ? ORNIC_OK : ORNIC_ERR_BAD_ICRC;
 }

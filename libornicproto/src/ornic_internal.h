@@ -10,6 +10,9 @@
  * excluding the iCRC. bth_rel is the BTH's offset from l3. */
 uint32_t ornic_icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t icrc_rel);
 
+/* Fixed wire size of each extension header by bit index (NAKETH: its fixed part). */
+extern const uint8_t ornic_hdr_sizes[];
+
 /* RFC 1071 one's complement sum, folded but not inverted. */
 uint32_t ornic_csum_add(uint32_t sum, const uint8_t *p, size_t len);
 uint16_t ornic_csum_fold(uint32_t sum);

@@ -1,6 +1,7 @@
 /* The opcode table and the extension-header size/name table. */
 #include "ornic/headers.h"
 #include "ornic/opcode.h"
+#include "ornic_internal.h"
 
 static const ornic_opcode_info opcode_table[256] = {
 #include "ornic_opcode_table.inc"
@@ -15,16 +16,13 @@ const char *ornic_opcode_name(uint8_t opcode) {
   return n ? n : "Unknown";
 }
 
-typedef struct {
-  const char *name;
-  unsigned size;
-} hdr_row;
-
-/* Indexed by bit position of ORNIC_HDR_*. */
-static const hdr_row hdr_rows[ORNIC_HDR_COUNT] = {
-    {"RDETH", 4}, {"DETH", 8},  {"XRCETH", 4},  {"FETH", 4},       {"RETH", 16},
-    {"OFFETH", 4}, {"AtomicETH", 28}, {"AETH", 4}, {"AtomicAckETH", 8}, {"OACKETH", 4},
-    {"NAKETH", ORNIC_NAK_FIXED_LEN}, {"ImmDt", 4}, {"IETH", 4}, {"CNP", 16},
+/* Indexed by bit position of ORNIC_HDR_*. The sizes are shared with the
+ * extension decoder, which knows the index and skips hdr_index(). */
+const uint8_t ornic_hdr_sizes[ORNIC_HDR_COUNT] = {4, 8, 4, 4, 16, 4, 28, 4, 8, 4,
+                                                  ORNIC_NAK_FIXED_LEN, 4, 4, 16};
+static const char *const hdr_names[ORNIC_HDR_COUNT] = {
+    "RDETH", "DETH", "XRCETH", "FETH", "RETH", "OFFETH", "AtomicETH",
+    "AETH", "AtomicAckETH", "OACKETH", "NAKETH", "ImmDt", "IETH", "CNP",
 };
 
 static int hdr_index(uint16_t bit) {
@@ -35,10 +33,10 @@ static int hdr_index(uint16_t bit) {
 
 unsigned ornic_hdr_size(uint16_t hdr_bit) {
   int i = hdr_index(hdr_bit);
-  return i < 0 ? 0 : hdr_rows[i].size;
+  return i < 0 ? 0 : ornic_hdr_sizes[i];
 }
 
 const char *ornic_hdr_name(uint16_t hdr_bit) {
   int i = hdr_index(hdr_bit);
-  return i < 0 ? "?" : hdr_rows[i].name;
+  return i < 0 ? "?" : hdr_names[i];
 }
