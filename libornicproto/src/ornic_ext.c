@@ -188,6 +188,7 @@ ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *e, uint1
 #define ORNIC_NAMED_CODEC(NAME, FIELD, BIT)                                            \
   int ornic_##NAME##_decode(ornic_##NAME *out, const uint8_t *p, size_t len) {         \
     ornic_ext e;                                                                       \
+    e.present = 0;                                                                     \
     int n = ornic_ext_decode_one(&e, BIT, p, len);                                     \
     if (n > 0 || n == ORNIC_ERR_MALFORMED) *out = e.FIELD;                             \
     return n;                                                                          \

@@ -43,6 +43,8 @@ static int plan(const ornic_frame *f, layout *lo) {
   size_t ip_max = lo->kind == ORNIC_L3_IPV4 ? 0xffff - IPV4_LEN : 0xffff;
   if (f->payload_len > 0xffff || after_ip > ip_max) return ORNIC_ERR_INVALID_ARG;
   if (f->ip.flow_label > 0xfffff) return ORNIC_ERR_INVALID_ARG;
+  /* A fragment would not decode as RoCE: the iCRC covers the whole datagram. */
+  if (lo->kind == ORNIC_L3_IPV4 && (f->ip.frag & 0x3fff)) return ORNIC_ERR_INVALID_ARG;
   /* Only tags the decoder recognises, so that every frame we write reads back. */
   if (f->eth.has_vlan && f->eth.vlan_tpid != 0 && f->eth.vlan_tpid != ORNIC_ETHERTYPE_VLAN &&
       f->eth.vlan_tpid != ORNIC_ETHERTYPE_QINQ)
