@@ -2,7 +2,10 @@
  * cut a file back to its good part (head -c), so it is tracked per record:
  * for pcap it is computed (file header + record headers + captured bytes),
  * which works on pipes too; for pcapng, whose blocks carry options and
- * padding, it is the stream position after the last good packet. */
+ * padding, it is the stream position after the last good packet. On a plain
+ * file that position costs an lseek per packet (ftell), which dominated the
+ * run time, so there it is found only after a failure, by reading the good
+ * packets again. */
 #include "capture.h"
 
 #include <stdio.h>
@@ -29,6 +32,25 @@ static void classify_format(dec_capture *c) {
   bool kuz = magic_word(m, false) == MAGIC_KUZNETZOV || magic_word(m, true) == MAGIC_KUZNETZOV;
   c->rec_hdr_len = kuz ? PCAP_MOD_REC_HDR_LEN : PCAP_REC_HDR_LEN;
   c->next_off = c->pcapng ? dec_input_tell(&c->in) : PCAP_FILE_HDR_LEN;
+}
+
+/* A named plain file can be read again to find where its damage starts. */
+static bool offset_by_rescan(const dec_capture *c) {
+  return c->pcapng && c->in.seekable && !c->in.gzip && strcmp(c->in.name, "<stdin>") != 0;
+}
+
+/* Stream position after `records` packets of a fresh read of the file. */
+static int64_t rescan_offset(const char *path, uint64_t records) {
+  char pe[PCAP_ERRBUF_SIZE];
+  pcap_t *p = pcap_open_offline(path, pe);
+  if (!p) return -1;
+  struct pcap_pkthdr *h;
+  const u_char *d;
+  uint64_t n = 0;
+  while (n < records && pcap_next_ex(p, &h, &d) == 1) n++;
+  long pos = n == records ? ftell(pcap_file(p)) : -1;
+  pcap_close(p);
+  return pos;
 }
 
 static void open_failed(dec_capture *c, const char *why, char *err, size_t errlen) {
@@ -67,7 +89,7 @@ int dec_capture_next(dec_capture *c, const struct pcap_pkthdr **hdr, const uint8
   int rc = pcap_next_ex(c->pcap, &h, data);
   if (rc == 1) {
     c->records++;
-    if (c->pcapng) c->next_off = dec_input_tell(&c->in);
+    if (c->pcapng && !offset_by_rescan(c)) c->next_off = dec_input_tell(&c->in);
     else c->next_off += c->rec_hdr_len + h->caplen;
     *hdr = h;
     return 1;
@@ -78,9 +100,10 @@ int dec_capture_next(dec_capture *c, const struct pcap_pkthdr **hdr, const uint8
 void dec_capture_damage(const dec_capture *c, char *msg, size_t len) {
   const char *z = dec_input_error(&c->in);
   char where[96];
-  if (c->next_off >= 0)
+  int64_t off = offset_by_rescan(c) ? rescan_offset(c->in.name, c->records) : c->next_off;
+  if (off >= 0)
     snprintf(where, sizeof where, "%s byte offset %lld%s",
-             c->pcapng ? "the block at" : "the record at", (long long)c->next_off,
+             c->pcapng ? "the block at" : "the record at", (long long)off,
              c->in.gzip ? " of the decompressed stream" : "");
   else
     snprintf(where, sizeof where, "an unknown offset");
