@@ -229,9 +229,11 @@ static void nic_tx(sim *s, int node) {
 static void arrive(sim *s, int node, pkt *p) {
   net_arrived(s->net, p);
   if (s->tap == node) capture(s, p);
+  /* The NICs act on what is on the wire, so every frame is decoded. Its iCRC
+   * was computed by the encoder a moment ago; checking it again here cost a
+   * fifth of the run, and the tests verify every generated frame's iCRC. */
   ornic_frame f;
   int rc = ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, 0);
-  if (rc == ORNIC_OK) rc = ornic_icrc_verify(&f, p->data);
   if (rc != ORNIC_OK)
     sim_fail(s, "internal error: a generated frame does not decode: %s", ornic_strerror(rc));
   else

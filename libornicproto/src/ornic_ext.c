@@ -12,10 +12,15 @@ static size_t hdr_wire_size(const ornic_ext *e, uint16_t bit) {
   return n;
 }
 
+/* The set bits of hdrs that name headers, lowest first (= wire order). */
+#define FOR_EACH_HDR(bit, hdrs)                                                    \
+  for (unsigned rest_ = (hdrs) & ((1u << ORNIC_HDR_COUNT) - 1), bit; rest_ &&     \
+       ((bit = rest_ & (0u - rest_)), 1);                                          \
+       rest_ &= rest_ - 1)
+
 size_t ornic_ext_size(const ornic_ext *e, uint16_t hdrs) {
   size_t n = 0;
-  for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++)
-    if (hdrs & (1u << i)) n += hdr_wire_size(e, (uint16_t)(1u << i));
+  FOR_EACH_HDR(bit, hdrs) n += hdr_wire_size(e, (uint16_t)bit);
   return n;
 }
 
@@ -86,27 +91,17 @@ static int decode_index(ornic_ext *e, unsigned i, const uint8_t *p, size_t len) 
   return n;
 }
 
-static unsigned lowest_bit_index(unsigned v) {
-#if defined(__GNUC__)
-  return (unsigned)__builtin_ctz(v);
-#else
-  unsigned i = 0;
-  while (!(v & 1u)) v >>= 1, i++;
-  return i;
-#endif
-}
-
 int ornic_ext_decode_one(ornic_ext *e, uint16_t bit, const uint8_t *p, size_t len) {
   if (ornic_hdr_size(bit) == 0) return ORNIC_ERR_INVALID_ARG;
-  return decode_index(e, lowest_bit_index(bit), p, len);
+  return decode_index(e, ornic_bit_index(bit), p, len);
 }
 
 /* Visits only the set bits: most packets carry zero to two headers, and a
  * loop over all 14 bits costs a branch per bit. */
 int ornic_ext_decode(ornic_ext *e, uint16_t hdrs, const uint8_t *p, size_t len) {
   size_t off = 0;
-  for (unsigned rest = hdrs & ((1u << ORNIC_HDR_COUNT) - 1); rest; rest &= rest - 1) {
-    int n = decode_index(e, lowest_bit_index(rest), p + off, len - off);
+  FOR_EACH_HDR(bit, hdrs) {
+    int n = decode_index(e, ornic_bit_index(bit), p + off, len - off);
     if (n < 0) return n;
     off += (size_t)n;
   }
@@ -174,10 +169,8 @@ ornic_ssize ornic_ext_encode_one(uint8_t *out, size_t cap, const ornic_ext *e, u
 
 ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *e, uint16_t hdrs) {
   size_t off = 0;
-  for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++) {
-    uint16_t bit = (uint16_t)(1u << i);
-    if (!(hdrs & bit)) continue;
-    ornic_ssize n = ornic_ext_encode_one(out + off, cap - off, e, bit);
+  FOR_EACH_HDR(bit, hdrs) {
+    ornic_ssize n = ornic_ext_encode_one(out + off, cap - off, e, (uint16_t)bit);
     if (n < 0) return n;
     off += (size_t)n;
   }

@@ -10,6 +10,17 @@
  * excluding the iCRC. bth_rel is the BTH's offset from l3. */
 uint32_t ornic_icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t icrc_rel);
 
+/* Index i of a single-bit mask 1 << i (its lowest set bit otherwise). */
+static inline unsigned ornic_bit_index(unsigned v) {
+#if defined(__GNUC__)
+  return (unsigned)__builtin_ctz(v);
+#else
+  unsigned i = 0;
+  while (!(v & 1u)) v >>= 1, i++;
+  return i;
+#endif
+}
+
 /* Fixed wire size of each extension header by bit index (NAKETH: its fixed part). */
 extern const uint8_t ornic_hdr_sizes[];
 

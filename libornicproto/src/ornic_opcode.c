@@ -25,10 +25,10 @@ static const char *const hdr_names[ORNIC_HDR_COUNT] = {
     "AETH", "AtomicAckETH", "OACKETH", "NAKETH", "ImmDt", "IETH", "CNP",
 };
 
+/* -1 unless `bit` is exactly one known ORNIC_HDR_* bit. */
 static int hdr_index(uint16_t bit) {
-  for (int i = 0; i < ORNIC_HDR_COUNT; i++)
-    if (bit == (1u << i)) return i;
-  return -1;
+  if (bit == 0 || (bit & (bit - 1)) || bit >= (1u << ORNIC_HDR_COUNT)) return -1;
+  return (int)ornic_bit_index(bit);
 }
 
 unsigned ornic_hdr_size(uint16_t hdr_bit) {

@@ -58,21 +58,21 @@ static void error_code(dec_packet *pk, int rc) {
   }
 }
 
-/* What the library filled in. ext_off is the marker for the BTH: the
- * library sets bth_off before it knows the BTH was captured (see the
- * report on ornic_frame_decode), but ext_off only after reading it. */
+/* What the library filled in: it sets roce_end once the UDP header (or GRH)
+ * was read and bth_off once the BTH was. */
 static void note_layers(dec_packet *pk) {
   const ornic_frame *f = &pk->f;
   pk->has_vlan = f->link == ORNIC_LINK_ETHERNET && f->eth.has_vlan;
   pk->has_l3 = f->l3 != ORNIC_L3_NONE;
-  pk->has_udp = f->l4_off != 0 && f->bth_off != 0;
-  pk->has_bth = f->ext_off != 0;
+  pk->has_udp = f->l4_off != 0 && f->roce_end != 0;
+  pk->has_bth = f->bth_off != 0;
   /* After a malformed result the payload fields are half-filled: not shown. */
   pk->has_payload = f->payload_off != 0 && (pk->rc == ORNIC_OK || pk->rc == ORNIC_ERR_TRUNCATED);
 }
 
 static void check_icrc(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t *l2) {
-  if (pk->rc != ORNIC_OK) {
+  /* An unknown opcode still has a locatable, checkable iCRC. */
+  if (pk->rc != ORNIC_OK && pk->rc != ORNIC_ERR_UNKNOWN_OPCODE) {
     pk->icrc = DEC_ICRC_NA;
   } else if (!cfg->verify_icrc) {
     pk->icrc = DEC_ICRC_UNCHECKED;

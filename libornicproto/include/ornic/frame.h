@@ -105,7 +105,8 @@ int ornic_roce_decode(ornic_frame *f, const uint8_t *udp_payload, size_t len);
  * opcode requires; `present` is ignored), payload/payload_len. Lengths, the
  * IPv4 checksum, PadCnt, the UDP checksum (0 on IPv4; computed on IPv6,
  * where 0 is illegal) and the iCRC are computed. Returns the frame size or
- * ORNIC_ERR_NOBUF / ORNIC_ERR_INVALID_ARG / ORNIC_ERR_UNKNOWN_OPCODE. */
+ * ORNIC_ERR_NOBUF / ORNIC_ERR_INVALID_ARG / ORNIC_ERR_UNKNOWN_OPCODE (after
+ * an error the bytes of `out` are unspecified). */
 ornic_ssize ornic_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f);
 
 /* Upper bound of the bytes ornic_frame_encode will write for f. */

@@ -353,7 +353,8 @@ static void fix_icrc(const writer *w, uint8_t *buf, size_t len, size_t l3) {
   ornic_link link = w->link == LINK_ETH ? ORNIC_LINK_ETHERNET : ORNIC_LINK_RAW_IP;
   ornic_frame f;
   uint32_t icrc;
-  if (ornic_frame_decode(&f, buf + off, len - off, link, 0) != ORNIC_OK ||
+  int rc = ornic_frame_decode(&f, buf + off, len - off, link, 0);
+  if ((rc != ORNIC_OK && rc != ORNIC_ERR_UNKNOWN_OPCODE) ||
       ornic_icrc_compute(&f, buf + off, &icrc) != ORNIC_OK)
     return;
   put_u32le(buf + off + f.icrc_off, icrc);
@@ -374,7 +375,10 @@ static void apply_damage(const writer *w, const ornic_frame *f, const case_row *
     else put_be16(buf + l3 + 20 + 2, 53); /* raw IP has no EtherType: make it non-RoCE anyway */
     break;
   case DMG_FRAG: put_be16(buf + l3 + 6, 0x2000); break; /* MF */
-  case DMG_OPCODE: buf[l3 + 20 + 8] = 0x1e; break;
+  case DMG_OPCODE: /* with a valid iCRC: an unknown opcode's iCRC can still be checked */
+    buf[l3 + 20 + 8] = 0x1e;
+    fix_icrc(w, buf, *len, l3);
+    break;
   case DMG_TRIM_PAYLOAD:
     trim_before_icrc(buf, l3, len, c->arg, 0);
     fix_icrc(w, buf, *len, l3);
