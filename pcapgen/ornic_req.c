@@ -261,10 +261,9 @@ static void queue_retx(oreq *r, oreq_qp *qp, uint32_t idx) {
 }
 
 /* PROTOCOL.md 4.4: the lost set is Base, plus every PSN after Base and before
- * the trigger whose bit is 0. Set bits anywhere free their packets. */
+ * the loss limit whose bit is 0. Set bits anywhere free their packets. */
 static void apply_nak_bitmap(oreq *r, oreq_qp *qp, const ornic_naketh *nak) {
-  int32_t sd = ornic_psn_diff(nak->trigger_psn, nak->base_psn);
-  uint32_t span = sd > 0 ? (uint32_t)sd : 0; /* a trigger before Base declares only Base */
+  uint32_t span = ornic_nak_lost_span(nak, r->o->otd);
   for (uint32_t k = 0; k < nak->nblocks; k++) {
     uint16_t blk = ornic_naketh_block(nak, k);
     for (uint32_t i = 0; i < 16; i++) {
@@ -390,7 +389,7 @@ static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   }
   uint32_t fm = obm_first_missing(qp->rbm);
   if (ornic_psn_diff(f->bth.psn, fm) > (int32_t)r->o->otd && !reread_paced(r, qp, fm))
-    reread(r, qp, f->bth.psn);
+    reread(r, qp, psn_add(f->bth.psn, -r->o->otd)); /* later PSNs may still be in flight */
 }
 
 /* ---- timers, fatal NAKs, dispatch ---------------------------------------------- */

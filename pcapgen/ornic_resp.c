@@ -107,7 +107,8 @@ static void send_nak(oresp *R, rqp *qp, uint8_t reason, uint32_t trigger) {
   f.ext.naketh = (ornic_naketh){reason, trigger, (uint8_t)n, qp->epsn, bytes};
   emit(R, &f, PK_NAK, qp->q);
   qp->nak_active = true;
-  qp->nak_limit = trigger;
+  /* Only the lost set is being retransmitted: PSNs after it may still be in flight. */
+  qp->nak_limit = ornic_psn_add(qp->epsn, (int32_t)ornic_nak_lost_span(&f.ext.naketh, R->o->otd));
   qp->nak_ps = sim_now(R->s);
   arm(R, qp, &qp->t_resp, TMR_RESP, R->t_resp); /* restarted by every NAK sent */
 }

@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ornic-tools needs, only those missing.
-# Usage: scripts/deps.sh [build|test]   (test adds the oracles: tshark, Scapy)
+# Usage: scripts/deps.sh [build|test]
+#   build: the library, tools, pcapgen (with --plot through gnuplot) and the
+#          Wireshark plugin's development files
+#   test:  adds the oracles (tshark, Scapy), Check, clang's sanitizers and
+#          libFuzzer, AFL++ and valgrind
 set -euo pipefail
 
-build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev)
-test_pkgs=(check python3 python3-scapy tshark clang libclang-rt-14-dev g++)
+build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev gnuplot-nox
+            wireshark-dev libwireshark-dev)
+test_pkgs=(check python3 python3-scapy tshark clang libclang-rt-14-dev g++ afl++ valgrind)
 
 want=("${build_pkgs[@]}")
 [[ "${1:-build}" == test ]] && want+=("${test_pkgs[@]}")

@@ -13,6 +13,21 @@ int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn) {
   return (ornic_naketh_block(nak, (unsigned)d / 16) >> (d % 16)) & 1;
 }
 
+uint32_t ornic_nak_lost_span(const ornic_naketh *nak, uint32_t otd) {
+  int64_t span = ornic_psn_diff(nak->trigger_psn, nak->base_psn);
+  if (nak->reason == ORNIC_NAK_OTD_EXCEEDED) span -= otd;
+  int64_t bits = 16 * (int64_t)nak->nblocks;
+  if (span < 1) return 1; /* a limit at or before Base declares only Base */
+  return (uint32_t)(span < bits ? span : bits);
+}
+
+int ornic_nak_psn_lost(const ornic_naketh *nak, uint32_t otd, uint32_t psn) {
+  int32_t d = ornic_psn_diff(psn, nak->base_psn);
+  if (d == 0) return 1;
+  if (d < 0 || (uint32_t)d >= ornic_nak_lost_span(nak, otd)) return 0;
+  return ornic_naketh_psn_state(nak, psn) == 0;
+}
+
 void ornic_nak_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n) {
   for (unsigned k = 0; k < n; k++) ornic_put_u16(out + 2u * k, blocks[k]);
 }

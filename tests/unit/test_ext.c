@@ -305,6 +305,62 @@ START_TEST(nak_bitmap_across_psn_wrap) {
 }
 END_TEST
 
+/* PROTOCOL.md 4.4 lost set against a direct reading of its text, on random
+ * NAKs of every reason, across the PSN wrap. */
+static int lost_by_text(const ornic_naketh *n, uint32_t otd, uint32_t psn) {
+  int32_t d = ornic_psn_diff(psn, n->base_psn);
+  int32_t limit = ornic_psn_diff(n->trigger_psn, n->base_psn);
+  if (n->reason == ORNIC_NAK_OTD_EXCEEDED) limit -= (int32_t)otd;
+  if (d == 0) return 1;
+  if (d < 0 || d >= 16 * (int32_t)n->nblocks || d >= limit) return 0;
+  return ornic_naketh_psn_state(n, psn) == 0;
+}
+
+START_TEST(nak_lost_set_follows_section_4_4) {
+  tu_rng rng;
+  tu_seed(&rng, 0x4404);
+  uint8_t bm[2 * 255];
+  for (int iter = 0; iter < 3000; iter++) {
+    ornic_naketh n = {0};
+    n.reason = (uint8_t)tu_range(&rng, 1, 3);
+    n.nblocks = (uint8_t)tu_range(&rng, 1, iter % 2 ? 255 : 8);
+    n.base_psn = tu_bits(&rng, 1) ? 0xffff00u + tu_bits(&rng, 8) : tu_bits(&rng, 24);
+    int32_t to_trigger = (int32_t)tu_range(&rng, 0, 16u * n.nblocks + 200) - 40;
+    n.trigger_psn = ornic_psn_add(n.base_psn, to_trigger);
+    tu_fill(&rng, bm, 2u * n.nblocks);
+    n.bitmap = bm;
+    uint32_t otd = tu_range(&rng, 0, 130);
+    uint32_t span = ornic_nak_lost_span(&n, otd);
+    ck_assert_uint_ge(span, 1);
+    ck_assert_uint_le(span, 16u * n.nblocks);
+    for (int32_t d = -3; d < 16 * (int32_t)n.nblocks + 3; d++) {
+      uint32_t psn = ornic_psn_add(n.base_psn, d);
+      ck_assert_int_eq(ornic_nak_psn_lost(&n, otd, psn), lost_by_text(&n, otd, psn));
+      if (d > 0 && (uint32_t)d >= span) ck_assert_int_eq(ornic_nak_psn_lost(&n, otd, psn), 0);
+    }
+  }
+}
+END_TEST
+
+/* PROTOCOL.md 6.9: OTD 32, trigger 0x81, Base 0x60: only PSNs more than 32
+ * behind the trigger (before 0x61) can be declared lost, so only Base is. */
+START_TEST(nak_lost_set_example_6_9) {
+  const uint8_t blocks[6] = {0xff, 0x7c, 0xff, 0xdf, 0x00, 0x2b};
+  ornic_naketh n = {ORNIC_NAK_OTD_EXCEEDED, 0x81, 3, 0x60, blocks};
+  ck_assert_uint_eq(ornic_nak_lost_span(&n, 32), 1);
+  ck_assert_int_eq(ornic_nak_psn_lost(&n, 32, 0x60), 1);
+  ck_assert_int_eq(ornic_nak_psn_lost(&n, 32, 0x61), 0);
+  /* The same bitmap as a reason 3 NAK declares every clear bit before the trigger. */
+  n.reason = ORNIC_NAK_LAST_INCOMPLETE;
+  ck_assert_uint_eq(ornic_nak_lost_span(&n, 32), 0x21);
+  const uint32_t want[] = {0x60, 0x61, 0x67, 0x75};
+  unsigned k = 0;
+  for (uint32_t p = 0x60; p < 0x90; p++)
+    if (ornic_nak_psn_lost(&n, 32, p)) ck_assert_uint_eq(p, want[k++]);
+  ck_assert_uint_eq(k, 4);
+}
+END_TEST
+
 /* NAK bitmap with every bit set, 255 blocks: 4080 received PSNs. */
 START_TEST(nak_bitmap_every_bit_set_max_blocks) {
   uint8_t bytes[8 + 510];
@@ -448,6 +504,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, nak_bitmap_across_psn_wrap);
   tcase_add_test(tc, nak_bitmap_every_bit_set_max_blocks);
   tcase_add_test(tc, nak_bitmap_pack_is_big_endian);
+  tcase_add_test(tc, nak_lost_set_follows_section_4_4);
+  tcase_add_test(tc, nak_lost_set_example_6_9);
   tcase_add_test(tc, named_codecs);
   suite_add_tcase(s, tc);
   tc = tu_tcase("texts");

@@ -32,6 +32,7 @@ typedef struct {
   uint32_t qp;
   uint64_t count; /* 0: no limit */
   uint16_t port;  /* 0: 4791 */
+  uint32_t otd;
 } dec_opts;
 
 typedef struct {
@@ -59,6 +60,8 @@ static const char usage_text[] =
     "  -c, --count N        stop after N packets that passed -q (skipped packets\n"
     "                       do not count)\n"
     "  -p, --port N         RoCEv2 UDP destination port (default 4791)\n"
+    "      --otd N          the QPs' OOO Tolerance Distance, for the lost set of\n"
+    "                       reason 1 NAKs (default 64, as ornic-pcapgen)\n"
     "      --no-icrc        do not verify the iCRC (faster; shown as 'unchecked')\n"
     "      --strict         exit with status 3 if any iCRC is bad or any packet\n"
     "                       has a decode error\n"
@@ -82,7 +85,8 @@ static const char usage_text[] =
     "  are the 4 wire bytes read as a little-endian 32-bit number (Wireshark shows\n"
     "  the same bytes big-endian).\n"
     "  NAK missing= is the lost set of docs/PROTOCOL.md 4.4, what the requester\n"
-    "  must retransmit: Base, plus the clear bitmap bits before the trigger PSN.\n"
+    "  must retransmit: Base, plus the clear bitmap bits before the loss limit\n"
+    "  (the trigger PSN; for reason 1, the trigger minus --otd).\n"
     "  warn= lists protocol violations that are not decode errors:\n"
     "  pad_not_aligned, pad_not_zero, nak_psn_not_base, ack_flags_both_set.\n"
     "  A frame cut by the capture's snaplen shows every header that was captured\n"
@@ -143,13 +147,14 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *v) {
   return 0;
 }
 
-enum { OPT_NO_ICRC = 256, OPT_STRICT };
+enum { OPT_NO_ICRC = 256, OPT_STRICT, OPT_OTD };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, 'j'},        {"stats", no_argument, NULL, 's'},
     {"verbose", no_argument, NULL, 'v'},     {"qp", required_argument, NULL, 'q'},
     {"count", required_argument, NULL, 'c'}, {"port", required_argument, NULL, 'p'},
     {"no-icrc", no_argument, NULL, OPT_NO_ICRC}, {"strict", no_argument, NULL, OPT_STRICT},
+    {"otd", required_argument, NULL, OPT_OTD},
     {"line-buffered", no_argument, NULL, 'l'}, {"read", required_argument, NULL, 'r'},
     {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -183,6 +188,10 @@ static int parse_option(dec_opts *o, int c) {
     if (parse_u64(optarg, 65535, &v) < 0 || v == 0) return bad_value("--port (1..65535)", optarg);
     o->port = (uint16_t)v;
     return 0;
+  case OPT_OTD:
+    if (parse_u64(optarg, 4080, &v) < 0) return bad_value("--otd (0..4080)", optarg);
+    o->otd = (uint32_t)v;
+    return 0;
   case 'h': fputs(usage_text, stdout); return 1;
   case 'V': print_version(); return 1;
   case ':': /* getopt: an option without its argument */
@@ -194,6 +203,7 @@ static int parse_option(dec_opts *o, int c) {
 static int parse_args(dec_opts *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->verify_icrc = true;
+  o->otd = 64;
   int c;
   opterr = 0; /* our messages name the program, not its path */
   while ((c = getopt_long(argc, argv, ":jsvq:c:p:lr:hV", long_opts, NULL)) != -1) {
@@ -233,7 +243,8 @@ static void print_packet(const dec_opts *o, const dec_packet *pk) {
 
 /* The read loop. Returns dec_capture_next's last result. */
 static int run(const dec_opts *o, dec_capture *cap, dec_stats *st, dec_run *r) {
-  dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .verify_icrc = o->verify_icrc};
+  dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .verify_icrc = o->verify_icrc,
+                        .otd = o->otd};
   const struct pcap_pkthdr *h;
   const uint8_t *data;
   dec_packet pk;

@@ -10,9 +10,8 @@
 typedef void (*dec_nak_run_fn)(void *ctx, uint32_t first, uint32_t count);
 
 /* The lost set of docs/PROTOCOL.md section 4.4, which the requester
- * retransmits: Base itself (whatever bit 0 of block 0 says), plus every PSN
- * q with Base < q < Trigger inside the bitmap whose bit is clear. Clear bits
- * at or after the trigger PSN are not declared lost. Returns the count. */
-uint32_t dec_nak_missing(const ornic_naketh *nak, dec_nak_run_fn fn, void *ctx);
+ * retransmits (ornic_nak_psn_lost): Base itself, plus every clear bit before
+ * the loss limit (the trigger, minus `otd` for reason 1). Returns the count. */
+uint32_t dec_nak_missing(const ornic_naketh *nak, uint32_t otd, dec_nak_run_fn fn, void *ctx);
 
 #endif

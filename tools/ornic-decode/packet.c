@@ -130,6 +130,7 @@ static void decode_link(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
                        const struct pcap_pkthdr *h, const uint8_t *data) {
   pk->frame = frame;
+  pk->otd = cfg->otd;
   pk->sec = (int64_t)h->ts.tv_sec;
   pk->nsec = (uint32_t)h->ts.tv_usec; /* nanoseconds: the capture was opened with NANO precision */
   pk->caplen = h->caplen;

@@ -36,6 +36,7 @@ typedef struct {
   int dlt;
   uint16_t udp_port; /* 0: 4791 */
   bool verify_icrc;
+  uint32_t otd; /* the QPs' OTD, for the lost set of reason 1 NAKs (PROTOCOL.md 4.4) */
 } dec_decode_cfg;
 
 typedef struct {
@@ -55,6 +56,7 @@ typedef struct {
   bool has_payload; /* f.payload_len / payload_caplen valid */
   dec_icrc icrc;
   uint32_t icrc_want;
+  uint32_t otd;      /* dec_decode_cfg.otd, for printing NAK lost sets */
   unsigned warnings; /* DEC_WARN_* (lint.h) */
   const char *error; /* NULL, or text (may point into errbuf) */
   char errbuf[160];

@@ -301,8 +301,10 @@ static const example examples[] = {
      "WQE 6 starts at PSN 0x000052 on a QP configured with OTD = 32. ePSN is 0x000060 when PSN 0x000081\n"
      "arrives: 0x81 - 0x60 = 33 > 32, reason 1. n = floor(33/16) + 1 = 3 blocks cover 0x000060-0x00008F.\n"
      "Block 0 = 0xFF7C (0x60, 0x61 and 0x67 missing), block 1 = 0xFFDF (0x75 missing), block 2 = 0x002B\n"
-     "(0x80, 0x81, 0x83 and 0x85 received). 0x000082 and 0x000084 are after the trigger and are not\n"
-     "declared lost. Odd block count: PadCnt = 2. MSN 5.",
+     "(0x80, 0x81, 0x83 and 0x85 received). A reason 1 NAK declares lost only PSNs more than OTD behind\n"
+     "the trigger, before 0x81 - 32 = 0x000061: the others may still be on slower paths. So the lost set\n"
+     "is Base alone; 0x61, 0x67 and 0x75 go in a later NAK if they stay missing. Odd block count:\n"
+     "PadCnt = 2. MSN 5.",
      NULL, build_nak3, NULL},
     {"nak-all-ones-ipv4", "ORNIC NAK, every bit set, across the PSN wrap",
      "The decoder edge case: four blocks with every bit set, Base 0xFFFFF0, so the bitmap covers\n"
@@ -395,12 +397,13 @@ static void print_nak(const ornic_frame *d) {
     row("NAKETH", field, "0x%04X: PSNs 0x%06" PRIX32 "-0x%06" PRIX32, ornic_naketh_block(n, k),
         first, ornic_psn_add(first, 15));
   }
-  /* Lost set of section 4.4: Base, then every clear bit before the trigger. */
+  /* Lost set of section 4.4. Only reason 1 depends on the OTD, and the one
+   * reason 1 example (6.9) states OTD = 32. */
   printf("| NAKETH | lost set (section 4.4) | 0x%06" PRIX32, n->base_psn);
-  int32_t span = ornic_psn_diff(n->trigger_psn, n->base_psn);
-  for (int32_t i = 1; i < span && i < 16 * (int32_t)n->nblocks; i++) {
-    uint32_t q = ornic_psn_add(n->base_psn, i);
-    if (ornic_naketh_psn_state(n, q) == 0) printf(", 0x%06" PRIX32, q);
+  uint32_t span = ornic_nak_lost_span(n, 32);
+  for (uint32_t i = 1; i < span; i++) {
+    uint32_t q = ornic_psn_add(n->base_psn, (int32_t)i);
+    if (ornic_nak_psn_lost(n, 32, q)) printf(", 0x%06" PRIX32, q);
   }
   printf(" |\n");
 }

@@ -126,6 +126,15 @@ ornic_ssize ornic_naketh_encode(uint8_t *out, size_t cap, const ornic_naketh *in
 uint16_t ornic_naketh_block(const ornic_naketh *nak, unsigned k);
 /* 1 received, 0 missing, -1 outside the bitmap (PSN arithmetic wraps). */
 int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn);
+/* The lost set of docs/PROTOCOL.md 4.4, what the requester retransmits:
+ * Base itself, plus every PSN Base + d with 0 < d < span whose bit is 0.
+ * ornic_nak_lost_span returns span (1 .. 16 * nblocks): the loss limit minus
+ * Base. The limit is the trigger PSN for reasons 2 and 3, and the trigger
+ * minus `otd` (the QP's agreed OTD) for reason 1, because packets fewer than
+ * OTD behind the trigger may still be on slower paths. */
+uint32_t ornic_nak_lost_span(const ornic_naketh *nak, uint32_t otd);
+/* 1 when psn is in the lost set, 0 when not (including outside the bitmap). */
+int ornic_nak_psn_lost(const ornic_naketh *nak, uint32_t otd, uint32_t psn);
 /* Writes n blocks as big-endian bytes into out (2n bytes) for encoding. */
 void ornic_nak_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n);
 
