@@ -9,6 +9,8 @@
 #include "options.h"
 #include "ornic_req.h"
 #include "ornic_resp.h"
+#include "plot.h"
+#include "workload.h"
 #include "progress.h"
 #include "roce.h"
 #include "sim.h"
@@ -67,10 +69,16 @@ static void engines_free(engines *e, stats *st, const options *o) {
   roce_free(e->roce);
 }
 
-/* Runs the simulation into w. Returns sim_run's code; *msg gets an error. */
-static int simulate(const options *o, stats *st, writer *w, char *msg, size_t msglen) {
+static void plot_observer(void *ctx, uint64_t now, const pkt *p, const ornic_frame *f) {
+  plot_arrival(ctx, now, p->m.qp, f->bth.psn, p->path, p->m.retx);
+}
+
+/* Runs the simulation into w (and pl, when plotting). Returns sim_run's
+ * code; *msg gets an error. */
+static int simulate(const options *o, stats *st, writer *w, plot *pl, char *msg, size_t msglen) {
   sim *s = sim_new(o, st, w, msg, msglen);
   if (!s) return -1;
+  if (pl) sim_observe_data(s, o->op == OP_READ ? NODE_REQ : NODE_RESP, plot_observer, pl);
   engines e;
   if (!engines_new(&e, s, o)) {
     snprintf(msg, msglen, "out of memory setting up the %s engines", profile_name(o->profile));
@@ -102,13 +110,17 @@ static void report(const options *o, const stats *st) {
   if (!o->quiet) summary_print(out, st, o);
 }
 
-static int finish_output(const options *o, const stats *st, writer *w) {
+static int finish_output(const options *o, const stats *st, writer *w, plot *pl) {
   char msg[700];
   if (writer_finish(w, msg, sizeof msg) < 0) {
     fprintf(stderr, "ornic-pcapgen: %s\n", msg);
     return EXIT_RUN_FAILED;
   }
   report(o, st);
+  if (pl && plot_render(pl, o, msg, sizeof msg) < 0) {
+    fprintf(stderr, "ornic-pcapgen: %s (the capture %s was written)\n", msg, o->output);
+    return EXIT_RUN_FAILED;
+  }
   if (o->summary_json && summary_write_json(o->summary_json, st, o) < 0) {
     fprintf(stderr, "ornic-pcapgen: cannot write the summary to '%s': %s\n", o->summary_json,
             strerror(errno));
@@ -134,9 +146,23 @@ int main(int argc, char **argv) {
   }
   setup_signals();
   char msg[700];
+  /* Checked before the run, which may be long, not after it. */
+  if (o.plot && !plot_gnuplot_available()) {
+    fprintf(stderr, "ornic-pcapgen: --plot needs gnuplot, which is not installed "
+                    "(apt-get install gnuplot-nox); nothing was written\n");
+    options_free(&o);
+    return EXIT_RUN_FAILED;
+  }
+  plot *pl = o.plot ? plot_new(&o, msg, sizeof msg) : NULL;
+  if (o.plot && !pl) {
+    fprintf(stderr, "ornic-pcapgen: %s; nothing was written\n", msg);
+    options_free(&o);
+    return EXIT_RUN_FAILED;
+  }
   writer *w = writer_open(o.output, o.format, o.snaplen, o.gz_level, msg, sizeof msg);
   if (!w) {
     fprintf(stderr, "ornic-pcapgen: %s\n", msg);
+    plot_free(pl);
     options_free(&o);
     return EXIT_RUN_FAILED;
   }
@@ -144,8 +170,8 @@ int main(int argc, char **argv) {
   int rc = -1;
   snprintf(msg, sizeof msg, "out of memory");
   if (st) {
-    st->wqes_total = o.wqes * o.qps;
-    rc = simulate(&o, st, w, msg, sizeof msg);
+    st->wqes_total = wl_total_wqes(&o);
+    rc = simulate(&o, st, w, pl, msg, sizeof msg);
   }
   int status;
   if (rc < 0) {
@@ -153,9 +179,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ornic-pcapgen: %s\nornic-pcapgen: no capture written\n", msg);
     status = EXIT_RUN_FAILED;
   } else {
-    status = finish_output(&o, st, w);
+    status = finish_output(&o, st, w, pl);
   }
   free(st);
+  plot_free(pl);
   options_free(&o);
   return status;
 }

@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "ornic/version.h"
+#include "scenario.h"
 
 enum {
-  O_FORMAT = 256, O_SNAPLEN, O_GZ_LEVEL, O_CAPTURE, O_SUMMARY_JSON, O_BENCH, O_WQES,
+  O_FORMAT = 256, O_PLOT, O_SNAPLEN, O_GZ_LEVEL, O_CAPTURE, O_SUMMARY_JSON, O_BENCH, O_WQES,
   O_WQE_SIZE, O_OP, O_QPS, O_PMTU, O_START_PSN, O_PATHS, O_BASE_DELAY, O_DELAY_SPREAD,
   O_RATE, O_PATH_RATE, O_SPRAY, O_LOSS, O_BURST, O_DROP, O_ACK_EVERY, O_ACK_PER_PACKET,
-  O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT
+  O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT, O_SCENARIO
 };
 
 static const struct option long_opts[] = {
@@ -22,6 +23,7 @@ static const struct option long_opts[] = {
     {"gz-level", required_argument, NULL, O_GZ_LEVEL},
     {"capture", required_argument, NULL, O_CAPTURE},
     {"summary-json", required_argument, NULL, O_SUMMARY_JSON},
+    {"plot", required_argument, NULL, O_PLOT},
     {"quiet", no_argument, NULL, 'q'},
     {"bench", required_argument, NULL, O_BENCH},
     {"seed", required_argument, NULL, 's'},
@@ -48,6 +50,7 @@ static const struct option long_opts[] = {
     {"window", required_argument, NULL, O_WINDOW},
     {"bitmap-pool", required_argument, NULL, O_BITMAP_POOL},
     {"retry-limit", required_argument, NULL, O_RETRY_LIMIT},
+    {"scenario", required_argument, NULL, O_SCENARIO},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -75,6 +78,10 @@ static void usage(FILE *f) {
       "                         on the wire (frames lost in the fabric still appear);\n"
       "                         frames it receives, when they arrive\n"
       "      --summary-json F   also write the summary as one JSON object to F\n"
+      "      --plot FILE.svg    draw PSN against arrival time at the data receiver,\n"
+      "                         coloured by path, and the out-of-order distance\n"
+      "                         histogram (needs gnuplot: apt-get install gnuplot-nox).\n"
+      "                         A name ending in .png gives a PNG image\n"
       "  -q, --quiet            no summary on stdout\n"
       "      --bench N          time the generation of about N packets (default PMTU\n"
       "                         1024, no loss, output /dev/null unless -o) and print\n"
@@ -86,6 +93,8 @@ static void usage(FILE *f) {
       "                         roce: standard RoCEv2 RC, in order, go-back-N\n"
       "\n"
       "Workload (closed loop: each QP posts its next WQE when the previous completes):\n"
+      "      --scenario FILE    read options and a list of WQEs from FILE (format:\n"
+      "                         docs/SCENARIOS.md); later options override it\n"
       "      --wqes N           WQEs per QP (default 16)\n"
       "      --wqe-size BYTES   bytes per WQE, suffixes K M G = KiB MiB GiB (default 1M,\n"
       "                         at most 1G)\n"
@@ -134,7 +143,7 @@ static int bad(FILE *err, const char *opt, const char *want, const char *got) {
 }
 
 /* Unsigned integer with optional binary suffix (K, M, G) when `sizes`. */
-static int parse_u64(const char *s, uint64_t *v, bool sizes) {
+int options_parse_number(const char *s, uint64_t *v, bool sizes) {
   char *end;
   if (!*s || *s == '-') return -1;
   errno = 0;
@@ -159,7 +168,7 @@ static int parse_range(FILE *err, const char *opt, const char *s, uint64_t lo, u
   char want[96];
   snprintf(want, sizeof want, "an integer from %llu to %llu", (unsigned long long)lo,
            (unsigned long long)hi);
-  if (parse_u64(s, v, sizes) < 0 || *v < lo || *v > hi) return bad(err, opt, want, s);
+  if (options_parse_number(s, v, sizes) < 0 || *v < lo || *v > hi) return bad(err, opt, want, s);
   return 0;
 }
 
@@ -201,7 +210,7 @@ static int parse_drop(options *o, FILE *err, const char *s) {
     if (n == 3 || len == 0 || len >= sizeof buf) return bad(err, "--drop", want, s);
     memcpy(buf, p, len);
     buf[len] = 0;
-    if (parse_u64(buf, &f[n++], false) < 0) return bad(err, "--drop", want, s);
+    if (options_parse_number(buf, &f[n++], false) < 0) return bad(err, "--drop", want, s);
     if (!p[len]) break;
     p += len + 1;
   }
@@ -246,7 +255,7 @@ const char *spray_name(spray_policy s) { return spray_names[s]; }
 
 static int set_pmtu(options *o, FILE *err, const char *s) {
   uint64_t v;
-  if (parse_u64(s, &v, false) < 0 || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
+  if (options_parse_number(s, &v, false) < 0 || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
     return bad(err, "--pmtu", "256, 512, 1024, 2048 or 4096", s);
   o->pmtu = (uint32_t)v;
   return 0;
@@ -280,6 +289,7 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
     o->tap = (tap_point)i;
     return rc;
   case O_SUMMARY_JSON: o->summary_json = a; return 0;
+  case O_PLOT: o->plot = a; return 0;
   case 'q': o->quiet = true; return 0;
   case O_BENCH: return parse_range(err, "--bench", a, 1, 1ull << 40, false, &o->bench_packets);
   case 's': return parse_range(err, "--seed", a, 0, UINT64_MAX, false, &o->seed);
@@ -347,6 +357,7 @@ static int apply_protocol(options *o, int c, const char *a, FILE *err) {
 }
 
 static int apply(options *o, int c, const char *a, FILE *err) {
+  if (c == O_SCENARIO) return scenario_load(o, a, err);
   int rc = apply_output(o, c, a, err);
   if (rc == 1) rc = apply_workload(o, c, a, err);
   if (rc == 1) rc = apply_network(o, c, a, err);
@@ -358,9 +369,48 @@ static int apply(options *o, int c, const char *a, FILE *err) {
   return rc;
 }
 
+int options_apply_named(options *o, const char *name, const char *value, FILE *err) {
+  for (const struct option *lo = long_opts; lo->name; lo++) {
+    if (strcmp(lo->name, name) != 0) continue;
+    if (lo->val == 'h' || lo->val == 'V' || lo->val == O_SCENARIO) break;
+    if ((lo->has_arg == required_argument) != (value != NULL)) {
+      fprintf(err, "ornic-pcapgen: '%s' %s\n", name,
+              value ? "takes no value" : "needs a value");
+      return -1;
+    }
+    return apply(o, lo->val, value, err);
+  }
+  fprintf(err, "ornic-pcapgen: '%s' is not an option a scenario can set\n", name);
+  return -1;
+}
+
+/* The workload plan against the other options. */
+static int check_plan(options *o, FILE *err, bool wqes_set) {
+  if (!o->nplan) return 0;
+  if (wqes_set) {
+    fprintf(err, "ornic-pcapgen: --wqes / --wqe-size cannot be combined with the scenario's "
+                 "wqe lines\n");
+    return -1;
+  }
+  if (o->bench_packets) {
+    fprintf(err, "ornic-pcapgen: --bench makes its own workload: drop the scenario's wqe lines\n");
+    return -1;
+  }
+  for (size_t i = 0; i < o->nplan; i++) {
+    if (o->plan[i].qp_hi == UINT32_MAX) o->plan[i].qp_hi = o->qps - 1; /* qp=all */
+    if (o->plan[i].qp_hi >= o->qps) {
+      fprintf(err, "ornic-pcapgen: %s:%u: wqe names QP %u, but there are %u QPs (set 'qps')\n",
+              o->scenario, o->plan[i].line, o->plan[i].qp_hi, o->qps);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* Cross-option rules, and the defaults that depend on other options. */
-static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set) {
+static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes_set) {
   if (o->path_rate_gbps == 0) o->path_rate_gbps = o->rate_gbps;
+  if (check_plan(o, err, wqes_set) < 0) return -1;
   if (o->bench_packets) {
     if (!pmtu_set) o->pmtu = 1024;
     if (!loss_set) o->loss = 0;
@@ -391,7 +441,7 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set) {
 
 int options_parse(options *o, int argc, char **argv, FILE *err) {
   defaults(o);
-  bool pmtu_set = false, loss_set = false;
+  bool pmtu_set = false, loss_set = false, wqes_set = false;
   int c;
   opterr = 0;
   optind = 1;
@@ -411,6 +461,7 @@ int options_parse(options *o, int argc, char **argv, FILE *err) {
     }
     pmtu_set |= c == O_PMTU;
     loss_set |= c == O_LOSS;
+    wqes_set |= c == O_WQES || c == O_WQE_SIZE;
     if (apply(o, c, optarg, err) < 0) return -1;
   }
   if (optind < argc) {
@@ -418,10 +469,14 @@ int options_parse(options *o, int argc, char **argv, FILE *err) {
             argv[optind]);
     return -1;
   }
-  return finish(o, err, pmtu_set, loss_set);
+  return finish(o, err, pmtu_set, loss_set, wqes_set);
 }
 
 void options_free(options *o) {
+  free(o->plan);
+  free(o->scenario_text);
+  o->plan = NULL;
+  o->scenario_text = NULL;
   free(o->drops);
   o->drops = NULL;
   o->ndrops = 0;

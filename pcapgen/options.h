@@ -23,10 +23,19 @@ typedef struct {
   bool used;
 } drop_rule;
 
+/* A `wqe` line of a scenario file: `count` WQEs of `size` bytes, posted in
+ * file order on each QP from qp_lo to qp_hi. */
+typedef struct {
+  uint64_t size, count;
+  uint32_t qp_lo, qp_hi;
+  unsigned line;            /* in the scenario file, for messages */
+} wqe_group;
+
 typedef struct {
   /* output */
   const char *output;       /* NULL only with --bench (then /dev/null) */
   const char *summary_json; /* NULL: none */
+  const char *plot;         /* --plot SVG file, NULL: none */
   out_format format;
   uint32_t snaplen;         /* 0: whole frames */
   int gz_level;
@@ -37,8 +46,12 @@ typedef struct {
   uint64_t seed;
   profile_id profile;
   /* workload */
-  uint64_t wqes;            /* per QP */
-  uint64_t wqe_size;        /* bytes */
+  uint64_t wqes;            /* per QP, when there is no plan */
+  uint64_t wqe_size;        /* bytes, when there is no plan */
+  wqe_group *plan;          /* the scenario's `wqe` lines (workload.h reads them) */
+  size_t nplan;
+  char *scenario_text;      /* the scenario file; option values point into it */
+  const char *scenario;     /* its path */
   op_kind op;
   uint32_t qps;
   uint32_t pmtu;
@@ -63,6 +76,13 @@ typedef struct {
 /* Fills *o from argv. Returns 0 to run, 1 when --help/--version was printed
  * (exit 0), -1 on a bad option (message already on `err`; exit 2). */
 int options_parse(options *o, int argc, char **argv, FILE *err);
+/* An unsigned integer (decimal or 0x..); with `sizes`, an optional binary
+ * suffix K, M or G (KiB, MiB, GiB). 0, or -1 when s is not one. */
+int options_parse_number(const char *s, uint64_t *v, bool sizes);
+
+/* Applies one option by its long name ("paths", "drop", ...) with its value
+ * (NULL for flags), as a scenario line does. 0, or -1 with a message on err. */
+int options_apply_named(options *o, const char *name, const char *value, FILE *err);
 void options_free(options *o);
 
 const char *profile_name(profile_id p);

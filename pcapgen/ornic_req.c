@@ -121,13 +121,13 @@ static bool start_read(oreq *r, oreq_qp *qp) {
 
 static void post_next(oreq *r, oreq_qp *qp) {
   const options *o = r->o;
-  if (qp->next_wqe >= o->wqes) {
+  if (qp->next_wqe >= wl_wqe_count(o, qp->q)) {
     qp->state = RQ_IDLE;
     return;
   }
   qp->wid = qp->next_wqe++;
   qp->va = wl_va(o, qp->q, qp->wid);
-  qp->len = o->wqe_size;
+  qp->len = wl_wqe_len(o, qp->q, qp->wid);
   qp->n = wl_npkts(qp->len, o->pmtu);
   qp->last_len = wl_last_len(qp->len, o->pmtu);
   qp->start = qp->psn;
@@ -466,7 +466,7 @@ static bool init_qp(oreq *r, oreq_qp *qp, uint32_t q) {
   ltimer_init(&qp->rto);
   if (r->o->op != OP_READ) return true;
   /* A READ's bitmap covers the whole WQE: responses come at line rate. */
-  uint32_t n = wl_npkts(r->o->wqe_size, r->o->pmtu);
+  uint32_t n = wl_npkts(wl_max_wqe_len(r->o), r->o->pmtu);
   qp->rbm = obm_new(r->rpool, n / 16 + 2);
   return qp->rbm != NULL;
 }
@@ -478,7 +478,7 @@ oreq *oreq_new(sim *s, const options *o) {
   r->o = o;
   r->qp = calloc(o->qps, sizeof *r->qp);
   r->scratch = malloc(o->pmtu);
-  uint32_t slots = wl_npkts(o->wqe_size, o->pmtu) / 16 + 2;
+  uint32_t slots = wl_npkts(wl_max_wqe_len(o), o->pmtu) / 16 + 2;
   if (o->op == OP_READ) r->rpool = obm_pool_new(16, (size_t)slots * o->qps);
   bool ok = r->qp && r->scratch && (o->op != OP_READ || r->rpool);
   for (uint32_t q = 0; ok && q < o->qps; q++) ok = init_qp(r, &r->qp[q], q);

@@ -76,13 +76,13 @@ static void arm_rto(roce *r, rc_req *qp) {
 
 static void post_next(roce *r, rc_req *qp) {
   const options *o = r->o;
-  if (qp->next_wqe >= o->wqes) {
+  if (qp->next_wqe >= wl_wqe_count(o, qp->q)) {
     qp->busy = false;
     return;
   }
   qp->wid = qp->next_wqe++;
   qp->va = wl_va(o, qp->q, qp->wid);
-  qp->len = o->wqe_size;
+  qp->len = wl_wqe_len(o, qp->q, qp->wid);
   qp->n = wl_npkts(qp->len, o->pmtu);
   qp->last_len = wl_last_len(qp->len, o->pmtu);
   qp->start = qp->psn;

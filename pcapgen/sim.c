@@ -37,6 +37,9 @@ struct sim {
   uint64_t now;
   nic nic[NODE_COUNT];
   int tap;
+  int observed_node;
+  sim_observer_fn observer;
+  void *observer_ctx;
   sim_timing times;
   bool failed;
   char err[512];
@@ -103,6 +106,12 @@ void sim_free(sim *s) {
   evq_free(&s->q);
   net_free(s->net);
   free(s);
+}
+
+void sim_observe_data(sim *s, int node, sim_observer_fn fn, void *ctx) {
+  s->observed_node = node;
+  s->observer = fn;
+  s->observer_ctx = ctx;
 }
 
 void sim_set_endpoint(sim *s, int node, const endpoint_ops *ops, void *self) {
@@ -236,8 +245,11 @@ static void arrive(sim *s, int node, pkt *p) {
   int rc = ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, 0);
   if (rc != ORNIC_OK)
     sim_fail(s, "internal error: a generated frame does not decode: %s", ornic_strerror(rc));
-  else
+  else {
+    if (s->observer && node == s->observed_node && p->m.kind == PK_DATA)
+      s->observer(s->observer_ctx, s->now, p, &f);
     s->nic[node].ops.rx(s->nic[node].self, p, &f);
+  }
   pktpool_put(&s->pool, p);
 }
 
@@ -316,4 +328,34 @@ bool ltimer_expired(sim *s, ltimer *t, int node, uint32_t arg) {
   }
   t->armed = false;
   return true;
+}
+
+/* ---- test hooks (fuzz/fuzz_responder.c) -------------------------------------- */
+
+/* The frame gets a buffer of exactly its size (not a pool buffer), so that a
+ * sanitizer sees any read past its end. */
+int sim_inject(sim *s, int node, const uint8_t *frame, size_t len) {
+  pkt *p = calloc(1, sizeof *p + (len ? len : 1));
+  if (!p) {
+    sim_fail(s, "out of memory (injected frame)");
+    return ORNIC_ERR_NOBUF;
+  }
+  memcpy(p->data, frame, len);
+  p->len = (uint32_t)len;
+  p->src = (uint8_t)!node;
+  ornic_frame f;
+  int rc = ornic_frame_decode(&f, p->data, len, ORNIC_LINK_ETHERNET, 0);
+  if (rc == ORNIC_OK) s->nic[node].ops.rx(s->nic[node].self, p, &f);
+  free(p);
+  return rc;
+}
+
+int sim_run_until(sim *s, uint64_t t) {
+  ev e;
+  while (!s->failed && evq_len(&s->q) && s->q.a[0].t <= t && evq_pop(&s->q, &e)) {
+    s->now = e.t;
+    dispatch(s, &e);
+  }
+  if (s->now < t) s->now = t;
+  return s->failed ? -1 : 0;
 }

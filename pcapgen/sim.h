@@ -71,6 +71,12 @@ void sim_kick(sim *s, int node);
 /* Calls the node's timer(arg) at time t (picoseconds). */
 void sim_timer_at(sim *s, int node, uint64_t t, uint32_t arg);
 
+/* Calls fn for every data frame (WRITE data, READ response) that arrives at
+ * `node`, after it was decoded and before its engine sees it. One observer
+ * per sim (--plot uses it). */
+typedef void (*sim_observer_fn)(void *ctx, uint64_t now, const pkt *p, const ornic_frame *f);
+void sim_observe_data(sim *s, int node, sim_observer_fn fn, void *ctx);
+
 /* Stops the run with an error message (the first one is kept). */
 void sim_fail(sim *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool sim_failed(const sim *s);
@@ -91,5 +97,14 @@ void ltimer_arm(sim *s, ltimer *t, int node, uint32_t arg, uint64_t deadline);
 static inline void ltimer_stop(ltimer *t) { t->armed = false; }
 /* Call from the timer callback: true when the timer really expired now. */
 bool ltimer_expired(sim *s, ltimer *t, int node, uint32_t arg);
+
+/* Test hooks for fuzz/fuzz_responder.c, which plays the requester itself.
+ * sim_inject hands `frame` to `node`'s engine now, as if it had just arrived
+ * from the fabric: it is decoded like every arriving frame and, only if it
+ * decodes, passed to the engine's rx (the frame is not captured). Returns
+ * ornic_frame_decode's result. sim_run_until handles every event due up to
+ * time t, then sets the clock to t; 0, or -1 once the run failed. */
+int sim_inject(sim *s, int node, const uint8_t *frame, size_t len);
+int sim_run_until(sim *s, uint64_t t);
 
 #endif

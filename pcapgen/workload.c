@@ -16,7 +16,50 @@ uint32_t wl_last_len(uint64_t len, uint32_t pmtu) {
   return (uint32_t)(len - (uint64_t)(wl_npkts(len, pmtu) - 1) * pmtu);
 }
 
-static uint64_t stride(const options *o) { return (o->wqe_size + 4095) & ~4095ull; }
+static bool group_has(const wqe_group *g, uint32_t q) { return q >= g->qp_lo && q <= g->qp_hi; }
+
+uint64_t wl_wqe_count(const options *o, uint32_t q) {
+  if (!o->nplan) return o->wqes;
+  uint64_t n = 0;
+  for (size_t i = 0; i < o->nplan; i++) n += group_has(&o->plan[i], q) ? o->plan[i].count : 0;
+  return n;
+}
+
+/* Scenarios have a handful of lines: a walk per posted WQE costs nothing. */
+uint64_t wl_wqe_len(const options *o, uint32_t q, uint64_t w) {
+  for (size_t i = 0; i < o->nplan; i++) {
+    if (!group_has(&o->plan[i], q)) continue;
+    if (w < o->plan[i].count) return o->plan[i].size;
+    w -= o->plan[i].count;
+  }
+  return o->wqe_size;
+}
+
+uint64_t wl_max_wqe_len(const options *o) {
+  uint64_t m = o->nplan ? 0 : o->wqe_size;
+  for (size_t i = 0; i < o->nplan; i++) m = o->plan[i].size > m ? o->plan[i].size : m;
+  return m;
+}
+
+uint64_t wl_total_wqes(const options *o) {
+  if (!o->nplan) return (uint64_t)o->qps * o->wqes;
+  uint64_t n = 0;
+  for (size_t i = 0; i < o->nplan; i++)
+    n += o->plan[i].count * (o->plan[i].qp_hi - o->plan[i].qp_lo + 1);
+  return n;
+}
+
+uint64_t wl_total_packets(const options *o) {
+  if (!o->nplan) return (uint64_t)o->qps * o->wqes * wl_npkts(o->wqe_size, o->pmtu);
+  uint64_t n = 0;
+  for (size_t i = 0; i < o->nplan; i++)
+    n += o->plan[i].count * (o->plan[i].qp_hi - o->plan[i].qp_lo + 1) *
+         wl_npkts(o->plan[i].size, o->pmtu);
+  return n;
+}
+
+/* Room for the largest WQE: consecutive WQEs never overlap. */
+static uint64_t stride(const options *o) { return (wl_max_wqe_len(o) + 4095) & ~4095ull; }
 
 uint64_t wl_va(const options *o, uint32_t q, uint64_t w) {
   uint64_t span = 1ull << WL_VA_SPAN_BITS;

@@ -20,6 +20,15 @@ static inline uint32_t wl_rkey(uint32_t q) { return 0x1234abcdu ^ (q << 8); }
 /* QP index of a DestQP number, or -1. */
 int wl_qp_index(const options *o, uint32_t destqp, bool at_responder);
 
+/* The WQEs QP q posts, in order: the scenario's wqe lines that name q, or
+ * --wqes of --wqe-size. */
+uint64_t wl_wqe_count(const options *o, uint32_t q);
+uint64_t wl_wqe_len(const options *o, uint32_t q, uint64_t w);
+uint64_t wl_max_wqe_len(const options *o);
+/* WQEs, and data packets (first transmissions), of the whole workload. */
+uint64_t wl_total_wqes(const options *o);
+uint64_t wl_total_packets(const options *o);
+
 /* Packets of a WQE: max(1, ceil(len / PMTU)), and the bytes of its last packet. */
 uint32_t wl_npkts(uint64_t len, uint32_t pmtu);
 uint32_t wl_last_len(uint64_t len, uint32_t pmtu);

@@ -1,3 +1,5 @@
+/* fopencookie: libpcap writes through a FILE*, and ours feeds the background writer. */
+#define _GNU_SOURCE
 #include "writer.h"
 
 #include <errno.h>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "bgwrite.h"
 #include "ornic/version.h"
 
 #define BUF_CAP (1u << 20)       /* our own formats: one write per MiB */
@@ -24,7 +27,9 @@ struct writer {
   out_format fmt;
   bool gzip;
   uint32_t snaplen;            /* 0: whole frames */
+  bgw *bg;                     /* background writes to fd; NULL: write(2) here */
   FILE *fp;                    /* libpcap path */
+  bool fp_owns_fd;             /* fclose(fp) closes fd (no background writer) */
   pcap_t *pd;
   pcap_dumper_t *dumper;
   gzFile gz;                   /* own formats, compressed */
@@ -93,6 +98,7 @@ static int open_fd(writer *w) {
 }
 
 static int write_all(writer *w, const uint8_t *p, size_t n) {
+  if (w->bg) return bgw_write(w->bg, p, n) < 0 ? fail(w, "write", errno) : 0;
   while (n) {
     ssize_t k = write(w->fd, p, n);
     if (k < 0 && errno == EINTR) continue;
@@ -221,9 +227,28 @@ static int own_record(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t 
 
 /* ---- libpcap ----------------------------------------------------------------- */
 
+/* libpcap writes to a FILE*: with a background writer, one whose bytes go to it. */
+static ssize_t cookie_write(void *cookie, const char *p, size_t n) {
+  return bgw_write(cookie, p, n) < 0 ? -1 : (ssize_t)n;
+}
+
+static int cookie_close(void *cookie) {
+  (void)cookie; /* close_all finishes the writer and closes fd, checking both */
+  return 0;
+}
+
+static FILE *open_stream(writer *w) {
+  if (!w->bg) {
+    w->fp_owns_fd = true;
+    return fdopen(w->fd, "wb");
+  }
+  cookie_io_functions_t io = {NULL, cookie_write, NULL, cookie_close};
+  return fopencookie(w->bg, "wb", io);
+}
+
 static int open_libpcap(writer *w) {
   char errbuf[PCAP_ERRBUF_SIZE];
-  if (!(w->fp = fdopen(w->fd, "wb"))) return fail(w, "open", errno);
+  if (!(w->fp = open_stream(w))) return fail(w, "open", errno);
   /* glibc ignores the size when setvbuf is given no buffer: give it one. */
   if (!(w->buf = malloc(STDIO_BUF))) return fail(w, "open", ENOMEM);
   w->libpcap = true;
@@ -258,6 +283,7 @@ static int libpcap_record(writer *w, uint64_t ts_ns, const uint8_t *frame, uint3
 /* ---- public ---------------------------------------------------------------------- */
 
 static int open_format(writer *w, int gz_level) {
+  if (!w->gzip) w->bg = bgw_start(w->fd); /* zlib is slower than the disk: no need there */
   if (!w->gzip && w->fmt == FMT_PCAP) return open_libpcap(w);
   if (!(w->buf = malloc(BUF_CAP))) return fail(w, "open", ENOMEM);
   if (w->gzip) {
@@ -299,20 +325,23 @@ int writer_put(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t len) {
 /* Closes everything; returns 0 or -1 (first error kept in w->err). */
 static int close_all(writer *w) {
   int rc = w->failed ? -1 : 0;
-  if (w->dumper) {
-    if (pcap_dump_flush(w->dumper) != 0 && rc == 0) rc = fail(w, "write", errno ? errno : EIO);
-    pcap_dump_close(w->dumper); /* closes fp and fd */
-    w->dumper = NULL;
-    w->fp = NULL;
-    w->fd = -1;
-  } else if (w->fp) {
-    if (fclose(w->fp) != 0 && rc == 0) rc = fail(w, "write", errno);
-    w->fp = NULL;
-    w->fd = -1;
+  if (w->dumper && pcap_dump_flush(w->dumper) != 0 && rc == 0)
+    rc = fail(w, "write", errno ? errno : EIO);
+  if (w->buf && !w->libpcap && flush_buf(w) < 0) rc = -1;
+  if (w->bg) {
+    if (bgw_finish(w->bg) < 0 && rc == 0) rc = fail(w, "write", errno);
+    w->bg = NULL;
   }
+  if (w->dumper) {
+    pcap_dump_close(w->dumper); /* closes fp */
+    w->dumper = NULL;
+  } else if (w->fp && fclose(w->fp) != 0 && rc == 0) {
+    rc = fail(w, "write", errno);
+  }
+  if (w->fp && w->fp_owns_fd) w->fd = -1;
+  w->fp = NULL;
   if (w->pd) pcap_close(w->pd);
   w->pd = NULL;
-  if (w->buf && !w->libpcap && flush_buf(w) < 0) rc = -1;
   if (w->gz) {
     int zrc = gzclose(w->gz); /* also closes fd */
     if (zrc != Z_OK && rc == 0) rc = fail(w, "write", zrc == Z_ERRNO ? errno : EIO);

@@ -288,6 +288,71 @@ def case_bench(env):
           f"bench output: {p.stdout.strip()}")
 
 
+def case_scenario(env):
+    """A scenario file sets options and each QP's list of WQEs (docs/SCENARIOS.md)."""
+    need(env.decoder)
+    scn = env.path("mix.scn")
+    with open(scn, "w") as f:
+        f.write("# three QPs, mixed sizes\n"
+                "qps 3\n"
+                "paths 8          # overridden on the command line below\n"
+                "loss 0\n"
+                "pmtu 1024\n"
+                "wqe 16K x3              # every QP\n"
+                "wqe 100K x2 qp=1-2\n"
+                "wqe 5000 qp=0\n")
+    s, _ = env.run("mix.pcap", "--scenario", scn, "--paths", 2, "--capture", "requester")
+    want = {0: [16384] * 3 + [5000], 1: [16384] * 3 + [102400] * 2, 2: [16384] * 3 + [102400] * 2}
+    check(s["wqes_total"] == 14 and s["wqes_verified"] == 14, f"14 WQEs run and verified: {s['wqes_total']}")
+    pkts = env.decode("mix.pcap")
+    # Each WQE's first packet (FSpot, or Last with Address for one packet) carries its RETH.
+    firsts = {}
+    for p in pkts:
+        if "reth" in p and "offeth" in p and p["offeth"]["offset"] == 0:
+            firsts.setdefault(p["bth"]["destqp"] - 0x200, {})[p["reth"]["va"]] = p["reth"]["dmalen"]
+    got = {q: [firsts[q][va] for va in sorted(firsts[q])] for q in firsts}
+    check(got == want, f"WQE sizes per QP on the wire follow the file: {got}")
+    sports = {p["udp_sport"] for p in pkts}
+    check(len(sports) <= 2, f"--paths 2 after --scenario overrides 'paths 8': ports {sorted(sports)}")
+    bad = [("nope.scn", "bogus 1\n", "nope.scn:1"), ("qp.scn", "qps 2\nwqe 1M qp=4\n", "qp.scn:2"),
+           ("val.scn", "\n\npmtu 1000\n", "val.scn:3"), ("size.scn", "wqe 12Q\n", "size.scn:1")]
+    for name, text, where in bad:
+        with open(env.path(name), "w") as f:
+            f.write(text)
+        _, p = env.run(name + ".pcap", "--scenario", env.path(name), rc=2)
+        check(where in p.stderr, f"{name}: the message names {where}: {p.stderr.strip()[:120]}")
+        check(not os.path.exists(env.path(name + ".pcap")), f"{name}: no capture written")
+    _, p = env.run("both.pcap", "--scenario", scn, "--wqes", 3, rc=2)
+    check("--wqes" in p.stderr, f"--wqes with wqe lines is refused: {p.stderr.strip()[:100]}")
+    # The example scenarios shipped with pcapgen keep working.
+    examples = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../pcapgen/scenarios")
+    names = sorted(f for f in os.listdir(examples) if f.endswith(".scn"))
+    check(len(names) >= 3, f"example scenarios found: {names}")
+    for n in names:
+        s, _ = env.run(n + ".pcap", "--scenario", os.path.join(examples, n))
+        check(s is not None and s["wqes_verified"] == s["wqes_total"], f"{n}: runs and verifies")
+
+
+def case_plot(env):
+    """--plot draws an SVG with gnuplot; without gnuplot the run says so and writes nothing."""
+    need("gnuplot")
+    svg = env.path("p.svg")
+    s, p = env.run("p.pcap", "--wqes", 4, "--plot", svg)
+    text = open(svg).read() if os.path.exists(svg) else ""
+    check(text.lstrip().startswith("<?xml") and "</svg>" in text, "p.svg is a complete SVG")
+    for label in ["path 0", "path 3", "retransmission", "Out-of-order distance"]:
+        check(label in text, f"p.svg shows '{label}'")
+    check(not env.leftovers() and not [f for f in os.listdir("/tmp") if f.startswith("ornic-pcapgen-")
+                                       and str(os.getpid()) in f], "no temporary plot files left")
+    env.run("png.pcap", "--wqes", 2, "--plot", env.path("p.png"))
+    check(open(env.path("p.png"), "rb").read(8) == b"\x89PNG\r\n\x1a\n", "a .png name gives a PNG")
+    cmd = [os.path.abspath(env.gen), "-q", "-o", env.path("nognu.pcap"), "--plot", env.path("n.svg")]
+    p = subprocess.run(cmd, capture_output=True, text=True, env={"PATH": "/nonexistent"}, timeout=60)
+    check(p.returncode == 1 and "gnuplot" in p.stderr and "apt-get install gnuplot-nox" in p.stderr,
+          f"without gnuplot: exit 1 and a clear message: {p.stderr.strip()[:120]}")
+    check(not os.path.exists(env.path("nognu.pcap")) and not os.path.exists(env.path("n.svg")),
+          "without gnuplot nothing is written")
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
