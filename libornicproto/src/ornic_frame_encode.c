@@ -28,7 +28,10 @@ static int plan(const ornic_frame *f, layout *lo) {
   if (!op->name) return ORNIC_ERR_UNKNOWN_OPCODE;
   if (f->payload_len && !f->payload) return ORNIC_ERR_INVALID_ARG;
   if (f->payload_len && !(op->flags & ORNIC_OPF_PAYLOAD)) return ORNIC_ERR_INVALID_ARG;
-  if (f->link == ORNIC_LINK_GRH) lo->kind = ORNIC_L3_GRH;
+  /* RoCEv1 behind Ethernet (EtherType 0x8915) is link ETHERNET with l3 GRH,
+   * as the decoder reports it. */
+  if (f->link == ORNIC_LINK_GRH || (f->link == ORNIC_LINK_ETHERNET && f->l3 == ORNIC_L3_GRH))
+    lo->kind = ORNIC_L3_GRH;
   else if (f->ip.version == 4) lo->kind = ORNIC_L3_IPV4;
   else if (f->ip.version == 6) lo->kind = ORNIC_L3_IPV6;
   else return ORNIC_ERR_INVALID_ARG;

@@ -99,7 +99,9 @@ int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_li
  * BTH is at offset 0, and no iCRC can be computed without the IP header). */
 int ornic_roce_decode(ornic_frame *f, const uint8_t *udp_payload, size_t len);
 
-/* Build a complete frame from f's value fields: link, eth (ethertype is
+/* Build a complete frame from f's value fields: link (with l3 =
+ * ORNIC_L3_GRH, an ORNIC_LINK_ETHERNET frame is RoCEv1 behind EtherType
+ * 0x8915, as decode reports it; any other l3 is ignored), eth (ethertype is
  * derived), ip (version, tos, ttl, flow_label, id, frag, src, dst), udp
  * (sport, dport; 0 means 4791), bth (padcnt is derived), ext (the headers the
  * opcode requires; `present` is ignored), payload/payload_len. Lengths, the
