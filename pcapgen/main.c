@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ioi.h"
+#include "irn.h"
+#include "mprdma.h"
 #include "options.h"
 #include "ornic_req.h"
 #include "ornic_resp.h"
@@ -43,11 +46,17 @@ typedef struct {
   oreq *oreq;
   oresp *oresp;
   roce *roce;
+  irn *irn;
+  mprdma *mprdma;
+  ioi *ioi;
 } engines;
 
 static bool engines_new(engines *e, sim *s, const options *o) {
   memset(e, 0, sizeof *e);
   if (o->profile == PROFILE_ROCE) return (e->roce = roce_new(s, o)) != NULL;
+  if (o->profile == PROFILE_IRN) return (e->irn = irn_new(s, o)) != NULL;
+  if (o->profile == PROFILE_MPRDMA) return (e->mprdma = mprdma_new(s, o)) != NULL;
+  if (o->profile == PROFILE_IOI) return (e->ioi = ioi_new(s, o)) != NULL;
   e->oresp = oresp_new(s, o);
   e->oreq = e->oresp ? oreq_new(s, o) : NULL;
   return e->oresp && e->oreq;
@@ -55,6 +64,9 @@ static bool engines_new(engines *e, sim *s, const options *o) {
 
 static void engines_start(engines *e) {
   if (e->roce) roce_start(e->roce);
+  if (e->irn) irn_start(e->irn);
+  if (e->mprdma) mprdma_start(e->mprdma);
+  if (e->ioi) ioi_start(e->ioi);
   if (e->oreq) oreq_start(e->oreq);
 }
 
@@ -67,6 +79,9 @@ static void engines_free(engines *e, stats *st, const options *o) {
   oreq_free(e->oreq);
   oresp_free(e->oresp);
   roce_free(e->roce);
+  irn_free(e->irn);
+  mprdma_free(e->mprdma);
+  ioi_free(e->ioi);
 }
 
 static void plot_observer(void *ctx, uint64_t now, const pkt *p, const ornic_frame *f) {

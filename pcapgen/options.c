@@ -90,7 +90,18 @@ static void usage(FILE *f) {
       "Run:\n"
       "  -s, --seed N           PRNG seed (default 1)\n"
       "  -p, --profile P        ornic (default): ORNIC out-of-order WRITE/READ;\n"
-      "                         roce: standard RoCEv2 RC, in order, go-back-N\n"
+      "                         roce: standard RoCEv2 RC, in order, go-back-N;\n"
+      "                         irn: IRN selective repeat (address in every packet,\n"
+      "                         per-packet ACK, NACK with trigger PSN, BDP window);\n"
+      "                         mprdma: MP-RDMA (address in every packet, one ACK per\n"
+      "                         packet on its path, ACK-clocked paths, 64-packet\n"
+      "                         receive bitmap: later packets are dropped);\n"
+      "                         ioi: in-order head and tail on one path (DSCP 24),\n"
+      "                         sprayed middle, Last held until the middle is acked;\n"
+      "                         WQEs under 2 RTTs of data stay in order.\n"
+      "                         Wire encodings: pcapgen/README.md. irn, mprdma and ioi\n"
+      "                         ACK every packet (--ack-* do not apply) and use a\n"
+      "                         window of one bandwidth-delay product (slowest path)\n"
       "\n"
       "Workload (closed loop: each QP posts its next WQE when the previous completes):\n"
       "      --scenario FILE    read options and a list of WQEs from FILE (format:\n"
@@ -244,7 +255,7 @@ static void defaults(options *o) {
   o->retry_limit = 7;
 }
 
-static const char *const profile_names[] = {"ornic", "roce", NULL};
+static const char *const profile_names[] = {"ornic", "roce", "irn", "mprdma", "ioi", NULL};
 static const char *const op_names[] = {"write", "read", NULL};
 static const char *const spray_names[] = {"random", "rr", "least-loaded", NULL};
 static const char *const format_names[] = {"auto", "pcap", "pcapng", NULL};
@@ -294,7 +305,7 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
   case O_BENCH: return parse_range(err, "--bench", a, 1, 1ull << 40, false, &o->bench_packets);
   case 's': return parse_range(err, "--seed", a, 0, UINT64_MAX, false, &o->seed);
   case 'p':
-    rc = set_choice(err, "--profile", a, profile_names, "ornic or roce", &i);
+    rc = set_choice(err, "--profile", a, profile_names, "ornic, roce, irn, mprdma or ioi", &i);
     o->profile = (profile_id)i;
     return rc;
   }

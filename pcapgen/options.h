@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum { PROFILE_ORNIC = 0, PROFILE_ROCE = 1 } profile_id;
+typedef enum {
+  PROFILE_ORNIC = 0, PROFILE_ROCE = 1, PROFILE_IRN = 2, PROFILE_MPRDMA = 3, PROFILE_IOI = 4
+} profile_id;
 typedef enum { OP_WRITE = 0, OP_READ = 1 } op_kind;
 typedef enum { SPRAY_RANDOM = 0, SPRAY_RR = 1, SPRAY_LEAST_LOADED = 2 } spray_policy;
 typedef enum { FMT_AUTO = 0, FMT_PCAP = 1, FMT_PCAPNG = 2 } out_format;

@@ -9,6 +9,7 @@
 #include "pattern.h"
 #include "rtt.h"
 #include "workload.h"
+#include "wqe.h"
 
 #define PSN_MASK 0xffffffu
 #define TMR_RTO 0u
@@ -26,11 +27,9 @@ typedef struct {
   uint32_t q;
   rq_state state;
   bool cached, in_ready, probe;
-  uint32_t psn, msn;        /* next PSN; MSN of the last completed WQE */
-  uint64_t next_wqe;
-  /* the WQE in flight */
-  uint64_t wid, va, len, post_ps;
-  uint32_t start, n, last_len;
+  uint32_t msn;             /* MSN of the last completed WQE */
+  wqe_queue sq;
+  wqe w;                    /* the WQE in flight */
   uint32_t next_new;        /* WRITE: packets [0, next_new) were sent at least once */
   uint32_t cum_idx;         /* WRITE: packets [0, cum_idx) cumulatively acknowledged */
   uint8_t *sacked, *queued; /* WRITE: per packet: known received; in retxq */
@@ -101,52 +100,43 @@ static void free_wqe(oreq_qp *qp) {
 }
 
 static bool start_write(oreq *r, oreq_qp *qp) {
-  qp->sacked = bs_new(qp->n);
-  qp->queued = bs_new(qp->n);
+  qp->sacked = bs_new(qp->w.n);
+  qp->queued = bs_new(qp->w.n);
   qp->state = RQ_FSPOT;
   (void)r;
   return qp->sacked && qp->queued;
 }
 
 static bool start_read(oreq *r, oreq_qp *qp) {
-  qp->rbuf = malloc(qp->len ? qp->len : 1);
-  obm_start(qp->rbm, qp->start, qp->n);
+  qp->rbuf = malloc(qp->w.len ? qp->w.len : 1);
+  obm_start(qp->rbm, qp->w.start, qp->w.n);
   qp->state = RQ_WAIT;
   qp->rpace = false;
   qp->reqs_sent = 0;
-  bool ok = qp->rbuf && fifo_push(&qp->readq, 0) == 0 && fifo_push(&qp->readq, qp->n) == 0;
+  bool ok = qp->rbuf && fifo_push(&qp->readq, 0) == 0 && fifo_push(&qp->readq, qp->w.n) == 0;
   if (ok) arm_rto(r, qp);
   return ok;
 }
 
 static void post_next(oreq *r, oreq_qp *qp) {
   const options *o = r->o;
-  if (qp->next_wqe >= wl_wqe_count(o, qp->q)) {
+  if (!wqe_post(&qp->sq, r->s, o, &qp->w)) {
     qp->state = RQ_IDLE;
     return;
   }
-  qp->wid = qp->next_wqe++;
-  qp->va = wl_va(o, qp->q, qp->wid);
-  qp->len = wl_wqe_len(o, qp->q, qp->wid);
-  qp->n = wl_npkts(qp->len, o->pmtu);
-  qp->last_len = wl_last_len(qp->len, o->pmtu);
-  qp->start = qp->psn;
-  qp->psn = psn_add(qp->psn, qp->n);
-  qp->post_ps = sim_now(r->s);
   qp->cached = qp->probe = qp->timing = false;
   qp->next_new = qp->cum_idx = 0;
   qp->retries = qp->rtt.backoff = 0;
-  stats_wqe_posted(sim_stats(r->s), qp->post_ps);
   bool ok = o->op == OP_WRITE ? start_write(r, qp) : start_read(r, qp);
   if (!ok) {
-    sim_fail(r->s, "out of memory posting WQE %llu of QP %u", (unsigned long long)qp->wid, qp->q);
+    sim_fail(r->s, "out of memory posting WQE %llu of QP %u", (unsigned long long)qp->w.id, qp->q);
     return;
   }
   make_ready(r, qp);
 }
 
 static void complete(oreq *r, oreq_qp *qp, uint32_t msn) {
-  stats_wqe_done(sim_stats(r->s), qp->post_ps, sim_now(r->s), qp->len);
+  wqe_complete(r->s, &qp->w);
   ltimer_stop(&qp->rto);
   free_wqe(qp);
   qp->msn = msn;
@@ -157,8 +147,9 @@ static void complete(oreq *r, oreq_qp *qp, uint32_t msn) {
 
 /* PROTOCOL.md 4.2 opcode table, consulted at every (re)transmission. */
 static uint8_t write_opcode(const oreq_qp *qp, uint32_t idx) {
-  if (qp->n == 1) return ORNIC_OP_OOO_WRITE_LAST_ADDR;
-  if (idx == qp->n - 1) return qp->cached ? ORNIC_OP_OOO_WRITE_LAST : ORNIC_OP_OOO_WRITE_LAST_ADDR;
+  if (qp->w.n == 1) return ORNIC_OP_OOO_WRITE_LAST_ADDR;
+  if (idx == qp->w.n - 1)
+    return qp->cached ? ORNIC_OP_OOO_WRITE_LAST : ORNIC_OP_OOO_WRITE_LAST_ADDR;
   return qp->cached ? ORNIC_OP_OOO_WRITE_SPOT : ORNIC_OP_OOO_WRITE_FSPOT;
 }
 
@@ -167,19 +158,19 @@ static pkt *build_write(oreq *r, oreq_qp *qp, uint32_t idx, bool retx, bool ackr
   ornic_frame f;
   sim_frame(r->s, NODE_REQ, &f);
   uint64_t off = (uint64_t)idx * o->pmtu;
-  uint32_t plen = idx == qp->n - 1 ? qp->last_len : o->pmtu;
+  uint32_t plen = idx == qp->w.n - 1 ? qp->w.last_len : o->pmtu;
   f.bth.opcode = write_opcode(qp, idx);
   f.bth.destqp = wl_resp_qpn(qp->q);
-  f.bth.psn = psn_add(qp->start, idx);
+  f.bth.psn = psn_add(qp->w.start, idx);
   f.bth.ackreq = ackreq;
   if (f.bth.opcode == ORNIC_OP_OOO_WRITE_FSPOT || f.bth.opcode == ORNIC_OP_OOO_WRITE_LAST_ADDR) {
-    f.ext.reth = (ornic_reth){qp->va + off, wl_rkey(qp->q), (uint32_t)qp->len};
+    f.ext.reth = (ornic_reth){qp->w.va + off, wl_rkey(qp->q), (uint32_t)qp->w.len};
     f.ext.offeth.offset = (uint32_t)off;
   }
-  pattern_fill(r->scratch, wl_key(o, qp->q), qp->va + off, plen);
+  pattern_fill(r->scratch, wl_key(o, qp->q), qp->w.va + off, plen);
   f.payload = r->scratch;
   f.payload_len = plen;
-  pkt_meta m = {PK_DATA, retx, qp->q, qp->wid, idx, plen};
+  pkt_meta m = {PK_DATA, retx, qp->q, qp->w.id, idx, plen};
   if (retx && qp->timing && qp->timed_idx == idx) qp->timing = false; /* Karn */
   return sim_encode(r->s, NODE_REQ, &f, &m);
 }
@@ -194,7 +185,7 @@ static pkt *write_next(oreq *r, oreq_qp *qp) {
     /* RTO probe: the lowest unacknowledged PSN with A = 1; the Last when all
      * are acknowledged but WQE_DONE was lost (its duplicate draws an ACK). */
     qp->probe = false;
-    uint32_t idx = qp->cum_idx < qp->n ? qp->cum_idx : qp->n - 1;
+    uint32_t idx = qp->cum_idx < qp->w.n ? qp->cum_idx : qp->w.n - 1;
     if (idx < qp->next_new) return build_write(r, qp, idx, true, true);
   }
   uint32_t idx;
@@ -202,9 +193,9 @@ static pkt *write_next(oreq *r, oreq_qp *qp) {
     bs_clr(qp->queued, idx);
     if (!is_acked(qp, idx)) return build_write(r, qp, idx, true, false);
   }
-  if (qp->next_new < qp->n && qp->next_new - qp->cum_idx < r->o->window) {
+  if (qp->next_new < qp->w.n && qp->next_new - qp->cum_idx < r->o->window) {
     idx = qp->next_new++;
-    if (qp->next_new == qp->n) qp->state = RQ_DRAIN;
+    if (qp->next_new == qp->w.n) qp->state = RQ_DRAIN;
     if (!qp->timing) {
       qp->timing = true;
       qp->timed_idx = idx;
@@ -242,15 +233,15 @@ static bool msn_ok(const oreq_qp *qp, uint32_t msn) {
 static void on_ack(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   uint32_t msn = f->ext.aeth.msn;
   uint8_t flags = f->ext.oacketh.flags;
-  uint32_t cum = psn_off(psn_add(f->bth.psn, 1), qp->start); /* packets now acknowledged */
+  uint32_t cum = psn_off(psn_add(f->bth.psn, 1), qp->w.start); /* packets now acknowledged */
   if (!write_busy(qp) || ornic_aeth_type(f->ext.aeth.syndrome) != ORNIC_AETH_ACK) return;
-  if (cum > qp->n || cum < qp->cum_idx || !msn_ok(qp, msn)) return; /* stale or foreign */
+  if (cum > qp->w.n || cum < qp->cum_idx || !msn_ok(qp, msn)) return; /* stale or foreign */
   if (msn == qp->msn && (flags & ORNIC_OACK_ADDR_CACHED) && !qp->cached) {
     qp->cached = true;
     if (qp->state == RQ_FSPOT) qp->state = RQ_SPOT;
   }
   advance_cum(r, qp, cum);
-  if (msn != qp->msn && (flags & ORNIC_OACK_WQE_DONE) && qp->cum_idx == qp->n)
+  if (msn != qp->msn && (flags & ORNIC_OACK_WQE_DONE) && qp->cum_idx == qp->w.n)
     complete(r, qp, msn);
 }
 
@@ -268,8 +259,8 @@ static void apply_nak_bitmap(oreq *r, oreq_qp *qp, const ornic_naketh *nak) {
     uint16_t blk = ornic_naketh_block(nak, k);
     for (uint32_t i = 0; i < 16; i++) {
       uint32_t d = 16 * k + i;
-      uint32_t idx = psn_off(psn_add(nak->base_psn, d), qp->start);
-      if (idx >= qp->n) return;
+      uint32_t idx = psn_off(psn_add(nak->base_psn, d), qp->w.start);
+      if (idx >= qp->w.n) return;
       if (d > 0 && (blk >> i & 1)) bs_set(qp->sacked, idx);
       else if (d == 0 || d < span) queue_retx(r, qp, idx);
     }
@@ -278,10 +269,10 @@ static void apply_nak_bitmap(oreq *r, oreq_qp *qp, const ornic_naketh *nak) {
 
 static void on_nak(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   const ornic_naketh *nak = &f->ext.naketh;
-  uint32_t base = psn_off(nak->base_psn, qp->start);
+  uint32_t base = psn_off(nak->base_psn, qp->w.start);
   if (!write_busy(qp) || f->ext.aeth.syndrome != ORNIC_AETH_NAK || f->bth.psn != nak->base_psn)
     return;
-  if (base >= qp->n || base + 1 < qp->cum_idx || !msn_ok(qp, f->ext.aeth.msn)) return;
+  if (base >= qp->w.n || base + 1 < qp->cum_idx || !msn_ok(qp, f->ext.aeth.msn)) return;
   if (nak->reason < ORNIC_NAK_OTD_EXCEEDED || nak->reason > ORNIC_NAK_LAST_INCOMPLETE) return;
   advance_cum(r, qp, base); /* everything before Base was received */
   apply_nak_bitmap(r, qp, nak);
@@ -296,16 +287,16 @@ static pkt *build_read_req(oreq *r, oreq_qp *qp, uint32_t idx, uint32_t count) {
   ornic_frame f;
   sim_frame(r->s, NODE_REQ, &f);
   uint64_t off = (uint64_t)idx * o->pmtu;
-  uint64_t bytes = idx + count == qp->n ? qp->len - off : (uint64_t)count * o->pmtu;
+  uint64_t bytes = idx + count == qp->w.n ? qp->w.len - off : (uint64_t)count * o->pmtu;
   f.bth.opcode = ORNIC_OP_OOO_READ_REQ;
   f.bth.destqp = wl_resp_qpn(qp->q);
-  f.bth.psn = psn_add(qp->start, idx);
-  f.ext.reth = (ornic_reth){qp->va + off, wl_rkey(qp->q), (uint32_t)bytes};
+  f.bth.psn = psn_add(qp->w.start, idx);
+  f.ext.reth = (ornic_reth){qp->w.va + off, wl_rkey(qp->q), (uint32_t)bytes};
   if (qp->reqs_sent == 0) { /* the round trip to the first response is timed */
     qp->timing = true;
     qp->timed_ps = sim_now(r->s);
   }
-  pkt_meta m = {PK_READ_REQ, qp->reqs_sent++ > 0, qp->q, qp->wid, idx, 0};
+  pkt_meta m = {PK_READ_REQ, qp->reqs_sent++ > 0, qp->q, qp->w.id, idx, 0};
   return sim_encode(r->s, NODE_REQ, &f, &m);
 }
 
@@ -323,7 +314,7 @@ typedef struct {
 
 static void queue_reread(void *ctx, uint32_t first_psn, uint32_t count) {
   run_ctx *c = ctx;
-  uint32_t idx = psn_off(first_psn, c->qp->start);
+  uint32_t idx = psn_off(first_psn, c->qp->w.start);
   if (fifo_push(&c->qp->readq, idx) < 0 || fifo_push(&c->qp->readq, count) < 0)
     sim_fail(c->r->s, "out of memory (READ retry queue)");
 }
@@ -347,11 +338,11 @@ static bool reread_paced(oreq *r, const oreq_qp *qp, uint32_t fm) {
 }
 
 static void read_done(oreq *r, oreq_qp *qp) {
-  size_t bad = pattern_check(qp->rbuf, wl_key(r->o, qp->q), qp->va, qp->len);
+  size_t bad = pattern_check(qp->rbuf, wl_key(r->o, qp->q), qp->w.va, qp->w.len);
   if (bad != (size_t)-1) {
     sim_fail(r->s, "integrity check failed: READ WQE %llu of QP %u: byte %zu of %llu differs "
-             "from the responder's memory", (unsigned long long)qp->wid, qp->q, bad,
-             (unsigned long long)qp->len);
+             "from the responder's memory", (unsigned long long)qp->w.id, qp->q, bad,
+             (unsigned long long)qp->w.len);
     return;
   }
   sim_stats(r->s)->wqes_verified++;
@@ -359,14 +350,14 @@ static void read_done(oreq *r, oreq_qp *qp) {
 }
 
 static bool resp_len_ok(const oreq *r, const oreq_qp *qp, uint32_t idx, const ornic_frame *f) {
-  bool last = idx == qp->n - 1;
+  bool last = idx == qp->w.n - 1;
   bool last_op = f->bth.opcode == ORNIC_OP_OOO_READ_RESP_LAST;
-  return last == last_op && f->payload_len == (last ? qp->last_len : r->o->pmtu);
+  return last == last_op && f->payload_len == (last ? qp->w.last_len : r->o->pmtu);
 }
 
 static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
-  uint32_t idx = psn_off(f->bth.psn, qp->start);
-  if (qp->state != RQ_WAIT || idx >= qp->n) return;
+  uint32_t idx = psn_off(f->bth.psn, qp->w.start);
+  if (qp->state != RQ_WAIT || idx >= qp->w.n) return;
   if (!resp_len_ok(r, qp, idx, f)) {
     sim_fail(r->s, "protocol error: READ response PSN 0x%06x of QP %u has opcode 0x%02x and %zu "
              "bytes", f->bth.psn, qp->q, f->bth.opcode, f->payload_len);
@@ -400,11 +391,11 @@ static void on_rto(oreq *r, oreq_qp *qp) {
   if (++qp->retries > r->o->retry_limit) {
     qp->state = RQ_ERROR;
     sim_fail(r->s, "QP %u: %u retransmission timeouts in a row on WQE %llu (retry limit %u)",
-             qp->q, qp->retries, (unsigned long long)qp->wid, r->o->retry_limit);
+             qp->q, qp->retries, (unsigned long long)qp->w.id, r->o->retry_limit);
     return;
   }
   qp->rtt.backoff++;
-  if (qp->state == RQ_WAIT) reread(r, qp, psn_add(qp->start, qp->n));
+  if (qp->state == RQ_WAIT) reread(r, qp, psn_add(qp->w.start, qp->w.n));
   else qp->probe = true;
   arm_rto(r, qp);
   make_ready(r, qp);
@@ -461,7 +452,7 @@ static pkt *req_next_tx(void *self) {
 static bool init_qp(oreq *r, oreq_qp *qp, uint32_t q) {
   memset(qp, 0, sizeof *qp);
   qp->q = q;
-  qp->psn = wl_start_psn(r->o, q);
+  wqe_queue_init(&qp->sq, r->o, q);
   rtt_init(&qp->rtt, sim_times(r->s)->rtt_ps);
   ltimer_init(&qp->rto);
   if (r->o->op != OP_READ) return true;

@@ -7,6 +7,7 @@
 #include "pattern.h"
 #include "rtt.h"
 #include "workload.h"
+#include "wqe.h"
 
 #define PSN_MASK 0xffffffu
 #define SYN_ACK 0x1f
@@ -21,9 +22,9 @@ static inline uint32_t psn_off(uint32_t psn, uint32_t start) { return (psn - sta
 typedef struct {
   uint32_t q;
   bool busy, in_ready;
-  uint32_t psn, msn;
-  uint64_t next_wqe, wid, va, len, post_ps;
-  uint32_t start, n, last_len;
+  uint32_t msn;
+  wqe_queue sq;
+  wqe w;              /* the WQE in flight */
   uint32_t next_send; /* next packet to send; go-back-N rewinds it */
   uint32_t hi;        /* packets [0, hi) were sent at least once */
   uint32_t cum_idx;   /* packets [0, cum_idx) acknowledged */
@@ -52,8 +53,8 @@ typedef struct {
 struct roce {
   sim *s;
   const options *o;
-  rc_req *rq;
-  rc_resp *rs;
+  rc_req *reqs;
+  rc_resp *resps;
   u32fifo ready;
   uint8_t *scratch;
   side req_side, resp_side; /* distinct `self` pointers for the two endpoints */
@@ -61,136 +62,126 @@ struct roce {
 
 /* ============================== requester ============================== */
 
-static void make_ready(roce *r, rc_req *qp) {
-  if (!qp->in_ready) {
-    qp->in_ready = true;
-    if (fifo_push(&r->ready, qp->q) < 0) sim_fail(r->s, "out of memory (ready list)");
+static void make_ready(roce *r, rc_req *rq) {
+  if (!rq->in_ready) {
+    rq->in_ready = true;
+    if (fifo_push(&r->ready, rq->q) < 0) sim_fail(r->s, "out of memory (ready list)");
   }
   sim_kick(r->s, NODE_REQ);
 }
 
-static void arm_rto(roce *r, rc_req *qp) {
-  uint64_t rto = rtt_rto(&qp->rtt, sim_times(r->s)->otd_ps);
-  ltimer_arm(r->s, &qp->rto, NODE_REQ, qp->q, sim_now(r->s) + rto);
+static void arm_rto(roce *r, rc_req *rq) {
+  uint64_t rto = rtt_rto(&rq->rtt, sim_times(r->s)->otd_ps);
+  ltimer_arm(r->s, &rq->rto, NODE_REQ, rq->q, sim_now(r->s) + rto);
 }
 
-static void post_next(roce *r, rc_req *qp) {
-  const options *o = r->o;
-  if (qp->next_wqe >= wl_wqe_count(o, qp->q)) {
-    qp->busy = false;
+static void post_next(roce *r, rc_req *rq) {
+  if (!wqe_post(&rq->sq, r->s, r->o, &rq->w)) {
+    rq->busy = false;
     return;
   }
-  qp->wid = qp->next_wqe++;
-  qp->va = wl_va(o, qp->q, qp->wid);
-  qp->len = wl_wqe_len(o, qp->q, qp->wid);
-  qp->n = wl_npkts(qp->len, o->pmtu);
-  qp->last_len = wl_last_len(qp->len, o->pmtu);
-  qp->start = qp->psn;
-  qp->psn = psn_add(qp->psn, qp->n);
-  qp->post_ps = sim_now(r->s);
-  qp->next_send = qp->hi = qp->cum_idx = 0;
-  qp->timing = false;
-  qp->retries = qp->rtt.backoff = 0;
-  qp->busy = true;
-  stats_wqe_posted(sim_stats(r->s), qp->post_ps);
-  make_ready(r, qp);
+  rq->next_send = rq->hi = rq->cum_idx = 0;
+  rq->timing = false;
+  rq->retries = rq->rtt.backoff = 0;
+  rq->busy = true;
+  make_ready(r, rq);
 }
 
-static uint8_t write_opcode(const rc_req *qp, uint32_t idx) {
-  if (qp->n == 1) return ORNIC_OP_RC_RDMA_WRITE_ONLY;
+static uint8_t write_opcode(const rc_req *rq, uint32_t idx) {
+  if (rq->w.n == 1) return ORNIC_OP_RC_RDMA_WRITE_ONLY;
   if (idx == 0) return ORNIC_OP_RC_RDMA_WRITE_FIRST;
-  return idx == qp->n - 1 ? ORNIC_OP_RC_RDMA_WRITE_LAST : ORNIC_OP_RC_RDMA_WRITE_MIDDLE;
+  return idx == rq->w.n - 1 ? ORNIC_OP_RC_RDMA_WRITE_LAST : ORNIC_OP_RC_RDMA_WRITE_MIDDLE;
 }
 
-static pkt *build_write(roce *r, rc_req *qp, uint32_t idx, bool retx) {
+static pkt *build_write(roce *r, rc_req *rq, uint32_t idx, bool retx) {
   const options *o = r->o;
   ornic_frame f;
   sim_frame(r->s, NODE_REQ, &f);
   uint64_t off = (uint64_t)idx * o->pmtu;
-  uint32_t plen = idx == qp->n - 1 ? qp->last_len : o->pmtu;
-  f.bth.opcode = write_opcode(qp, idx);
-  f.bth.destqp = wl_resp_qpn(qp->q);
-  f.bth.psn = psn_add(qp->start, idx);
-  f.bth.ackreq = idx == qp->n - 1; /* as RC NICs do on the last packet of a message */
-  if (idx == 0) f.ext.reth = (ornic_reth){qp->va, wl_rkey(qp->q), (uint32_t)qp->len};
-  pattern_fill(r->scratch, wl_key(o, qp->q), qp->va + off, plen);
+  uint32_t plen = idx == rq->w.n - 1 ? rq->w.last_len : o->pmtu;
+  f.bth.opcode = write_opcode(rq, idx);
+  f.bth.destqp = wl_resp_qpn(rq->q);
+  f.bth.psn = psn_add(rq->w.start, idx);
+  f.bth.ackreq = idx == rq->w.n - 1; /* as RC NICs do on the last packet of a message */
+  if (idx == 0) f.ext.reth = (ornic_reth){rq->w.va, wl_rkey(rq->q), (uint32_t)rq->w.len};
+  pattern_fill(r->scratch, wl_key(o, rq->q), rq->w.va + off, plen);
   f.payload = r->scratch;
   f.payload_len = plen;
-  if (retx && qp->timing && qp->timed_idx == idx) qp->timing = false; /* Karn */
-  pkt_meta m = {PK_DATA, retx, qp->q, qp->wid, idx, plen};
+  if (retx && rq->timing && rq->timed_idx == idx) rq->timing = false; /* Karn */
+  pkt_meta m = {PK_DATA, retx, rq->q, rq->w.id, idx, plen};
   return sim_encode(r->s, NODE_REQ, &f, &m);
 }
 
-static pkt *req_qp_next(roce *r, rc_req *qp) {
-  if (!qp->busy || qp->next_send >= qp->n || qp->next_send - qp->cum_idx >= r->o->window)
+static pkt *req_qp_next(roce *r, rc_req *rq) {
+  if (!rq->busy || rq->next_send >= rq->w.n || rq->next_send - rq->cum_idx >= r->o->window)
     return NULL;
-  uint32_t idx = qp->next_send++;
-  bool retx = idx < qp->hi;
+  uint32_t idx = rq->next_send++;
+  bool retx = idx < rq->hi;
   if (!retx) {
-    qp->hi = idx + 1;
-    if (!qp->timing) {
-      qp->timing = true;
-      qp->timed_idx = idx;
-      qp->timed_ps = sim_now(r->s);
+    rq->hi = idx + 1;
+    if (!rq->timing) {
+      rq->timing = true;
+      rq->timed_idx = idx;
+      rq->timed_ps = sim_now(r->s);
     }
   }
-  arm_rto(r, qp);
-  return build_write(r, qp, idx, retx);
+  arm_rto(r, rq);
+  return build_write(r, rq, idx, retx);
 }
 
 static pkt *req_next_tx(void *self) {
   roce *r = ((side *)self)->r;
   uint32_t q;
   while (!sim_failed(r->s) && fifo_pop(&r->ready, &q)) {
-    pkt *p = req_qp_next(r, &r->rq[q]);
+    pkt *p = req_qp_next(r, &r->reqs[q]);
     if (p) {
       if (fifo_push(&r->ready, q) < 0) sim_fail(r->s, "out of memory (ready list)");
       return p;
     }
-    r->rq[q].in_ready = false;
+    r->reqs[q].in_ready = false;
   }
   return NULL;
 }
 
-static void advance(roce *r, rc_req *qp, uint32_t cum) {
-  if (cum <= qp->cum_idx) return;
-  qp->cum_idx = cum;
-  if (qp->next_send < cum) qp->next_send = cum;
-  if (qp->timing && qp->timed_idx < cum) {
-    rtt_sample(&qp->rtt, sim_now(r->s) - qp->timed_ps);
-    qp->timing = false;
+static void advance(roce *r, rc_req *rq, uint32_t cum) {
+  if (cum <= rq->cum_idx) return;
+  rq->cum_idx = cum;
+  if (rq->next_send < cum) rq->next_send = cum;
+  if (rq->timing && rq->timed_idx < cum) {
+    rtt_sample(&rq->rtt, sim_now(r->s) - rq->timed_ps);
+    rq->timing = false;
   }
-  qp->retries = qp->rtt.backoff = 0;
-  arm_rto(r, qp);
-  make_ready(r, qp);
+  rq->retries = rq->rtt.backoff = 0;
+  arm_rto(r, rq);
+  make_ready(r, rq);
 }
 
-static void req_on_ack(roce *r, rc_req *qp, const ornic_frame *f) {
+static void req_on_ack(roce *r, rc_req *rq, const ornic_frame *f) {
   uint8_t syn = f->ext.aeth.syndrome;
-  if (!qp->busy) return;
+  if (!rq->busy) return;
   if (syn >= SYN_INVALID_REQUEST && syn <= 0x63) {
-    sim_fail(r->s, "QP %u: the responder sent a fatal NAK (%s) for PSN 0x%06x", qp->q,
+    sim_fail(r->s, "QP %u: the responder sent a fatal NAK (%s) for PSN 0x%06x", rq->q,
              ornic_aeth_syndrome_name(syn), f->bth.psn);
     return;
   }
   if (syn == SYN_PSN_SEQ_ERR) {
     /* Go back N: everything before the NAKed PSN arrived; resend from it. */
-    uint32_t e = psn_off(f->bth.psn, qp->start);
-    if (e >= qp->n || e < qp->cum_idx) return;
-    advance(r, qp, e);
-    qp->next_send = e;
-    make_ready(r, qp);
+    uint32_t e = psn_off(f->bth.psn, rq->w.start);
+    if (e >= rq->w.n || e < rq->cum_idx) return;
+    advance(r, rq, e);
+    rq->next_send = e;
+    make_ready(r, rq);
     return;
   }
   if (ornic_aeth_type(syn) != ORNIC_AETH_ACK) return;
-  uint32_t cum = psn_off(psn_add(f->bth.psn, 1), qp->start);
-  if (cum > qp->n || cum < qp->cum_idx) return;
-  advance(r, qp, cum);
-  if (qp->cum_idx == qp->n) {
-    stats_wqe_done(sim_stats(r->s), qp->post_ps, sim_now(r->s), qp->len);
-    ltimer_stop(&qp->rto);
-    qp->msn = f->ext.aeth.msn;
-    post_next(r, qp);
+  uint32_t cum = psn_off(psn_add(f->bth.psn, 1), rq->w.start);
+  if (cum > rq->w.n || cum < rq->cum_idx) return;
+  advance(r, rq, cum);
+  if (rq->cum_idx == rq->w.n) {
+    wqe_complete(r->s, &rq->w);
+    ltimer_stop(&rq->rto);
+    rq->msn = f->ext.aeth.msn;
+    post_next(r, rq);
   }
 }
 
@@ -198,106 +189,106 @@ static void req_rx(void *self, pkt *p, const ornic_frame *f) {
   roce *r = ((side *)self)->r;
   (void)p;
   int q = wl_qp_index(r->o, f->bth.destqp, false);
-  if (q >= 0 && f->bth.opcode == ORNIC_OP_RC_ACK) req_on_ack(r, &r->rq[q], f);
+  if (q >= 0 && f->bth.opcode == ORNIC_OP_RC_ACK) req_on_ack(r, &r->reqs[q], f);
 }
 
 static void req_timer(void *self, uint32_t arg) {
   roce *r = ((side *)self)->r;
-  rc_req *qp = &r->rq[arg];
-  if (!ltimer_expired(r->s, &qp->rto, NODE_REQ, arg) || !qp->busy) return;
+  rc_req *rq = &r->reqs[arg];
+  if (!ltimer_expired(r->s, &rq->rto, NODE_REQ, arg) || !rq->busy) return;
   sim_stats(r->s)->timeouts++;
-  if (++qp->retries > r->o->retry_limit) {
+  if (++rq->retries > r->o->retry_limit) {
     sim_fail(r->s, "QP %u: %u retransmission timeouts in a row on WQE %llu (retry limit %u)",
-             qp->q, qp->retries, (unsigned long long)qp->wid, r->o->retry_limit);
+             rq->q, rq->retries, (unsigned long long)rq->w.id, r->o->retry_limit);
     return;
   }
-  qp->rtt.backoff++;
-  qp->next_send = qp->cum_idx; /* go back to the oldest unacknowledged packet */
-  arm_rto(r, qp);
-  make_ready(r, qp);
+  rq->rtt.backoff++;
+  rq->next_send = rq->cum_idx; /* go back to the oldest unacknowledged packet */
+  arm_rto(r, rq);
+  make_ready(r, rq);
 }
 
 /* ============================== responder ============================== */
 
-static void resp_emit(roce *r, rc_resp *qp, uint8_t syndrome, uint32_t psn, uint8_t kind) {
+static void resp_emit(roce *r, rc_resp *rs, uint8_t syndrome, uint32_t psn, uint8_t kind) {
   ornic_frame f;
   sim_frame(r->s, NODE_RESP, &f);
   f.bth.opcode = ORNIC_OP_RC_ACK;
-  f.bth.destqp = wl_req_qpn(qp->q);
+  f.bth.destqp = wl_req_qpn(rs->q);
   f.bth.psn = psn & PSN_MASK;
-  f.ext.aeth = (ornic_aeth){syndrome, qp->msn};
-  pkt_meta m = {kind, 0, qp->q, 0, 0, 0};
+  f.ext.aeth = (ornic_aeth){syndrome, rs->msn};
+  pkt_meta m = {kind, 0, rs->q, 0, 0, 0};
   pkt *p = sim_encode(r->s, NODE_RESP, &f, &m);
   if (p) sim_send(r->s, NODE_RESP, p);
-  if (kind == PK_ACK) qp->since_ack = 0;
+  if (kind == PK_ACK) rs->since_ack = 0;
 }
 
-static void resp_ack(roce *r, rc_resp *qp) {
-  resp_emit(r, qp, SYN_ACK, psn_add(qp->epsn, PSN_MASK), PK_ACK);
+static void resp_ack(roce *r, rc_resp *rs) {
+  resp_emit(r, rs, SYN_ACK, psn_add(rs->epsn, PSN_MASK), PK_ACK);
 }
 
-static void resp_fatal(roce *r, rc_resp *qp, uint8_t syn, uint32_t psn) {
-  resp_emit(r, qp, syn, psn, PK_FATAL);
-  qp->error = true;
+static void resp_fatal(roce *r, rc_resp *rs, uint8_t syn, uint32_t psn) {
+  resp_emit(r, rs, syn, psn, PK_FATAL);
+  rs->error = true;
 }
 
 /* First / Only: the RETH says where the message goes. */
-static bool begin_message(roce *r, rc_resp *qp, const ornic_frame *f) {
+static bool begin_message(roce *r, rc_resp *rs, const ornic_frame *f) {
   const ornic_reth *reth = &f->ext.reth;
-  if (reth->rkey != wl_rkey(qp->q) || !wl_va_ok(qp->q, reth->va, reth->dmalen)) {
-    resp_fatal(r, qp, SYN_REMOTE_ACCESS, f->bth.psn);
+  if (reth->rkey != wl_rkey(rs->q) || !wl_va_ok(rs->q, reth->va, reth->dmalen)) {
+    resp_fatal(r, rs, SYN_REMOTE_ACCESS, f->bth.psn);
     return false;
   }
-  free(qp->region);
-  if (!(qp->region = malloc(reth->dmalen ? reth->dmalen : 1))) {
-    sim_fail(r->s, "out of memory: WQE of %u bytes on QP %u", reth->dmalen, qp->q);
+  free(rs->region);
+  if (!(rs->region = malloc(reth->dmalen ? reth->dmalen : 1))) {
+    sim_fail(r->s, "out of memory: WQE of %u bytes on QP %u", reth->dmalen, rs->q);
     return false;
   }
-  qp->va = reth->va;
-  qp->len = reth->dmalen;
-  qp->start_psn = f->bth.psn;
-  qp->n = wl_npkts(qp->len, r->o->pmtu);
-  qp->in_msg = true;
+  rs->va = reth->va;
+  rs->len = reth->dmalen;
+  rs->start_psn = f->bth.psn;
+  rs->n = wl_npkts(rs->len, r->o->pmtu);
+  rs->in_msg = true;
   return true;
 }
 
-static void end_message(roce *r, rc_resp *qp) {
-  size_t bad = pattern_check(qp->region, wl_key(r->o, qp->q), qp->va, qp->len);
+static void end_message(roce *r, rc_resp *rs) {
+  size_t bad = pattern_check(rs->region, wl_key(r->o, rs->q), rs->va, rs->len);
   if (bad != (size_t)-1) {
     sim_fail(r->s, "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
-             "differs from the source", (unsigned long long)qp->va, qp->q, bad,
-             (unsigned long long)qp->len);
+             "differs from the source", (unsigned long long)rs->va, rs->q, bad,
+             (unsigned long long)rs->len);
     return;
   }
   sim_stats(r->s)->wqes_verified++;
-  free(qp->region);
-  qp->region = NULL;
-  qp->in_msg = false;
-  qp->msn = psn_add(qp->msn, 1);
-  resp_ack(r, qp);
+  free(rs->region);
+  rs->region = NULL;
+  rs->in_msg = false;
+  rs->msn = psn_add(rs->msn, 1);
+  resp_ack(r, rs);
 }
 
 /* The expected packet: place it in order. */
-static void accept_in_order(roce *r, rc_resp *qp, const ornic_frame *f) {
+static void accept_in_order(roce *r, rc_resp *rs, const ornic_frame *f) {
   uint8_t op = f->bth.opcode;
   bool first = op == ORNIC_OP_RC_RDMA_WRITE_FIRST || op == ORNIC_OP_RC_RDMA_WRITE_ONLY;
   bool last = op == ORNIC_OP_RC_RDMA_WRITE_LAST || op == ORNIC_OP_RC_RDMA_WRITE_ONLY;
-  if (first ? !begin_message(r, qp, f) : !qp->in_msg) {
-    if (!first) resp_fatal(r, qp, SYN_INVALID_REQUEST, f->bth.psn);
+  if (first ? !begin_message(r, rs, f) : !rs->in_msg) {
+    if (!first) resp_fatal(r, rs, SYN_INVALID_REQUEST, f->bth.psn);
     return;
   }
-  uint32_t idx = psn_off(f->bth.psn, qp->start_psn), pmtu = r->o->pmtu;
-  uint64_t want = idx == qp->n - 1 ? qp->len - (uint64_t)idx * pmtu : pmtu;
-  if (idx >= qp->n || (idx == qp->n - 1) != last || f->payload_len != want) {
-    resp_fatal(r, qp, SYN_INVALID_REQUEST, f->bth.psn);
+  uint32_t idx = psn_off(f->bth.psn, rs->start_psn), pmtu = r->o->pmtu;
+  uint64_t want = idx == rs->n - 1 ? rs->len - (uint64_t)idx * pmtu : pmtu;
+  if (idx >= rs->n || (idx == rs->n - 1) != last || f->payload_len != want) {
+    resp_fatal(r, rs, SYN_INVALID_REQUEST, f->bth.psn);
     return;
   }
-  memcpy(qp->region + (uint64_t)idx * pmtu, f->payload, f->payload_len);
-  qp->epsn = psn_add(qp->epsn, 1);
-  qp->nak_sent = false;
-  qp->since_ack++;
-  if (last) end_message(r, qp);
-  else if (f->bth.ackreq || (r->o->ack_every && qp->since_ack >= r->o->ack_every)) resp_ack(r, qp);
+  memcpy(rs->region + (uint64_t)idx * pmtu, f->payload, f->payload_len);
+  rs->epsn = psn_add(rs->epsn, 1);
+  rs->nak_sent = false;
+  rs->since_ack++;
+  if (last) end_message(r, rs);
+  else if (f->bth.ackreq || (r->o->ack_every && rs->since_ack >= r->o->ack_every)) resp_ack(r, rs);
 }
 
 static void resp_rx(void *self, pkt *p, const ornic_frame *f) {
@@ -305,19 +296,20 @@ static void resp_rx(void *self, pkt *p, const ornic_frame *f) {
   (void)p;
   int q = wl_qp_index(r->o, f->bth.destqp, true);
   uint8_t op = f->bth.opcode;
-  if (q < 0 || r->rs[q].error || op < ORNIC_OP_RC_RDMA_WRITE_FIRST || op > ORNIC_OP_RC_RDMA_WRITE_ONLY)
+  if (q < 0 || r->resps[q].error || op < ORNIC_OP_RC_RDMA_WRITE_FIRST ||
+      op > ORNIC_OP_RC_RDMA_WRITE_ONLY)
     return;
-  rc_resp *qp = &r->rs[q];
-  int32_t d = ornic_psn_diff(f->bth.psn, qp->epsn);
+  rc_resp *rs = &r->resps[q];
+  int32_t d = ornic_psn_diff(f->bth.psn, rs->epsn);
   if (d == 0) {
-    accept_in_order(r, qp, f);
+    accept_in_order(r, rs, f);
   } else if (d < 0) {
     sim_stats(r->s)->dup_data++;
-    resp_ack(r, qp); /* a duplicate is acknowledged again */
-  } else if (!qp->nak_sent) {
+    resp_ack(r, rs); /* a duplicate is acknowledged again */
+  } else if (!rs->nak_sent) {
     /* Out of order: one sequence-error NAK, then silence until ePSN arrives. */
-    qp->nak_sent = true;
-    resp_emit(r, qp, SYN_PSN_SEQ_ERR, qp->epsn, PK_NAK);
+    rs->nak_sent = true;
+    resp_emit(r, rs, SYN_PSN_SEQ_ERR, rs->epsn, PK_NAK);
   }
 }
 
@@ -338,18 +330,19 @@ roce *roce_new(sim *s, const options *o) {
   if (!r) return NULL;
   r->s = s;
   r->o = o;
-  r->rq = calloc(o->qps, sizeof *r->rq);
-  r->rs = calloc(o->qps, sizeof *r->rs);
+  r->reqs = calloc(o->qps, sizeof *r->reqs);
+  r->resps = calloc(o->qps, sizeof *r->resps);
   r->scratch = malloc(o->pmtu);
-  if (!r->rq || !r->rs || !r->scratch) {
+  if (!r->reqs || !r->resps || !r->scratch) {
     roce_free(r);
     return NULL;
   }
   for (uint32_t q = 0; q < o->qps; q++) {
-    r->rq[q].q = r->rs[q].q = q;
-    r->rq[q].psn = r->rs[q].epsn = wl_start_psn(o, q);
-    rtt_init(&r->rq[q].rtt, sim_times(s)->rtt_ps);
-    ltimer_init(&r->rq[q].rto);
+    r->reqs[q].q = r->resps[q].q = q;
+    wqe_queue_init(&r->reqs[q].sq, o, q);
+    r->resps[q].epsn = wl_start_psn(o, q);
+    rtt_init(&r->reqs[q].rtt, sim_times(s)->rtt_ps);
+    ltimer_init(&r->reqs[q].rto);
   }
   r->req_side.r = r->resp_side.r = r;
   static const endpoint_ops req_ops = {req_next_tx, req_rx, req_timer};
@@ -361,14 +354,14 @@ roce *roce_new(sim *s, const options *o) {
 
 void roce_free(roce *r) {
   if (!r) return;
-  for (uint32_t q = 0; r->rs && q < r->o->qps; q++) free(r->rs[q].region);
+  for (uint32_t q = 0; r->resps && q < r->o->qps; q++) free(r->resps[q].region);
   fifo_free(&r->ready);
-  free(r->rq);
-  free(r->rs);
+  free(r->reqs);
+  free(r->resps);
   free(r->scratch);
   free(r);
 }
 
 void roce_start(roce *r) {
-  for (uint32_t q = 0; q < r->o->qps && !sim_failed(r->s); q++) post_next(r, &r->rq[q]);
+  for (uint32_t q = 0; q < r->o->qps && !sim_failed(r->s); q++) post_next(r, &r->reqs[q]);
 }

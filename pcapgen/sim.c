@@ -12,7 +12,6 @@ enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3 };
 
 /* Captures start at 2024-01-01T00:00:00Z: a fixed epoch keeps runs byte-identical. */
 #define EPOCH_NS 1704067200000000000ull
-#define PSN_UDP_SPORT_BASE 0xC000u
 /* Events handled after the last WQE completed before the run is declared over
  * anyway: stale duplicates and their ACKs die out long before this. */
 #define DRAIN_EVENT_LIMIT 10000000ull
@@ -141,14 +140,24 @@ static void push(sim *s, uint64_t t, uint32_t kind, uint32_t arg, void *ptr) {
 void sim_frame(const sim *s, int node, ornic_frame *f) { *f = s->nic[node].tmpl; }
 
 pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m) {
+  return sim_encode_on(s, node, f, m, SIM_PATH_SPRAY);
+}
+
+pkt *sim_encode_on(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned path) {
   nic *n = &s->nic[node];
   pkt *p = pktpool_get(&s->pool);
   if (!p) {
     sim_fail(s, "out of memory (packet buffers)");
     return NULL;
   }
-  unsigned path = net_pick(s->net, node, s->now);
-  f->udp.sport = (uint16_t)(PSN_UDP_SPORT_BASE + path);
+  if (path == SIM_PATH_SPRAY) {
+    path = net_pick(s->net, node, s->now);
+  } else if (path >= s->o->paths) {
+    sim_fail(s, "internal error: path %u of %u", path, s->o->paths);
+    pktpool_put(&s->pool, p);
+    return NULL;
+  }
+  f->udp.sport = (uint16_t)(SIM_UDP_SPORT_BASE + path);
   f->ip.id = n->ip_id++;
   ornic_ssize len = ornic_frame_encode(p->data, s->pool.bufsize, f);
   if (len < 0) {

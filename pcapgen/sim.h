@@ -62,6 +62,13 @@ void sim_frame(const sim *s, int node, ornic_frame *f);
  * into a fresh buffer. NULL after sim_fail on an encoding error. */
 pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m);
 
+/* Same on a path the caller chose (path < --paths), for transports that pin
+ * or echo paths; SIM_PATH_SPRAY lets the spraying policy pick, as sim_encode.
+ * A path's UDP source port is SIM_UDP_SPORT_BASE + path. */
+#define SIM_PATH_SPRAY 0xffffffffu
+#define SIM_UDP_SPORT_BASE 0xC000u
+pkt *sim_encode_on(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned path);
+
 /* Queues a control frame at the node's NIC (sent before any data). */
 void sim_send(sim *s, int node, pkt *p);
 

@@ -97,6 +97,9 @@ void summary_print(FILE *f, const stats *st, const options *o) {
   fprintf(f, "  lost               %llu random, %llu by --drop; %llu timeouts; %llu duplicates\n",
           (unsigned long long)st->drops_random, (unsigned long long)st->drops_rule,
           (unsigned long long)st->timeouts, (unsigned long long)st->dup_data);
+  if (o->profile == PROFILE_MPRDMA || o->profile == PROFILE_IOI)
+    fprintf(f, "  receiver drops     %llu (%s)\n", (unsigned long long)st->rx_drops,
+            o->profile == PROFILE_MPRDMA ? "outside the 64-packet bitmap" : "before the WQE's First");
   if (o->profile == PROFILE_ORNIC)
     fprintf(f, "  bitmap blocks      at most %u held by one QP; pool peak %llu of %llu%s\n",
             st->max_blocks_qp, (unsigned long long)st->pool_peak,
@@ -144,6 +147,7 @@ static void json_body(FILE *f, const stats *st, const options *o) {
   json_u64(f, "unused_drop_rules", st->unused_drop_rules, true);
   json_u64(f, "duplicates_received", st->dup_data, true);
   json_u64(f, "bitmap_pool_drops", st->pool_drops, true);
+  json_u64(f, "receiver_drops", st->rx_drops, true);
   json_u64(f, "max_bitmap_blocks_per_qp", st->max_blocks_qp, true);
   json_u64(f, "bitmap_pool_peak", st->pool_peak, true);
   json_u64(f, "bitmap_pool_capacity", st->pool_capacity, true);

@@ -32,6 +32,7 @@ typedef struct {
   uint64_t pkts_captured, bytes_captured;
   /* events */
   uint64_t timeouts, drops_random, drops_rule, dup_data, pool_drops;
+  uint64_t rx_drops;        /* data dropped unplaced by mprdma / ioi receivers */
   /* work */
   uint64_t wqes_total, wqes_done, wqes_verified, bytes_done;
   uint64_t first_post_ps, last_done_ps, end_ps;

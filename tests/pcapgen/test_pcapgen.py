@@ -13,6 +13,7 @@ import os
 import resource
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -247,7 +248,7 @@ def case_determinism(env):
 def case_errors(env):
     """Bad options and unwritable outputs: non-zero exit, a message, no file."""
     for i, opts in enumerate([["--pmtu", 1000], ["--loss", 3], ["--drop", "x"], ["--spray", "nope"],
-                              ["--bogus"], ["--profile", "irn"], ["--qps", 2, "--drop", "2:0:0"]]):
+                              ["--bogus"], ["--profile", "nope"], ["--qps", 2, "--drop", "2:0:0"]]):
         name = f"bad{i}.pcap"
         _, p = env.run(name, *opts, rc=2)
         check("ornic-pcapgen:" in p.stderr, f"{name}: message on stderr: {p.stderr.strip()[:80]}")
@@ -352,6 +353,277 @@ def case_plot(env):
           f"without gnuplot: exit 1 and a clear message: {p.stderr.strip()[:120]}")
     check(not os.path.exists(env.path("nognu.pcap")) and not os.path.exists(env.path("n.svg")),
           "without gnuplot nothing is written")
+
+# ---------------------------------------------- research profiles (irn, mprdma, ioi)
+# Their wire encoding (pcapgen/README.md): RC WRITE First/Middle/Last/Only; irn
+# and mprdma put a RETH-layout address at the start of every Middle/Last
+# payload; ACK/NAK are RC Acknowledge with a second PSN in the AETH MSN field;
+# ioi marks in-order packets with DSCP 24.
+RESEARCH = ["irn", "mprdma", "ioi"]
+ETH_IP_UDP = 14 + 20 + 8
+DSCP_INORDER = 24
+
+
+def raw_frames(path):
+    """The frames of a nanosecond pcap, read here without any RoCE code."""
+    data = open(path, "rb").read()
+    assert data[:4] == bytes.fromhex("4d3cb2a1"), "nanosecond pcap expected"
+    off, out = 24, []
+    while off + 16 <= len(data):
+        incl = struct.unpack_from("<I", data, off + 8)[0]
+        out.append(data[off + 16:off + 16 + incl])
+        off += 16 + incl
+    return out
+
+
+def dscp(frame):
+    return frame[15] >> 2
+
+
+def prefix_addr(frame):
+    """VA, R_Key, DMA length of the RETH layout at the start of the payload."""
+    return struct.unpack_from(">QII", frame, ETH_IP_UDP + 12)
+
+
+def acks(pkts):
+    return [p for p in pkts if p["bth"]["opcode"] == 0x11]
+
+
+def tshark_clean(env, name, count):
+    f = env.path(name)
+    mal = subprocess.run(["tshark", "-r", f, "-Y", "_ws.malformed"], capture_output=True,
+                         text=True, timeout=600)
+    check(mal.returncode == 0 and mal.stdout == "", f"{name}: tshark finds no malformed packet "
+          f"{mal.stdout[:200]}{mal.stderr[-200:]}")
+    cnt = subprocess.run(["tshark", "-r", f, "-T", "fields", "-e", "frame.number"],
+                         capture_output=True, text=True, timeout=600)
+    n = len(cnt.stdout.split())
+    check(n == count, f"{name}: tshark reads {n} packets of {count}")
+
+
+def case_research_wire(env):
+    """irn, mprdma, ioi: every frame decodes with a good iCRC, stock tshark sees
+    nothing malformed, only standard RC opcodes, and the per-packet addresses
+    say where each packet goes."""
+    need(env.decoder)
+    need("tshark")
+    help_text = subprocess.run([env.gen, "--help"], capture_output=True, text=True).stdout
+    for p in RESEARCH:
+        check(f"{p}:" in help_text, f"--help documents the {p} profile")
+    runs = [(p, f"w_{p}.pcap", ["--wqes", 3, "--loss", 0.005, "--capture", "requester"])
+            for p in RESEARCH]
+    runs += [("ioi", "w_ioi_long.pcap", ["--wqe-size", "4M", "--wqes", 2, "--loss", 0.005]),
+             ("irn", "w_irn_wrap.pcap", ["--pmtu", 256, "--wqe-size", 5000, "--qps", 3,
+                                         "--start-psn", 0xfffff0, "--loss", 0.01]),
+             ("mprdma", "w_mp_small.pcap", ["--wqe-size", 100, "--wqes", 5])]
+    for prof, name, opts in runs:
+        s, _ = env.run(name, "--profile", prof, *opts)
+        pkts = env.decode(name)
+        check(len(pkts) == s["packets_captured"], f"{name}: {len(pkts)} packets decoded of "
+              f"{s['packets_captured']}")
+        bad = [p["frame"] for p in pkts if p.get("error") or not p["icrc"]["ok"]]
+        check(not bad, f"{name}: every frame decodes with a good iCRC (bad: {bad[:5]})")
+        seen = {p["bth"]["opcode"] for p in pkts}
+        check(seen <= ROCE_OPS, f"{name}: standard RC opcodes only: {sorted(hex(o) for o in seen)}")
+        check(s["wqes_verified"] == s["wqes_total"], f"{name}: all {s['wqes_total']} WQEs verified")
+        tshark_clean(env, name, s["packets_captured"])
+        if prof == "ioi":
+            continue
+        # Every Middle/Last carries the RETH of its own first byte: VA = the
+        # WQE's VA (in the First's RETH) + offset, the same R_Key and length.
+        frames = raw_frames(env.path(name))
+        pmtu = 256 if "--pmtu" in opts else 4096
+        firsts = [(p["bth"]["destqp"], p["bth"]["psn"], int(str(p["reth"]["va"]), 0),
+                   p["reth"]["r_key"], p["reth"]["dmalen"]) for p in pkts if "reth" in p]
+        wrong, checked = [], 0
+        for p in data_pkts(pkts):
+            if p["bth"]["opcode"] not in (0x07, 0x08):
+                continue
+            checked += 1
+            va, rkey, dmalen = prefix_addr(frames[p["frame"] - 1])
+            ok = False
+            for qp, psn0, va0, rkey0, len0 in firsts:
+                d = (p["bth"]["psn"] - psn0) % (1 << 24)
+                if qp != p["bth"]["destqp"] or not 0 < d < (len0 + pmtu - 1) // pmtu:
+                    continue
+                want_len = 16 + (pmtu if p["bth"]["opcode"] == 0x07 else len0 - d * pmtu)
+                ok = (va, rkey, dmalen) == (va0 + d * pmtu, rkey0, len0) and \
+                    p["payload_len"] == want_len
+                break
+            if not ok:
+                wrong.append(p["frame"])
+        only = all(p["bth"]["opcode"] == 0x0A for p in data_pkts(pkts))
+        if 100 in opts:  # one-packet WQEs: RDMA WRITE Only, address in its RETH
+            check(only, f"{name}: one-packet WQEs are RDMA WRITE Only")
+        else:
+            check(checked > 0 and not wrong, f"{name}: {checked} Middle/Last payloads start with "
+                  f"their own address (wrong: {wrong[:5]})")
+
+
+def case_research_integrity(env):
+    """1% loss on 4 paths: every WQE of irn, mprdma and ioi verified byte for byte."""
+    for prof in RESEARCH:
+        for name, opts in [(f"i_{prof}.pcap", ["--wqes", 8]),
+                           (f"iq_{prof}.pcap", ["--qps", 3, "--wqes", 3, "--pmtu", 1024,
+                                                "--wqe-size", "3000K", "--burst-len", 2])]:
+            s, _ = env.run(name, "--profile", prof, "--loss", 0.01, "--paths", 4, *opts)
+            check(s is not None and s["outcome"] == "complete", f"{name}: run complete")
+            if s:
+                check(s["wqes_verified"] == s["wqes_completed"] == s["wqes_total"],
+                      f"{name}: {s['wqes_verified']} of {s['wqes_total']} WQEs verified")
+                check(s["drops_random"] > 0 and s["retransmissions"] > 0,
+                      f"{name}: losses ({s['drops_random']}) were repaired "
+                      f"({s['retransmissions']} retransmissions)")
+
+
+def case_research_determinism(env):
+    """irn, mprdma, ioi: one seed gives byte-identical files, another seed does not."""
+    for prof in RESEARCH:
+        files = []
+        for k, seed in enumerate([7, 7, 8]):
+            name = f"det_{prof}{k}.pcap"
+            env.run(name, "--profile", prof, "--seed", seed, "--wqes", 3, "--loss", 0.01)
+            files.append(open(env.path(name), "rb").read())
+        check(files[0] == files[1], f"{prof}: two runs with seed 7 are byte-identical")
+        check(files[0] != files[2], f"{prof}: seed 8 gives another capture")
+
+
+def case_irn_drop(env):
+    """irn: one --drop gives NACKs naming the lost PSN as cumulative PSN, the
+    first with the next PSN as trigger, and exactly one retransmission."""
+    need(env.decoder)
+    start, off = 0x123456, 10
+    lost = start + 256 + off
+    s, _ = env.run("irn_d.pcap", "--profile", "irn", "--loss", 0, "--paths", 4,
+                   "--delay-spread-us", 0, "--spray", "rr", "--start-psn", start, "--drop", f"1:{off}",
+                   "--wqes", 3, "--capture", "requester")
+    pkts = env.decode("irn_d.pcap")
+    nk = [p for p in acks(pkts) if p["aeth"]["syndrome"] == 0x60]
+    check(s["retransmissions"] == 1 and s["drops_rule"] == 1 and s["timeouts"] == 0,
+          f"one drop, one retransmission, no timeout ({s['drops_rule']}, "
+          f"{s['retransmissions']}, {s['timeouts']})")
+    check(len(nk) == s["naks"] > 0, f"{len(nk)} NACKs in the capture, summary {s['naks']}")
+    check(all(n["bth"]["psn"] == lost for n in nk),
+          f"every NACK's cumulative PSN (BTH.PSN) is the lost PSN {lost:#x}")
+    if nk:
+        check(nk[0]["aeth"]["msn"] == lost + 1, f"the first NACK's trigger PSN is {lost + 1:#x} "
+              f"(got {nk[0]['aeth']['msn']:#x})")
+        trig = [n["aeth"]["msn"] for n in nk]
+        check(trig == list(range(lost + 1, lost + 1 + len(nk))),
+              "one NACK per packet that arrived after the hole, each naming its trigger")
+    copies = [p for p in data_pkts(pkts) if p["bth"]["psn"] == lost]
+    psns = [p["bth"]["psn"] for p in data_pkts(pkts)]
+    check(len(copies) == 2 and len(psns) - len(set(psns)) == 1,
+          f"PSN {lost:#x} sent twice, every other PSN once ({len(copies)})")
+    if nk and len(copies) == 2:
+        check(copies[1]["frame"] > nk[0]["frame"], "the retransmission follows the first NACK")
+    data = len(data_pkts(pkts))
+    check(len(acks(pkts)) == data - 1, f"one ACK or NACK per data packet delivered "
+          f"({len(acks(pkts))} for {data} sent, one lost)")
+    s, _ = env.run("irn_nl.pcap", "--profile", "irn", "--loss", 0, "--paths", 1, "--wqes", 3)
+    check(s["naks"] == 0 and s["retransmissions"] == 0, "no loss, one path: no NACK, no retransmission")
+
+
+def case_mprdma_bitmap(env):
+    """mprdma: a delay spread of more packets than the 64-packet bitmap makes
+    the receiver drop packets, which are retransmitted; a small spread does
+    not; every data packet gets one ACK on its own path naming its PSN."""
+    need(env.decoder)
+    # 1 KiB PMTU: 20 us of spread is about 220 packets.
+    wide, _ = env.run("mp_wide.pcap", "--profile", "mprdma", "--pmtu", 1024, "--wqes", 3,
+                      "--loss", 0, "--delay-spread-us", 20)
+    check(wide["receiver_drops"] > 0 and wide["retransmissions"] > 0,
+          f"wide spread: drops by the bitmap ({wide['receiver_drops']}) and retransmissions "
+          f"({wide['retransmissions']})")
+    check(wide["wqes_verified"] == 3, "wide spread: 3 WQEs verified")
+    small, _ = env.run("mp_small.pcap", "--profile", "mprdma", "--pmtu", 1024, "--wqes", 3,
+                       "--loss", 0, "--delay-spread-us", 2, "--capture", "responder")
+    check(small["receiver_drops"] == 0 and small["retransmissions"] == 0,
+          f"small spread: no drops ({small['receiver_drops']}), no retransmissions "
+          f"({small['retransmissions']})")
+    pkts = env.decode("mp_small.pcap")
+    sport, echoed, wrong = {}, 0, []
+    for p in pkts:
+        if p["bth"]["opcode"] in (0x06, 0x07, 0x08, 0x0A):
+            sport[p["bth"]["psn"]] = p["udp_sport"]
+        elif p["bth"]["opcode"] == 0x11:
+            echoed += 1
+            if sport.get(p["aeth"]["msn"]) != p["udp_sport"]:
+                wrong.append(p["frame"])
+    check(echoed == len(sport) == small["data_packets"],
+          f"one ACK per data packet ({echoed} ACKs, {len(sport)} data)")
+    check(not wrong, f"each ACK names its packet's PSN and returns on its path (wrong: {wrong[:5]})")
+    check(len(set(sport.values())) == 4, "data is spread over the 4 paths")
+
+
+def ioi_wqes(pkts, frames, pmtu, size):
+    """Data frames of each WQE in capture order, as (frame, psn, dscp, sport, opcode)."""
+    per = (size + pmtu - 1) // pmtu
+    data = [p for p in data_pkts(pkts)]
+    if not data:
+        return []
+    first = data[0]["bth"]["psn"]
+    out = {}
+    for p in data:
+        k = ((p["bth"]["psn"] - first) % (1 << 24)) // per
+        out.setdefault(k, []).append((p["frame"], p["bth"]["psn"], dscp(frames[p["frame"] - 1]),
+                                      p["udp_sport"], p["bth"]["opcode"]))
+    return [out[k] for k in sorted(out)]
+
+
+def case_ioi_paths(env):
+    """ioi: a short WQE goes in order on one path, marked; a long one has an
+    in-order head and tail on one path and a sprayed, unmarked middle; the Last
+    leaves only after every sprayed packet was acknowledged."""
+    need(env.decoder)
+    s, _ = env.run("ioi_short.pcap", "--profile", "ioi", "--wqe-size", "64K", "--wqes", 4,
+                   "--loss", 0, "--capture", "requester")
+    pkts = env.decode("ioi_short.pcap")
+    frames = raw_frames(env.path("ioi_short.pcap"))
+    wqes = ioi_wqes(pkts, frames, 4096, 65536)
+    check(len(wqes) == 4 and all(len(w) == 16 for w in wqes), "4 short WQEs of 16 packets")
+    for i, w in enumerate(wqes):
+        check(len({x[3] for x in w}) == 1, f"short WQE {i}: one path")
+        check(all(x[2] == DSCP_INORDER for x in w), f"short WQE {i}: every packet DSCP {DSCP_INORDER}")
+        check([x[1] for x in w] == sorted(x[1] for x in w), f"short WQE {i}: sent in PSN order")
+    check(s["wqes_verified"] == 4, "short: 4 WQEs verified")
+
+    size = 4 << 20
+    s, _ = env.run("ioi_long.pcap", "--profile", "ioi", "--wqe-size", "4M", "--wqes", 3,
+                   "--loss", 0, "--capture", "requester")
+    pkts = env.decode("ioi_long.pcap")
+    frames = raw_frames(env.path("ioi_long.pcap"))
+    wqes = ioi_wqes(pkts, frames, 4096, size)
+    check(len(wqes) == 3 and s["retransmissions"] == 0, f"3 long WQEs, nothing retransmitted")
+    # When the requester knew each PSN was received: its own ACK (the PSN in
+    # the AETH MSN field) or a cumulative ACK (BTH.PSN) that covers it.
+    ack_frames, cum_frames, cum = {}, [], None
+    for p in acks(pkts):
+        ack_frames.setdefault(p["aeth"]["msn"], p["frame"])
+        c = p["bth"]["psn"]
+        if cum is None or 0 < (c - cum) % (1 << 24) < (1 << 23):
+            cum = c
+            cum_frames.append((p["frame"], c))
+
+    def known(psn):
+        own = ack_frames.get(psn, 1 << 60)
+        by_cum = next((f for f, c in cum_frames if (c - psn) % (1 << 24) < (1 << 23)), 1 << 60)
+        return min(own, by_cum)
+    for i, w in enumerate(wqes):
+        marks = "".join("I" if x[2] == DSCP_INORDER else "O" for x in w)
+        runs = [marks[0]] + [b for a, b in zip(marks, marks[1:]) if a != b]
+        check(runs == ["I", "O", "I"], f"long WQE {i}: in-order head, sprayed middle, in-order "
+              f"tail ({marks.count('I')} in order, {marks.count('O')} sprayed)")
+        inorder_ports = {x[3] for x in w if x[2] == DSCP_INORDER}
+        check(len(inorder_ports) == 1, f"long WQE {i}: head and tail on one path {inorder_ports}")
+        check(len({x[3] for x in w if x[2] != DSCP_INORDER}) > 1, f"long WQE {i}: the middle is sprayed")
+        last = [x for x in w if x[4] == 0x08]
+        sprayed = [x[1] for x in w if x[2] != DSCP_INORDER]
+        late = [psn for psn in sprayed if known(psn) > (last[0][0] if last else 0)]
+        check(len(last) == 1 and not late, f"long WQE {i}: the Last leaves after the ACKs of all "
+              f"{len(sprayed)} sprayed packets (not before: {late[:5]})")
+    check(s["wqes_verified"] == 3, "long: 3 WQEs verified")
+
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 

@@ -1,0 +1,86 @@
+#include "rcx.h"
+
+#include <string.h>
+
+#include "pattern.h"
+#include "workload.h"
+
+static uint8_t write_opcode(const wqe *w, uint32_t idx) {
+  if (w->n == 1) return ORNIC_OP_RC_RDMA_WRITE_ONLY;
+  if (idx == 0) return ORNIC_OP_RC_RDMA_WRITE_FIRST;
+  return idx == w->n - 1 ? ORNIC_OP_RC_RDMA_WRITE_LAST : ORNIC_OP_RC_RDMA_WRITE_MIDDLE;
+}
+
+pkt *rcx_build_write(sim *s, const options *o, uint8_t *scratch, const rcx_write *x) {
+  const wqe *w = x->w;
+  uint64_t off = (uint64_t)x->idx * o->pmtu;
+  uint32_t plen = wqe_plen(w, o->pmtu, x->idx);
+  ornic_reth addr = {w->va + off, wl_rkey(x->q), (uint32_t)w->len};
+  ornic_frame f;
+  sim_frame(s, NODE_REQ, &f);
+  f.bth.opcode = write_opcode(w, x->idx);
+  f.bth.destqp = wl_resp_qpn(x->q);
+  f.bth.psn = wqe_psn(w, x->idx);
+  f.bth.ackreq = x->ackreq;
+  if (x->inorder) f.ip.tos = (uint8_t)(RCX_DSCP_INORDER << 2 | (f.ip.tos & 3));
+  size_t hdr = 0;
+  if (x->idx == 0) {
+    f.ext.reth = addr;
+  } else if (x->addr) {
+    ornic_ext e;
+    memset(&e, 0, sizeof e);
+    e.reth = addr;
+    if (ornic_ext_encode_one(scratch, RCX_ADDR_LEN, &e, ORNIC_HDR_RETH) != RCX_ADDR_LEN) {
+      sim_fail(s, "internal error: cannot encode a per-packet address");
+      return NULL;
+    }
+    hdr = RCX_ADDR_LEN;
+  }
+  pattern_fill(scratch + hdr, wl_key(o, x->q), w->va + off, plen);
+  f.payload = scratch;
+  f.payload_len = hdr + plen;
+  pkt_meta m = {PK_DATA, x->retx, x->q, w->id, x->idx, plen};
+  return sim_encode_on(s, NODE_REQ, &f, &m, x->path);
+}
+
+bool rcx_parse_write(const ornic_frame *f, bool prefixed, rcx_data *d) {
+  uint8_t op = f->bth.opcode;
+  if (op < ORNIC_OP_RC_RDMA_WRITE_FIRST || op > ORNIC_OP_RC_RDMA_WRITE_ONLY ||
+      op == ORNIC_OP_RC_RDMA_WRITE_LAST + 1)
+    return false;
+  d->first = op == ORNIC_OP_RC_RDMA_WRITE_FIRST || op == ORNIC_OP_RC_RDMA_WRITE_ONLY;
+  d->last = op == ORNIC_OP_RC_RDMA_WRITE_LAST || op == ORNIC_OP_RC_RDMA_WRITE_ONLY;
+  d->data = f->payload;
+  d->len = f->payload_len;
+  d->has_addr = d->first;
+  if (d->first) {
+    d->addr = f->ext.reth;
+  } else if (prefixed) {
+    ornic_ext e;
+    if (ornic_ext_decode_one(&e, ORNIC_HDR_RETH, f->payload, f->payload_len) != RCX_ADDR_LEN)
+      return false;
+    d->addr = e.reth;
+    d->has_addr = true;
+    d->data += RCX_ADDR_LEN;
+    d->len -= RCX_ADDR_LEN;
+  }
+  return true;
+}
+
+void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t second,
+                  uint8_t kind, unsigned path) {
+  ornic_frame f;
+  sim_frame(s, NODE_RESP, &f);
+  f.bth.opcode = ORNIC_OP_RC_ACK;
+  f.bth.destqp = wl_req_qpn(q);
+  f.bth.psn = psn & WQE_PSN_MASK;
+  f.ext.aeth = (ornic_aeth){syndrome, second & WQE_PSN_MASK};
+  pkt_meta m = {kind, 0, q, 0, 0, 0};
+  pkt *p = sim_encode_on(s, NODE_RESP, &f, &m, path);
+  if (p) sim_send(s, NODE_RESP, p);
+}
+
+unsigned rcx_path_of(const options *o, const ornic_frame *f) {
+  unsigned path = (unsigned)f->udp.sport - SIM_UDP_SPORT_BASE;
+  return f->udp.sport >= SIM_UDP_SPORT_BASE && path < o->paths ? path : SIM_PATH_SPRAY;
+}

@@ -1,0 +1,114 @@
+#include "rxq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitset.h"
+#include "pattern.h"
+#include "rcx.h"
+#include "workload.h"
+
+#define SYN_INVALID_REQUEST 0x61
+#define SYN_REMOTE_ACCESS 0x62
+
+void rxq_init(rxq *r, const options *o, uint32_t q) {
+  memset(r, 0, sizeof *r);
+  r->q = q;
+  r->epsn = wl_start_psn(o, q);
+}
+
+static void close_wqe(rxq *r) {
+  free(r->region);
+  free(r->got);
+  r->region = r->got = NULL;
+  r->open = false;
+}
+
+void rxq_free(rxq *r) { close_wqe(r); }
+
+static int fatal(rxq *r, sim *s, uint8_t syndrome, uint32_t psn) {
+  rcx_send_ack(s, r->q, syndrome, psn, r->msn, PK_FATAL, SIM_PATH_SPRAY);
+  r->error = true;
+  return RXQ_BAD;
+}
+
+/* The WQE starts at ePSN (everything before it completed); the packet at
+ * offset idx tells where its first byte goes. 0, or a fatal syndrome. */
+static uint8_t open_wqe(rxq *r, sim *s, const options *o, uint32_t idx, const ornic_reth *a) {
+  uint64_t off = (uint64_t)idx * o->pmtu;
+  if (a->rkey != wl_rkey(r->q) || a->va < off || !wl_va_ok(r->q, a->va - off, a->dmalen))
+    return SYN_REMOTE_ACCESS;
+  r->start_psn = r->epsn;
+  r->start_addr = a->va - off;
+  r->len = a->dmalen;
+  r->rkey = a->rkey;
+  r->n = wl_npkts(r->len, o->pmtu);
+  r->region = malloc(r->len ? r->len : 1);
+  r->got = bs_new(r->n);
+  if (!r->region || !r->got) {
+    sim_fail(s, "out of memory: WQE of %llu bytes on QP %u", (unsigned long long)r->len, r->q);
+    close_wqe(r);
+    return 0;
+  }
+  r->open = true;
+  return 0;
+}
+
+/* The packet against the WQE's geometry: position, opcode, length, address. */
+static uint8_t check(const rxq *r, const options *o, uint32_t idx, const rcx_data *d) {
+  if (idx >= r->n || d->first != (idx == 0) || d->last != (idx == r->n - 1))
+    return SYN_INVALID_REQUEST;
+  uint64_t want = idx == r->n - 1 ? r->len - (uint64_t)idx * o->pmtu : o->pmtu;
+  if (d->len != want) return SYN_INVALID_REQUEST;
+  if (d->has_addr && (d->addr.rkey != r->rkey || d->addr.dmalen != r->len ||
+                      d->addr.va != r->start_addr + (uint64_t)idx * o->pmtu))
+    return d->addr.rkey != r->rkey ? SYN_REMOTE_ACCESS : SYN_INVALID_REQUEST;
+  return 0;
+}
+
+static int complete(rxq *r, sim *s, const options *o) {
+  size_t bad = pattern_check(r->region, wl_key(o, r->q), r->start_addr, r->len);
+  if (bad != (size_t)-1) {
+    sim_fail(s, "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
+             "differs from the source", (unsigned long long)r->start_addr, r->q, bad,
+             (unsigned long long)r->len);
+    return RXQ_BAD;
+  }
+  sim_stats(s)->wqes_verified++;
+  close_wqe(r);
+  r->msn = (r->msn + 1) & 0xffffffu;
+  return RXQ_DONE;
+}
+
+int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t window,
+               bool prefixed) {
+  uint32_t psn = f->bth.psn;
+  rcx_data d;
+  if (r->error) return RXQ_BAD;
+  if (!rcx_parse_write(f, prefixed, &d)) return fatal(r, s, SYN_INVALID_REQUEST, psn);
+  int32_t dist = ornic_psn_diff(psn, r->epsn);
+  if (dist < 0) {
+    sim_stats(s)->dup_data++;
+    return RXQ_DUP;
+  }
+  if ((uint32_t)dist >= window) return RXQ_BEYOND;
+  if (!r->open) {
+    if (!d.has_addr) return RXQ_NOCTX;
+    uint8_t syn = open_wqe(r, s, o, (uint32_t)dist, &d.addr);
+    if (syn) return fatal(r, s, syn, psn);
+    if (!r->open) return RXQ_BAD;
+  }
+  uint32_t idx = (psn - r->start_psn) & 0xffffffu;
+  uint8_t syn = check(r, o, idx, &d);
+  if (syn) return fatal(r, s, syn, psn);
+  if (bs_get(r->got, idx)) {
+    sim_stats(s)->dup_data++;
+    return RXQ_DUP;
+  }
+  memcpy(r->region + (uint64_t)idx * o->pmtu, d.data, d.len);
+  bs_set(r->got, idx);
+  uint32_t e = (r->epsn - r->start_psn) & 0xffffffu;
+  while (e < r->n && bs_get(r->got, e)) e++;
+  r->epsn = (r->start_psn + e) & 0xffffffu;
+  return e == r->n ? complete(r, s, o) : RXQ_NEW;
+}

@@ -1,0 +1,46 @@
+/* The responder side of the research transports (irn, mprdma, ioi): one QP
+ * that receives RC WRITE packets (rcx.h), places each at its address in the
+ * WQE's memory as soon as it arrives, tracks arrivals in a bitmap, keeps the
+ * cumulative PSN (ePSN = first PSN not yet received) and checks the memory
+ * against the source when the WQE completes. The profiles differ in what
+ * they accept (window) and in how they answer (their own ACK policies). */
+#ifndef PCAPGEN_RXQ_H
+#define PCAPGEN_RXQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ornic/ornic.h"
+#include "options.h"
+#include "sim.h"
+
+typedef struct {
+  uint32_t q;
+  uint32_t epsn, msn;
+  bool error;             /* a fatal NAK was sent: the QP takes nothing more */
+  /* the WQE being received (one at a time: the workload is a closed loop) */
+  bool open;
+  uint32_t start_psn, n, rkey;
+  uint64_t start_addr, len;
+  uint8_t *region, *got;  /* its memory; one bit per packet received */
+} rxq;
+
+/* What rxq_accept did with a packet. */
+enum {
+  RXQ_NEW,    /* placed */
+  RXQ_DONE,   /* placed, and it completed the WQE (memory verified, MSN + 1) */
+  RXQ_DUP,    /* already received (before ePSN, or its bit is set) */
+  RXQ_BEYOND, /* window or more packets past ePSN: dropped */
+  RXQ_NOCTX,  /* no address known yet (ioi before its First): dropped */
+  RXQ_BAD     /* invalid: a fatal NAK went out, or the run failed */
+};
+
+void rxq_init(rxq *r, const options *o, uint32_t q);
+void rxq_free(rxq *r);
+
+/* Takes a data packet for this QP. Packets at ePSN + window or later are
+ * dropped; `prefixed`: Middle and Last carry their address (rcx.h). */
+int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t window,
+               bool prefixed);
+
+#endif

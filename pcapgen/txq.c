@@ -1,0 +1,134 @@
+#include "txq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bitset.h"
+
+void txq_init(txq *t, sim *s, const options *o, uint32_t q) {
+  memset(t, 0, sizeof *t);
+  t->q = q;
+  wqe_queue_init(&t->sq, o, q);
+  rtt_init(&t->rtt, sim_times(s)->rtt_ps);
+  ltimer_init(&t->rto);
+}
+
+static void free_wqe(txq *t) {
+  free(t->acked);
+  free(t->queued);
+  t->acked = t->queued = NULL;
+  fifo_clear(&t->retxq);
+}
+
+void txq_free(txq *t) {
+  free_wqe(t);
+  fifo_free(&t->retxq);
+}
+
+bool txq_post(txq *t, sim *s, const options *o) {
+  t->busy = false;
+  if (!wqe_post(&t->sq, s, o, &t->w)) return false;
+  t->next_new = t->cum = 0;
+  t->timing = false;
+  t->retries = t->rtt.backoff = 0;
+  t->acked = bs_new(t->w.n);
+  t->queued = bs_new(t->w.n);
+  if (!t->acked || !t->queued) {
+    sim_fail(s, "out of memory posting WQE %llu of QP %u", (unsigned long long)t->w.id, t->q);
+    return false;
+  }
+  t->busy = true;
+  return true;
+}
+
+void txq_complete(txq *t, sim *s) {
+  wqe_complete(s, &t->w);
+  ltimer_stop(&t->rto);
+  free_wqe(t);
+  t->busy = false;
+}
+
+void txq_sent_new(txq *t, sim *s, uint32_t idx) {
+  if (t->timing) return;
+  t->timing = true;
+  t->timed_idx = idx;
+  t->timed_ps = sim_now(s);
+}
+
+void txq_sent_retx(txq *t, uint32_t idx) {
+  if (t->timing && t->timed_idx == idx) t->timing = false;
+}
+
+static void sample(txq *t, sim *s) {
+  rtt_sample(&t->rtt, sim_now(s) - t->timed_ps);
+  t->timing = false;
+}
+
+bool txq_ack(txq *t, sim *s, uint32_t idx) {
+  if (idx >= t->w.n || txq_acked(t, idx)) return false;
+  bs_set(t->acked, idx);
+  if (t->timing && t->timed_idx == idx) sample(t, s);
+  return true;
+}
+
+bool txq_ack_cum(txq *t, sim *s, uint32_t cum) {
+  if (cum <= t->cum || cum > t->w.n) return false;
+  t->cum = cum;
+  if (t->timing && t->timed_idx < cum) sample(t, s);
+  t->retries = t->rtt.backoff = 0;
+  return true;
+}
+
+void txq_queue_retx(txq *t, sim *s, uint32_t idx) {
+  if (idx >= t->next_new || txq_acked(t, idx) || bs_get(t->queued, idx)) return;
+  bs_set(t->queued, idx);
+  if (fifo_push(&t->retxq, idx) < 0) sim_fail(s, "out of memory (retransmission queue)");
+}
+
+bool txq_pop_retx(txq *t, uint32_t *idx) {
+  while (fifo_pop(&t->retxq, idx)) {
+    bs_clr(t->queued, *idx);
+    if (!txq_acked(t, *idx)) return true;
+  }
+  return false;
+}
+
+bool txq_timeout(txq *t, sim *s, const options *o) {
+  sim_stats(s)->timeouts++;
+  if (++t->retries > o->retry_limit) {
+    sim_fail(s, "QP %u: %u retransmission timeouts in a row on WQE %llu (retry limit %u)", t->q,
+             t->retries, (unsigned long long)t->w.id, o->retry_limit);
+    return false;
+  }
+  t->rtt.backoff++;
+  return true;
+}
+
+void txq_ready(u32fifo *ready, sim *s, txq *t) {
+  if (!t->in_ready) {
+    t->in_ready = true;
+    if (fifo_push(ready, t->q) < 0) sim_fail(s, "out of memory (ready list)");
+  }
+  sim_kick(s, NODE_REQ);
+}
+
+pkt *txq_schedule(u32fifo *ready, sim *s, txq_at_fn at, txq_next_fn next, void *ctx) {
+  uint32_t q;
+  while (!sim_failed(s) && fifo_pop(ready, &q)) {
+    txq *t = at(ctx, q);
+    pkt *p = next(ctx, t);
+    if (p) {
+      /* Back to the tail: QPs share the link round-robin. */
+      if (fifo_push(ready, q) < 0) sim_fail(s, "out of memory (ready list)");
+      return p;
+    }
+    t->in_ready = false;
+  }
+  return NULL;
+}
+
+uint32_t txq_bdp(const sim *s) {
+  const sim_timing *tm = sim_times(s);
+  uint64_t bdp = (tm->rtt_ps + tm->frame_ps - 1) / tm->frame_ps;
+  return bdp < 2 ? 2 : bdp > 0x400000 ? 0x400000 : (uint32_t)bdp;
+}

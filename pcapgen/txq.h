@@ -1,0 +1,78 @@
+/* The requester side of the research transports (irn, mprdma, ioi): one QP's
+ * WQE in flight with per-packet state (sent, acknowledged, queued for
+ * retransmission), its round-trip estimate (Karn: one timed packet at a time,
+ * never a retransmitted one) and its retransmission timer, plus the
+ * round-robin list of QPs that may have something to send. The profiles add
+ * their own loss recovery and path choice on top. */
+#ifndef PCAPGEN_TXQ_H
+#define PCAPGEN_TXQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fifo.h"
+#include "options.h"
+#include "rtt.h"
+#include "sim.h"
+#include "wqe.h"
+
+typedef struct {
+  uint32_t q;
+  wqe_queue sq;
+  wqe w;                  /* the WQE in flight */
+  bool busy, in_ready;
+  uint32_t next_new;      /* packets [0, next_new) were sent at least once */
+  uint32_t cum;           /* packets [0, cum) are acknowledged */
+  uint8_t *acked, *queued; /* per packet: selectively acknowledged; in retxq */
+  u32fifo retxq;
+  bool timing;
+  uint32_t timed_idx;
+  uint64_t timed_ps;
+  rtt_est rtt;
+  unsigned retries;       /* timeouts since the last progress */
+  ltimer rto;
+} txq;
+
+void txq_init(txq *t, sim *s, const options *o, uint32_t q);
+void txq_free(txq *t);
+
+/* Posts the QP's next WQE. false when there is none (busy is then false) or
+ * memory ran out (after sim_fail). */
+bool txq_post(txq *t, sim *s, const options *o);
+/* The WQE is acknowledged in full: statistics, timer stopped, state freed. */
+void txq_complete(txq *t, sim *s);
+
+static inline bool txq_acked(const txq *t, uint32_t idx) {
+  return idx < t->cum || (t->acked[idx >> 3] >> (idx & 7) & 1);
+}
+
+/* Packet idx leaves for the first time / again (Karn). */
+void txq_sent_new(txq *t, sim *s, uint32_t idx);
+void txq_sent_retx(txq *t, uint32_t idx);
+
+/* idx acknowledged on its own; true when it was not before. */
+bool txq_ack(txq *t, sim *s, uint32_t idx);
+/* Packets [0, cum) acknowledged; true when cum moved (the QP made progress:
+ * the timeout backoff is reset). */
+bool txq_ack_cum(txq *t, sim *s, uint32_t cum);
+
+/* Queues idx for retransmission unless it was never sent, is acknowledged
+ * or is queued already. */
+void txq_queue_retx(txq *t, sim *s, uint32_t idx);
+/* Next queued packet that is still unacknowledged. */
+bool txq_pop_retx(txq *t, uint32_t *idx);
+
+/* Counts a timeout: false (after sim_fail) past --retry-limit in a row. */
+bool txq_timeout(txq *t, sim *s, const options *o);
+
+/* The bandwidth-delay product in packets: the nominal round trip over the
+ * slowest path (sim_timing) over the time of one full data frame, at least 2. */
+uint32_t txq_bdp(const sim *s);
+
+/* Round-robin among the QPs with something to send. */
+void txq_ready(u32fifo *ready, sim *s, txq *t);
+typedef txq *(*txq_at_fn)(void *ctx, uint32_t q);
+typedef pkt *(*txq_next_fn)(void *ctx, txq *t);
+pkt *txq_schedule(u32fifo *ready, sim *s, txq_at_fn at, txq_next_fn next, void *ctx);
+
+#endif

@@ -1,0 +1,27 @@
+#include "wqe.h"
+
+#include "workload.h"
+
+void wqe_queue_init(wqe_queue *sq, const options *o, uint32_t q) {
+  sq->q = q;
+  sq->posted = 0;
+  sq->psn = wl_start_psn(o, q);
+}
+
+bool wqe_post(wqe_queue *sq, sim *s, const options *o, wqe *w) {
+  if (sq->posted >= wl_wqe_count(o, sq->q)) return false;
+  w->id = sq->posted++;
+  w->va = wl_va(o, sq->q, w->id);
+  w->len = wl_wqe_len(o, sq->q, w->id);
+  w->n = wl_npkts(w->len, o->pmtu);
+  w->last_len = wl_last_len(w->len, o->pmtu);
+  w->start = sq->psn;
+  sq->psn = (sq->psn + w->n) & WQE_PSN_MASK;
+  w->post_ps = sim_now(s);
+  stats_wqe_posted(sim_stats(s), w->post_ps);
+  return true;
+}
+
+void wqe_complete(sim *s, const wqe *w) {
+  stats_wqe_done(sim_stats(s), w->post_ps, sim_now(s), w->len);
+}
