@@ -1,0 +1,75 @@
+#!/usr/bin/env sh
+# Rebuilds the committed seed corpus fuzz/corpus/<target>/ from the library's
+# encoder (ornic-fuzz-seeds) and from ornic-pcapgen captures, or checks it.
+#
+#   scripts/fuzz-corpus.sh [BUILD_DIR]          regenerate (default BUILD_DIR: build)
+#   scripts/fuzz-corpus.sh --check SEEDS WORK   CTest fuzz_corpus_current: the
+#       encoder-made seeds in fuzz/corpus are what SEEDS (ornic-fuzz-seeds)
+#       writes today (files named pcapgen-* come from ornic-pcapgen and are
+#       not compared: its own tests pin its output)
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+corpus=$root/fuzz/corpus
+
+if [ "${1:-}" = --check ]; then
+  seeds=$2 work=$3
+  rm -rf "$work" && mkdir -p "$work"
+  "$seeds" "$work"
+  # Same names, same bytes, in both directions (one diff: forks are slow).
+  if diff -rq -x 'pcapgen-*' "$work" "$corpus"; then
+    echo "fuzz corpus: $(find "$work" -type f | wc -l) generated seeds match fuzz/corpus"
+    status=0
+  else
+    echo "fuzz/corpus differs from what ornic-fuzz-seeds writes: run scripts/fuzz-corpus.sh"
+    status=1
+  fi
+  exit $status
+fi
+
+build=${1:-$root/build}
+seeds=$build/bin/ornic-fuzz-seeds
+pcapgen=$build/bin/ornic-pcapgen
+for b in "$seeds" "$pcapgen"; do
+  [ -x "$b" ] || { echo "fuzz-corpus: $b not built (cmake --build $build)" >&2; exit 1; }
+done
+rm -rf "$corpus"
+"$seeds" "$corpus"
+
+# Whole simulated conversations (small: a few WQEs), for fuzz_capture, in
+# each format pcapgen writes; and one frame of each opcode they contain, for
+# fuzz_frame and fuzz_roundtrip.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+common="-q --qps 2 --wqes 2 --wqe-size 12K --pmtu 1024 --paths 4 --loss 0.05"
+"$pcapgen" $common -s 1 -o "$corpus/capture/pcapgen-write-loss.pcap"
+"$pcapgen" $common -s 2 --op read -o "$corpus/capture/pcapgen-read-loss.pcapng"
+"$pcapgen" $common -s 3 --ack-per-packet --snaplen 96 -o "$corpus/capture/pcapgen-write-snaplen96.pcap.gz"
+"$pcapgen" -q --qps 1 --wqes 2 --wqe-size 40K --pmtu 256 --otd 4 --drop 0:0:3 --drop 0:0:30 \
+  --start-psn 0xfffff0 -s 4 -o "$tmp/nak.pcap"
+cp "$tmp/nak.pcap" "$corpus/capture/pcapgen-write-drops-psn-wrap.pcap"
+"$pcapgen" -q --profile roce --qps 1 --wqes 2 --wqe-size 8K --pmtu 1024 --loss 0.1 -s 5 \
+  -o "$corpus/capture/pcapgen-roce-gbn.pcap"
+for cap in "$corpus/capture/pcapgen-write-loss.pcap" "$tmp/nak.pcap" \
+           "$corpus/capture/pcapgen-roce-gbn.pcap"; do
+  /usr/bin/python3 - "$cap" "$corpus" "$(basename "$cap" .pcap)" <<'PY'
+import struct, sys
+path, corpus, tag = sys.argv[1:4]
+data = open(path, 'rb').read()
+endian = '<' if data[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+off, seen = 24, set()
+while off + 16 <= len(data):
+    _, _, caplen, _ = struct.unpack(endian + 'IIII', data[off:off + 16])
+    frame = data[off + 16:off + 16 + caplen]
+    off += 16 + caplen
+    if len(frame) < 43 or frame[12:14] != b'\x08\x00':
+        continue
+    op = frame[42]
+    if op in seen:
+        continue
+    seen.add(op)
+    for target in ('frame', 'roundtrip'):
+        with open(f'{corpus}/{target}/pcapgen-{tag}-op-{op:02x}', 'wb') as f:
+            f.write(b'\x00' + frame)
+PY
+done
+echo "fuzz corpus: $(find "$corpus" -type f | wc -l) seeds in $corpus"
