@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""End-to-end test of ornic-bitmap-sim on small parameters (about 10 s).
+
+Checks: --help lists every flag with its default; bad flags exit 2 naming the
+flag; two runs with the same flags print the same bytes (text and --json) and
+another seed does not; the JSON has the documented structure; and invariants
+that follow from the models, not from recorded figures:
+  - ORNIC reaches any bit in at most 2 accesses (slot + node);
+  - every list access costs at least 2, and per access LEFT+ <= LEFT <= MELO+
+    (same list, more ways to reach a block), so the means are ordered too;
+  - the three lists hold the same blocks; ORNIC never more;
+  - with a loss in the first block a list holds the whole bitmap, ORNIC at
+    most the blocks the reordering spans plus the first;
+  - the pool-exhaustion sweep: nothing empty when every QP's worst case fits,
+    lists exhausted first;
+  - detectors: no false alarm when the reordering is below the threshold, the
+    detection delay is about OTD + 1 / window/2 packets on a near-in-order path;
+  - --plot draws an SVG, or says gnuplot is missing and exits 3.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+MODELS = ["ornic", "melo+", "left", "left+"]
+SMALL = ["--qps", "96", "--active", "24", "--pool", "600", "--seeds", "3", "--sweep", "16,64",
+         "--stream-pkts", "1024", "--delay-diffs", "2,40", "--otd", "16,128"]
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+    return cond
+
+
+def run(sim, args, expect=0):
+    p = subprocess.run([sim] + args, capture_output=True, text=True, timeout=300)
+    check(p.returncode == expect,
+          f"{' '.join(args)}: exit {p.returncode}, expected {expect}; stderr: {p.stderr.strip()[:300]}")
+    return p
+
+
+def test_help(sim):
+    out = run(sim, ["--help"]).stdout
+    flags = re.findall(r"^\s+(--[a-z0-9-]+)", out, re.M)
+    check(len(flags) >= 20, f"--help lists {len(flags)} flags")
+    for line in out.splitlines():
+        m = re.match(r"^\s+(--[a-z0-9-]+)", line)
+        if m and m.group(1) not in ("--help", "--json", "--no-detectors", "--plot"):
+            check(re.search(r"\[[^]]+\]\s*$", line), f"--help: no [default] for {m.group(1)}: {line!r}")
+
+
+def test_bad_flags(sim):
+    cases = [(["--block-bits", "0"], "--block-bits"), (["--bitmap-bits", "100"], "multiple"),
+             (["--models", "ornic,melo"], "--models"), (["--sr-window", "1000"], "power of two"),
+             (["--frobnicate"], "frobnicate"), (["--qps", "12x"], "--qps"), (["extra"], "extra")]
+    for args, word in cases:
+        p = run(sim, args, expect=2)
+        check(word in p.stderr, f"{args}: stderr does not name {word!r}: {p.stderr.strip()}")
+        check(p.stdout == "", f"{args}: printed on stdout")
+
+
+def test_determinism(sim):
+    a = run(sim, SMALL + ["--json"]).stdout
+    b = run(sim, SMALL + ["--json"]).stdout
+    check(a == b, "two --json runs with the same flags differ")
+    c = run(sim, SMALL + ["--json", "--seed", "2"]).stdout
+    check(a != c, "--seed 2 gives the same output as --seed 1")
+    t1 = run(sim, SMALL).stdout
+    t2 = run(sim, SMALL).stdout
+    check(t1 == t2, "two text runs with the same flags differ")
+    check("Access cost per out-of-order packet" in t1 and "Pool exhaustion" in t1 and "Loss detectors" in t1,
+          "text output lacks a table")
+    return json.loads(a)
+
+
+def test_structure(doc):
+    check(set(doc["models"]) == set(MODELS), f"models: {sorted(doc['models'])}")
+    for m in MODELS:
+        for sc in ("no_loss", "loss"):
+            s = doc["models"][m][sc]
+            check(isinstance(s["mean_access_cost"], (int, float)), f"{m}/{sc}: mean_access_cost")
+            check(isinstance(s["max_blocks"], int), f"{m}/{sc}: max_blocks")
+            for k in ("access_cost", "node_accesses", "hops", "max_blocks_per_seed", "mean_blocks_held"):
+                check(set(s[k]) == {"n", "mean", "sd", "min", "max", "ci95"}, f"{m}/{sc}: {k} keys")
+                check(s[k]["n"] == 3, f"{m}/{sc}: {k} over {s[k]['n']} seeds, not 3")
+                check(s[k]["min"] <= s[k]["mean"] <= s[k]["max"], f"{m}/{sc}: {k} mean outside [min,max]")
+            check(s["access_cost"]["mean"] == s["mean_access_cost"], f"{m}/{sc}: mean_access_cost")
+            check(s["arrivals"] == 3 * 96 * 320, f"{m}/{sc}: {s['arrivals']} arrivals")
+    p = doc["params"]
+    check(p["nslots"] == 20 and p["block_bits"] == 16 and p["pool"] == 600, f"params {p}")
+
+
+def test_invariants(doc):
+    md = doc["models"]
+    for sc in ("no_loss", "loss"):
+        o = md["ornic"][sc]
+        check(o["max_access_cost"] <= 2, f"ornic/{sc}: an access cost {o['max_access_cost']} > 2")
+        check(1 <= o["mean_access_cost"] <= 2, f"ornic/{sc}: mean cost {o['mean_access_cost']}")
+        check(o["hops"]["max"] == 0, f"ornic/{sc}: hops")
+        for m in MODELS:
+            check(md[m][sc]["pool_empty_arrivals"] == 0, f"{m}/{sc}: pool ran empty with 24 x 20 <= 600")
+            check(md[m][sc]["aborted_wqes"] == 0, f"{m}/{sc}: aborted WQEs")
+        for m in ("melo+", "left", "left+"):
+            check(md[m][sc]["access_cost"]["min"] >= 2, f"{m}/{sc}: a mean cost below 2")
+            check(md[m][sc]["max_blocks"] == md["melo+"][sc]["max_blocks"], f"{sc}: lists hold different blocks")
+            check(md["ornic"][sc]["max_blocks"] <= md[m][sc]["max_blocks"], f"{sc}: ornic holds more than {m}")
+        c = {m: md[m][sc]["mean_access_cost"] for m in MODELS}
+        check(c["ornic"] <= c["left+"] <= c["left"] <= c["melo+"], f"{sc}: cost order {c}")
+    check(md["melo+"]["loss"]["max_blocks"] == 20, "loss: a list does not hold the whole 320-bit bitmap")
+    # reorder 64 spans at most 5 blocks, plus the first block held by the hole.
+    check(md["ornic"]["loss"]["max_blocks"] <= 6, f"loss: ornic held {md['ornic']['loss']['max_blocks']}")
+    check(md["ornic"]["loss"]["mean_access_cost"] < md["left+"]["loss"]["mean_access_cost"],
+          "loss: ornic not cheaper than left+")
+
+
+def test_sweep(doc):
+    pts = doc["exhaustion"]["points"]
+    check([p["qps"] for p in pts] == [16, 64], f"sweep points {[p['qps'] for p in pts]}")
+    for m in MODELS:
+        check(pts[0]["models"][m]["pool_empty_arrivals"]["max"] == 0, f"sweep 16 QPs: {m} found the pool empty")
+    lists = pts[1]["models"]["melo+"]["pool_empty_arrivals"]["mean"]
+    check(lists > 0, "sweep 64 QPs x 20 blocks > 600: melo+ never found the pool empty")
+    check(pts[1]["models"]["ornic"]["pool_empty_arrivals"]["mean"] < lists, "sweep: ornic exhausted as much as melo+")
+
+
+def test_detectors(doc):
+    d = doc["detectors"]
+    rows = {(r["detector"], r["delay_diff_us"]): r for r in d["rows"]}
+    check(len(d["rows"]) == 3 * 2, f"{len(d['rows'])} detector rows")
+    check(abs(d["pkt_time_us"] - 4178 * 8 / 100e3) < 1e-9, f"pkt_time_us {d['pkt_time_us']}")
+    for (name, diff), r in rows.items():
+        check(r["missed"] == 0 and r["trials"] == 3, f"{name} {diff}: missed {r['missed']}")
+    # 40 us over 4 paths is ~120 packets of reordering: below 128 and 512, above 16.
+    check(rows[("otd128", 40)]["false_alarms_per_1000"]["max"] == 0, "otd128 @40us: false alarms")
+    check(rows[("shift1024", 40)]["false_alarms_per_1000"]["max"] == 0, "shift1024 @40us: false alarms")
+    check(rows[("otd16", 40)]["false_alarms_per_1000"]["min"] > 0, "otd16 @40us: no false alarm")
+    # 2 us is ~6 packets of reordering: delays close to OTD + 1 and 512.
+    for name, want in (("otd16", 17), ("otd128", 129), ("shift1024", 512)):
+        got = rows[(name, 2)]["delay_pkts"]["mean"]
+        check(abs(got - want) <= 8, f"{name} @2us: delay {got} packets, expected about {want}")
+
+
+def test_plot(sim, workdir):
+    svg = os.path.join(workdir, "models.svg")
+    if os.path.exists(svg):
+        os.remove(svg)
+    args = SMALL + ["--seeds", "2", "--plot", svg]
+    if shutil.which("gnuplot"):
+        run(sim, args)
+        ok = os.path.exists(svg) and "<svg" in open(svg, encoding="utf-8", errors="replace").read(4096)
+        check(ok, "--plot: no SVG written")
+        check(os.path.exists(svg + ".gp"), "--plot: script not kept")
+    else:
+        env = dict(os.environ, PATH="/nonexistent")
+        p = subprocess.run([sim] + args, capture_output=True, text=True, env=env, timeout=300)
+        check(p.returncode == 3 and "not installed" in p.stderr, "--plot without gnuplot: no clear message")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sim", required=True)
+    ap.add_argument("--workdir", required=True)
+    a = ap.parse_args()
+    os.makedirs(a.workdir, exist_ok=True)
+    test_help(a.sim)
+    test_bad_flags(a.sim)
+    doc = test_determinism(a.sim)
+    test_structure(doc)
+    test_invariants(doc)
+    test_sweep(doc)
+    test_detectors(doc)
+    test_plot(a.sim, a.workdir)
+    # gnuplot missing: the message, not a crash (PATH without it).
+    env = dict(os.environ, PATH="/nonexistent")
+    p = subprocess.run([a.sim] + SMALL + ["--seeds", "1", "--sweep", "none", "--no-detectors",
+                                          "--plot", os.path.join(a.workdir, "none.svg")],
+                       capture_output=True, text=True, env=env, timeout=300)
+    check(p.returncode == 3 and "gnuplot is not installed" in p.stderr,
+          f"no gnuplot on PATH: exit {p.returncode}, stderr {p.stderr.strip()}")
+    check("Access cost" in p.stdout, "no gnuplot on PATH: tables not printed")
+    for f in failures:
+        print("FAIL:", f)
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
