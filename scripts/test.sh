@@ -31,4 +31,22 @@ if [[ "${1:-}" != --no-sanitize ]]; then
     run_suite asan+ubsan build/ci-asan -DCMAKE_BUILD_TYPE=Debug -DORNIC_SANITIZE=ON \
     -DCMAKE_C_COMPILER=clang
 fi
+# ---- fuzz (fuzz/, docs/FUZZING.md) -------------------------------------------
+# Both suites above replay every seed and regression input (CTest
+# fuzz_replay_*), the second under ASan+UBSan. Here the harnesses are built
+# for libFuzzer (clang, ASan+UBSan) and each fuzzes from its seeds for
+# ORNIC_FUZZ_SMOKE_SECONDS (default 30; 0 skips this part): a crash, leak,
+# sanitizer report or an input slower than 10 s fails the build. About
+# 3 minutes on 2 cores.
+smoke=${ORNIC_FUZZ_SMOKE_SECONDS:-30}
+if [[ "${1:-}" != --no-sanitize && "$smoke" != 0 ]]; then
+  echo "=== fuzz: libFuzzer build (build/ci-fuzz)"
+  cmake -S . -B build/ci-fuzz -DORNIC_WERROR=ON -DCMAKE_C_COMPILER=clang -DORNIC_FUZZ=LIBFUZZER \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORNIC_BUILD_DISSECTOR=OFF -DORNIC_FUZZ_SMOKE_SECONDS="$smoke" \
+    >build/ci-fuzz.configure.log 2>&1 || { cat build/ci-fuzz.configure.log; exit 1; }
+  cmake --build build/ci-fuzz -j"$jobs" --target fuzz_all >build/ci-fuzz.build.log 2>&1 ||
+    { cat build/ci-fuzz.build.log; exit 1; }
+  echo "=== fuzz: replay + ${smoke} s smoke run per harness"
+  ctest --test-dir build/ci-fuzz -L fuzz --output-on-failure -j"$jobs"
+fi
 echo "=== all suites passed"
