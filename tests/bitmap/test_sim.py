@@ -15,7 +15,7 @@ that follow from the models, not from recorded figures:
     lists exhausted first;
   - detectors: no false alarm when the reordering is below the threshold, the
     detection delay is about OTD + 1 / window/2 packets on a near-in-order path;
-  - --plot draws an SVG, or says gnuplot is missing and exits 3.
+  - --plot draws an SVG (a PNG for a .png name), or says gnuplot is missing and exits 3.
 """
 import argparse
 import json
@@ -156,6 +156,11 @@ def test_plot(sim, workdir):
         ok = os.path.exists(svg) and "<svg" in open(svg, encoding="utf-8", errors="replace").read(4096)
         check(ok, "--plot: no SVG written")
         check(os.path.exists(svg + ".gp"), "--plot: script not kept")
+        # A .png name gets a PNG (it once got SVG text), and a quote in the path is no gnuplot syntax error.
+        png = os.path.join(workdir, "it's models.png")
+        run(sim, SMALL + ["--seeds", "2", "--plot", png])
+        with open(png, "rb") as f:
+            check(f.read(8) == b"\x89PNG\r\n\x1a\n", "--plot FILE.png: not a PNG")
     else:
         env = dict(os.environ, PATH="/nonexistent")
         p = subprocess.run([sim] + args, capture_output=True, text=True, env=env, timeout=300)

@@ -57,7 +57,8 @@ static void usage(FILE *f) {
           "  --seed N            first seed [1]\n"
           "  --seeds N           seeds (runs) per figure; spread is over seeds [20]\n"
           "  --json              one JSON object on stdout instead of tables\n"
-          "  --plot FILE.svg     also draw the figures with gnuplot (FILE.svg.gp keeps the script)\n"
+          "  --plot FILE.svg     also draw the figures with gnuplot: SVG, or PNG for a .png name\n"
+          "                      (FILE.gp keeps the script)\n"
           "  --help              this text\n"
           "Same flags, same output.\n");
 }

@@ -1,4 +1,4 @@
-/* --plot FILE.svg: writes a gnuplot script (FILE.svg.gp, data inline) and runs
+/* --plot FILE.svg|FILE.png: writes a gnuplot script (FILE.svg.gp, data inline) and runs
  * gnuplot on it. Without gnuplot the script stays for later and the caller
  * is told so. */
 #include <errno.h>
@@ -54,12 +54,33 @@ static void detector_data(FILE *f, const options *o, const results *r) {
   (void)o;
 }
 
+/* A gnuplot double-quoted string: the path may hold quotes or backslashes. */
+static void put_quoted(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') fputc('\\', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
 static void script(FILE *f, const options *o, const results *r) {
   int nmodels = 0;
   for (int k = 0; k < BM_NMODELS; k++) nmodels += o->model[k];
   bool sweep = o->nsweep > 0, det = o->detectors && r->ndet;
   int rows = 1 + sweep + det;
-  fprintf(f, "set terminal svg size 1100,%d dynamic font 'sans,11'\nset output '%s'\n", 380 * rows, o->plot);
+  if (ends_with(o->plot, ".png"))
+    fprintf(f, "set terminal pngcairo size 1100,%d font 'sans,10'\n", 380 * rows);
+  else
+    fprintf(f, "set terminal svg size 1100,%d dynamic font 'sans,11' background '#ffffff'\n", 380 * rows);
+  fputs("set output ", f);
+  put_quoted(f, o->plot);
+  fputs("\n", f);
   bars(f, "cost", o, r, false);
   bars(f, "blocks", o, r, true);
   if (sweep) sweep_data(f, o, r, false), sweep_data(f, o, r, true);
