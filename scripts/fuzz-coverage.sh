@@ -8,11 +8,11 @@
 #   --extra DIR      also replay DIR/<target>/ (e.g. an AFL queue copied per target)
 #   --fail-under P   exit 1 if libornicproto's line coverage is below P
 #   --html DIR       also write an HTML report
-# Build directory: build-fuzz-cov (ORNIC_FUZZ_COV_BUILD overrides).
+# Build directory: build/fuzz-cov (ORNIC_FUZZ_COV_BUILD overrides).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-build=${ORNIC_FUZZ_COV_BUILD:-build-fuzz-cov}
+build=${ORNIC_FUZZ_COV_BUILD:-build/fuzz-cov}
 extra=() fail_under="" html=""
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -26,6 +26,7 @@ profdata=$(command -v llvm-profdata-14 || command -v llvm-profdata)
 cov=$(command -v llvm-cov-14 || command -v llvm-cov)
 
 flags="-fprofile-instr-generate -fcoverage-mapping"
+mkdir -p "$(dirname "$build")"
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DORNIC_FUZZ=OFF \
   -DORNIC_BUILD_TESTS=OFF -DORNIC_BUILD_DISSECTOR=OFF -DCMAKE_C_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fprofile-instr-generate" >"$build.configure.log" 2>&1 ||

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # An AFL++ campaign on one harness: builds the AFL++ persistent-mode
-# harnesses (build-fuzz-afl, CC=afl-clang-fast), runs afl-fuzz from the
+# harnesses (build/fuzz-afl, CC=afl-clang-fast), runs afl-fuzz from the
 # committed seeds and the regression inputs with the dictionary, on N cores
 # (one main instance, N-1 secondaries), then reports execs/s, paths found,
 # crashes and hangs. Exit status 1 if any crash or hang was saved.
@@ -10,9 +10,9 @@
 #   SECONDS  wall-clock length of the campaign
 #   --cores  instances to run (default: every core, nproc)
 #   --resume continue the campaign in DIR instead of starting from the seeds
-#   --out    output directory (default build-fuzz-afl/campaign-TARGET)
+#   --out    output directory (default build/fuzz-afl/campaign-TARGET)
 # Environment: ORNIC_FUZZ_ASAN=1 builds the harnesses with ASan + UBSan
-# (AFL_USE_ASAN/AFL_USE_UBSAN, in build-fuzz-afl-asan): memory errors that do
+# (AFL_USE_ASAN/AFL_USE_UBSAN, in build/fuzz-afl-asan): memory errors that do
 # not crash are found too, at little cost where AFL++'s per-exec overhead
 # dominates. ORNIC_FUZZ_CMPLOG=0 turns off the CmpLog companion binary
 # (AFL_LLVM_CMPLOG, in BUILD-cmplog) that the first instance uses to solve
@@ -27,8 +27,8 @@ usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 target=$1 seconds=$2
 shift 2
 asan=${ORNIC_FUZZ_ASAN:-0}
-default_build=build-fuzz-afl
-[[ $asan = 1 ]] && default_build=build-fuzz-afl-asan
+default_build=build/fuzz-afl
+[[ $asan = 1 ]] && default_build=build/fuzz-afl-asan
 cores=$(nproc 2>/dev/null || echo 1) resume=0 build=${ORNIC_FUZZ_BUILD:-$default_build} out=""
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -51,6 +51,7 @@ if [[ $asan = 1 ]]; then
   export AFL_USE_ASAN=1 AFL_USE_UBSAN=1
   export ASAN_OPTIONS=abort_on_error=1:symbolize=0:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:abort_on_error=1
 fi
+mkdir -p "$(dirname "$build")"
 if [[ ! -f $build/CMakeCache.txt ]]; then
   CC=afl-clang-fast cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DORNIC_FUZZ=AFL \
     -DORNIC_BUILD_TESTS=OFF -DORNIC_BUILD_DISSECTOR=OFF >"$build.configure.log" 2>&1 ||
@@ -132,6 +133,6 @@ echo "fuzz_$target: $cores instance(s), ${seconds} s: $execs execs, $rate execs/
      "$crashes crashes, $hangs hangs; wall time $run s per instance, CPU time $cpu s; output in $out"
 if ((crashes + hangs > 0)); then
   ls "$out"/*/crashes/id* "$out"/*/hangs/id* 2>/dev/null
-  echo "reproduce: $build/bin/fuzz_$target FILE   (or a replay/ASan build: build-fuzz-off)" >&2
+  echo "reproduce: $build/bin/fuzz_$target FILE   (or a replay/ASan build: build/fuzz-off)" >&2
   exit 1
 fi
