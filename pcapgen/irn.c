@@ -121,19 +121,12 @@ static void req_rx(void *self, pkt *pk, const ornic_frame *f) {
   if (q < 0 || f->bth.opcode != ORNIC_OP_RC_ACK) return;
   irn_qp *qp = &p->req[q];
   txq *t = &qp->t;
-  uint8_t syn = f->ext.aeth.syndrome;
-  if (syn > RCX_SYN_NAK_SEQ && syn <= 0x63) {
-    sim_fail(p->s, "QP %u: the responder sent a fatal NAK (%s) for PSN 0x%06x", t->q,
-             ornic_aeth_syndrome_name(syn), f->bth.psn);
-    return;
-  }
-  if (!t->busy) return;
-  if (syn == RCX_SYN_NAK_SEQ) {
-    uint32_t cum = wqe_idx(&t->w, f->bth.psn);
-    if (cum < t->w.n && cum >= t->cum) on_nack(p, qp, cum, wqe_idx(&t->w, f->ext.aeth.msn));
-  } else if (ornic_aeth_type(syn) == ORNIC_AETH_ACK) {
+  if (txq_ack_arrived(t, p->s, f)) {
     uint32_t cum = wqe_idx(&t->w, f->bth.psn + 1);
     if (cum <= t->w.n && cum >= t->cum) advance(p, qp, cum);
+  } else if (t->busy && f->ext.aeth.syndrome == RCX_SYN_NAK_SEQ) {
+    uint32_t cum = wqe_idx(&t->w, f->bth.psn);
+    if (cum < t->w.n && cum >= t->cum) on_nack(p, qp, cum, wqe_idx(&t->w, f->ext.aeth.msn));
   }
 }
 
@@ -141,8 +134,7 @@ static void req_timer(void *self, uint32_t arg) {
   irn *p = ((side *)self)->p;
   irn_qp *qp = &p->req[arg];
   txq *t = &qp->t;
-  if (!ltimer_expired(p->s, &t->rto, NODE_REQ, arg) || !t->busy) return;
-  if (!txq_timeout(t, p->s, p->o)) return;
+  if (!txq_timeout(t, p->s, p->o, arg)) return;
   /* Every unacknowledged packet is lost: a recovery over all of them. */
   qp->recovery = true;
   qp->recover = t->next_new;
@@ -177,16 +169,6 @@ static void resp_rx(void *self, pkt *pk, const ornic_frame *f) {
   }
 }
 
-static pkt *resp_next_tx(void *self) {
-  (void)self;
-  return NULL; /* a WRITE responder sends only control frames */
-}
-
-static void resp_timer(void *self, uint32_t arg) {
-  (void)self;
-  (void)arg;
-}
-
 /* ============================== life cycle ============================== */
 
 irn *irn_new(sim *s, const options *o) {
@@ -211,7 +193,7 @@ irn *irn_new(sim *s, const options *o) {
   }
   p->req_side.p = p->resp_side.p = p;
   static const endpoint_ops req_ops = {req_next_tx, req_rx, req_timer};
-  static const endpoint_ops resp_ops = {resp_next_tx, resp_rx, resp_timer};
+  static const endpoint_ops resp_ops = {NULL, resp_rx, NULL}; /* sends only ACKs/NAKs */
   sim_set_endpoint(s, NODE_REQ, &req_ops, &p->req_side);
   sim_set_endpoint(s, NODE_RESP, &resp_ops, &p->resp_side);
   return p;

@@ -108,27 +108,18 @@ static void req_rx(void *self, pkt *pk, const ornic_frame *f) {
   (void)pk;
   int q = wl_qp_index(p->o, f->bth.destqp, false);
   if (q < 0 || f->bth.opcode != ORNIC_OP_RC_ACK) return;
-  mp_qp *qp = &p->req[q];
-  uint8_t syn = f->ext.aeth.syndrome;
-  if (ornic_aeth_type(syn) == ORNIC_AETH_NAK) {
-    sim_fail(p->s, "QP %u: the responder sent a fatal NAK (%s) for PSN 0x%06x", qp->t.q,
-             ornic_aeth_syndrome_name(syn), f->bth.psn);
-    return;
-  }
-  if (qp->t.busy && ornic_aeth_type(syn) == ORNIC_AETH_ACK) on_ack(p, qp, f);
+  if (txq_ack_arrived(&p->req[q].t, p->s, f)) on_ack(p, &p->req[q], f);
 }
 
 static void req_timer(void *self, uint32_t arg) {
   mprdma *p = ((side *)self)->p;
   mp_qp *qp = &p->req[arg];
-  txq *t = &qp->t;
-  if (!ltimer_expired(p->s, &t->rto, NODE_REQ, arg) || !t->busy) return;
-  if (!txq_timeout(t, p->s, p->o)) return;
+  if (!txq_timeout(&qp->t, p->s, p->o, arg)) return;
   /* Every unacknowledged packet is lost; the path logs start over. */
   pathseq_clear(&qp->sent);
-  for (uint32_t i = t->cum; i < t->next_new; i++) txq_queue_retx(t, p->s, i);
+  txq_queue_retx_all(&qp->t, p->s);
   arm_rto(p, qp);
-  txq_ready(&p->ready, p->s, t);
+  txq_ready(&p->ready, p->s, &qp->t);
 }
 
 /* ============================== responder ============================== */
@@ -148,16 +139,6 @@ static void resp_rx(void *self, pkt *pk, const ornic_frame *f) {
   case RXQ_BEYOND: sim_stats(p->s)->rx_drops++; break;
   default: break;
   }
-}
-
-static pkt *resp_next_tx(void *self) {
-  (void)self;
-  return NULL; /* a WRITE responder sends only control frames */
-}
-
-static void resp_timer(void *self, uint32_t arg) {
-  (void)self;
-  (void)arg;
 }
 
 /* ============================== life cycle ============================== */
@@ -183,7 +164,7 @@ mprdma *mprdma_new(sim *s, const options *o) {
   p->cwnd = txq_bdp(s);
   p->req_side.p = p->resp_side.p = p;
   static const endpoint_ops req_ops = {req_next_tx, req_rx, req_timer};
-  static const endpoint_ops resp_ops = {resp_next_tx, resp_rx, resp_timer};
+  static const endpoint_ops resp_ops = {NULL, resp_rx, NULL}; /* sends only ACKs/NAKs */
   sim_set_endpoint(s, NODE_REQ, &req_ops, &p->req_side);
   sim_set_endpoint(s, NODE_RESP, &resp_ops, &p->resp_side);
   return p;

@@ -313,16 +313,6 @@ static void resp_rx(void *self, pkt *p, const ornic_frame *f) {
   }
 }
 
-static pkt *resp_next_tx(void *self) {
-  (void)self;
-  return NULL; /* a WRITE responder sends only control frames */
-}
-
-static void resp_timer(void *self, uint32_t arg) {
-  (void)self;
-  (void)arg;
-}
-
 /* ============================== life cycle ============================== */
 
 roce *roce_new(sim *s, const options *o) {
@@ -346,7 +336,7 @@ roce *roce_new(sim *s, const options *o) {
   }
   r->req_side.r = r->resp_side.r = r;
   static const endpoint_ops req_ops = {req_next_tx, req_rx, req_timer};
-  static const endpoint_ops resp_ops = {resp_next_tx, resp_rx, resp_timer};
+  static const endpoint_ops resp_ops = {NULL, resp_rx, NULL}; /* sends only ACKs/NAKs */
   sim_set_endpoint(s, NODE_REQ, &req_ops, &r->req_side);
   sim_set_endpoint(s, NODE_RESP, &resp_ops, &r->resp_side);
   return r;

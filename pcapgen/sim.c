@@ -226,7 +226,7 @@ static void nic_tx(sim *s, int node) {
   nic *n = &s->nic[node];
   n->tx_pending = false;
   pkt *p = cq_pop(n);
-  if (!p) p = n->ops.next_tx(n->self);
+  if (!p && n->ops.next_tx) p = n->ops.next_tx(n->self);
   if (!p) return;
   count_tx(s->st, p);
   if (s->tap == node) capture(s, p);
@@ -268,7 +268,7 @@ static void dispatch(sim *s, const ev *e) {
   case EV_ARRIVE: arrive(s, (int)e->arg, e->ptr); break;
   default: {
     int node = (int)((e->kind - EV_TIMER) / 16);
-    s->nic[node].ops.timer(s->nic[node].self, e->arg);
+    if (s->nic[node].ops.timer) s->nic[node].ops.timer(s->nic[node].self, e->arg);
   }
   }
 }

@@ -27,7 +27,8 @@ enum { NODE_REQ = 0, NODE_RESP = 1, NODE_COUNT = 2 };
 
 typedef struct sim sim;
 
-/* A protocol engine at one node. */
+/* A protocol engine at one node. next_tx and timer may be NULL: a WRITE
+ * responder only answers what arrives, through sim_send. */
 typedef struct {
   pkt *(*next_tx)(void *self);                           /* next data frame, or NULL */
   void (*rx)(void *self, pkt *p, const ornic_frame *f);  /* a frame arrived (decoded) */

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "bitset.h"
+#include "rcx.h"
 
 void txq_init(txq *t, sim *s, const options *o, uint32_t q) {
   memset(t, 0, sizeof *t);
@@ -93,7 +94,8 @@ bool txq_pop_retx(txq *t, uint32_t *idx) {
   return false;
 }
 
-bool txq_timeout(txq *t, sim *s, const options *o) {
+bool txq_timeout(txq *t, sim *s, const options *o, uint32_t arg) {
+  if (!ltimer_expired(s, &t->rto, NODE_REQ, arg) || !t->busy) return false;
   sim_stats(s)->timeouts++;
   if (++t->retries > o->retry_limit) {
     sim_fail(s, "QP %u: %u retransmission timeouts in a row on WQE %llu (retry limit %u)", t->q,
@@ -102,6 +104,20 @@ bool txq_timeout(txq *t, sim *s, const options *o) {
   }
   t->rtt.backoff++;
   return true;
+}
+
+void txq_queue_retx_all(txq *t, sim *s) {
+  for (uint32_t i = t->cum; i < t->next_new; i++) txq_queue_retx(t, s, i);
+}
+
+bool txq_ack_arrived(txq *t, sim *s, const ornic_frame *f) {
+  uint8_t syn = f->ext.aeth.syndrome;
+  if (ornic_aeth_type(syn) == ORNIC_AETH_NAK && syn != RCX_SYN_NAK_SEQ) {
+    sim_fail(s, "QP %u: the responder sent a fatal NAK (%s) for PSN 0x%06x", t->q,
+             ornic_aeth_syndrome_name(syn), f->bth.psn);
+    return false;
+  }
+  return t->busy && ornic_aeth_type(syn) == ORNIC_AETH_ACK;
 }
 
 void txq_ready(u32fifo *ready, sim *s, txq *t) {

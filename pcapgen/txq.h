@@ -62,8 +62,17 @@ void txq_queue_retx(txq *t, sim *s, uint32_t idx);
 /* Next queued packet that is still unacknowledged. */
 bool txq_pop_retx(txq *t, uint32_t *idx);
 
-/* Counts a timeout: false (after sim_fail) past --retry-limit in a row. */
-bool txq_timeout(txq *t, sim *s, const options *o);
+/* The requester timer event `arg` of QP t fired: true when it is a real
+ * timeout of a WQE in flight (counted; the RTO backs off). false for a stale
+ * event, an idle QP, or past --retry-limit in a row (after sim_fail). */
+bool txq_timeout(txq *t, sim *s, const options *o, uint32_t arg);
+/* After a timeout: every packet sent and not acknowledged is lost. */
+void txq_queue_retx_all(txq *t, sim *s);
+
+/* An RC Acknowledge for QP t arrived: a NAK of the fatal type fails the run;
+ * true for an ACK while a WQE is in flight (sequence-error NAKs, which IRN
+ * uses as NACKs, are the caller's). */
+bool txq_ack_arrived(txq *t, sim *s, const ornic_frame *f);
 
 /* The bandwidth-delay product in packets: the nominal round trip over the
  * slowest path (sim_timing) over the time of one full data frame, at least 2. */
