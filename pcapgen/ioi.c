@@ -105,16 +105,6 @@ static pkt *req_next_tx(void *self) {
   return txq_schedule(&p->ready, p->s, qp_at, qp_next, p);
 }
 
-typedef struct {
-  ioi *p;
-  ioi_qp *qp;
-} lost_ctx;
-
-static void lost(void *ctx, uint32_t idx) {
-  lost_ctx *c = ctx;
-  txq_queue_retx(&c->qp->t, c->p->s, idx);
-}
-
 static void acknowledge(ioi *p, ioi_qp *qp, uint32_t cum, uint32_t sidx) {
   txq *t = &qp->t;
   for (uint32_t j = t->cum; j < cum; j++)
@@ -129,8 +119,8 @@ static void on_ack(ioi *p, ioi_qp *qp, const ornic_frame *f) {
   if (cum > t->w.n || sidx >= t->w.n) return; /* a late ACK of an earlier WQE */
   qp->answered = true;
   acknowledge(p, qp, cum, sidx);
-  lost_ctx c = {p, qp};
-  pathseq_acked(&qp->sent, rcx_path_of(p->o, f), sidx, lost, &c);
+  txq_lost_ctx c = {&qp->t, p->s};
+  pathseq_acked(&qp->sent, rcx_path_of(p->o, f), sidx, txq_lost, &c);
   if (t->cum == t->w.n) {
     txq_complete(t, p->s);
     post_next(p, qp);

@@ -71,16 +71,6 @@ static pkt *req_next_tx(void *self) {
   return txq_schedule(&p->ready, p->s, qp_at, qp_next, p);
 }
 
-typedef struct {
-  mprdma *p;
-  mp_qp *qp;
-} lost_ctx;
-
-static void lost(void *ctx, uint32_t idx) {
-  lost_ctx *c = ctx;
-  txq_queue_retx(&c->qp->t, c->p->s, idx);
-}
-
 static void on_ack(mprdma *p, mp_qp *qp, const ornic_frame *f) {
   txq *t = &qp->t;
   uint32_t cum = wqe_idx(&t->w, f->bth.psn + 1), sidx = wqe_idx(&t->w, f->ext.aeth.msn);
@@ -89,8 +79,8 @@ static void on_ack(mprdma *p, mp_qp *qp, const ornic_frame *f) {
   txq_ack(t, p->s, sidx);
   unsigned path = rcx_path_of(p->o, f);
   if (path != SIM_PATH_SPRAY) {
-    lost_ctx c = {p, qp};
-    pathseq_acked(&qp->sent, path, sidx, lost, &c);
+    txq_lost_ctx c = {&qp->t, p->s};
+    pathseq_acked(&qp->sent, path, sidx, txq_lost, &c);
     /* ACK clocking: the next packet goes where this ACK came from. */
     if (qp->clock.len >= p->cwnd) fifo_pop(&qp->clock, &(uint32_t){0});
     if (fifo_push(&qp->clock, path) < 0) sim_fail(p->s, "out of memory (ACK clock)");

@@ -106,6 +106,11 @@ bool txq_timeout(txq *t, sim *s, const options *o, uint32_t arg) {
   return true;
 }
 
+void txq_lost(void *ctx, uint32_t idx) {
+  txq_lost_ctx *c = ctx;
+  txq_queue_retx(c->t, c->s, idx);
+}
+
 void txq_queue_retx_all(txq *t, sim *s) {
   for (uint32_t i = t->cum; i < t->next_new; i++) txq_queue_retx(t, s, i);
 }

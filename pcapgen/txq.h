@@ -59,6 +59,12 @@ bool txq_ack_cum(txq *t, sim *s, uint32_t cum);
 /* Queues idx for retransmission unless it was never sent, is acknowledged
  * or is queued already. */
 void txq_queue_retx(txq *t, sim *s, uint32_t idx);
+/* A loss callback (pathseq_acked's): queues packet idx of ctx, a txq_lost_ctx. */
+typedef struct {
+  txq *t;
+  sim *s;
+} txq_lost_ctx;
+void txq_lost(void *ctx, uint32_t idx);
 /* Next queued packet that is still unacknowledged. */
 bool txq_pop_retx(txq *t, uint32_t *idx);
 
