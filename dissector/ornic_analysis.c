@@ -24,6 +24,23 @@ typedef struct {
   guint32 alen;
 } flow_key;
 
+/* One WQE whose address is known. Late copies (duplicates, late originals)
+ * of an older WQE's packets arrive after the next WQE started, so each pair
+ * keeps its recent WQEs, newest last. */
+typedef struct {
+  guint32 idx, start_psn, len, frame, rkey;
+  guint64 start_addr; /* WRITE: Start_Addr; READ: the request's VA */
+} wqe_rec;
+
+/* WQEs remembered per direction of a pair: a ring that grows on demand
+ * (8, 16, ... WQE_HIST entries), searched newest first. */
+#define WQE_HIST 1024u
+
+typedef struct {
+  wqe_rec *ring;
+  guint32 cap, n, head; /* head: slot of the newest */
+} wqe_hist;
+
 typedef struct conv_state {
   ornic_conv pub;
   struct conv_state *next; /* list of all conversations, for pairing */
@@ -31,19 +48,15 @@ typedef struct conv_state {
   guint32 pmtu;            /* learnt, 0 unknown */
   /* data PSN tracker */
   gboolean have_data;
+  gboolean floor_guess; /* no WQE start known yet: epsn's floor is the lowest PSN seen */
   guint32 hpsn, epsn, loss_epsn;
   gboolean loss_flagged;
   guint32 *frames; /* WIN slots: frame of the first copy of a PSN, 0 unseen */
   wmem_map_t *pending;  /* psn+1 -> ornic_pkt* waiting for a cumulative ACK */
   wmem_map_t *resend;   /* psn+1 -> frame of the NAK / READ retry asking for it */
-  /* WQEs */
+  /* WRITE and READ WQEs whose address is known */
   guint32 wqe_count;
-  gboolean wr_valid;
-  guint32 wr_idx, wr_start_psn, wr_len, wr_frame;
-  guint64 wr_start_addr;
-  gboolean rd_valid;
-  guint32 rd_idx, rd_psn, rd_len, rd_rkey, rd_frame;
-  guint64 rd_va;
+  wqe_hist wr_hist, rd_hist; /* newest last: the WQE in flight */
   /* acknowledgements */
   gboolean cum_valid, msn_valid;
   guint32 cum, msn;
@@ -53,11 +66,18 @@ static wmem_map_t *flows;
 static conv_state *conv_list;
 static guint32 conv_next_id;
 
+/* Once per packet: mixes the key 8 bytes at a time (it has no padding). */
 static guint flow_hash(gconstpointer k) {
+  G_STATIC_ASSERT(sizeof(flow_key) % 8 == 0);
   const guint8 *p = k;
-  guint h = 2166136261u;
-  for (size_t i = 0; i < sizeof(flow_key); i++) h = (h ^ p[i]) * 16777619u;
-  return h;
+  guint64 h = 0x9e3779b97f4a7c15u;
+  for (size_t i = 0; i < sizeof(flow_key); i += 8) {
+    guint64 w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+  }
+  return (guint)h;
 }
 
 static gboolean flow_equal(gconstpointer a, gconstpointer b) {
@@ -128,12 +148,13 @@ static conv_state *conv_for_request(const ornic_an_input *in) {
 /* How far a response's PSN is from what conversation c has sent; smaller is
  * a better fit, -1 means it does not fit. */
 static gint64 response_fit(const conv_state *c, guint32 psn, gboolean read_data) {
+  const wqe_rec *rd = c->rd_hist.n ? &c->rd_hist.ring[c->rd_hist.head] : NULL;
   if (read_data) {
-    if (!c->rd_valid) return -1;
-    gint32 d = ornic_psn_diff(psn, c->rd_psn);
+    if (!rd) return -1;
+    gint32 d = ornic_psn_diff(psn, rd->start_psn);
     return d >= 0 && (guint32)d < WIN ? d : -1;
   }
-  if (!c->have_data) return c->rd_valid ? -1 : (gint64)WIN; /* nothing to compare: weak fit */
+  if (!c->have_data) return rd ? -1 : (gint64)WIN; /* nothing to compare: weak fit */
   gint32 d = ornic_psn_diff(c->hpsn, psn);
   return d >= -1 && d < (gint32)WIN ? d + 1 : -1;
 }
@@ -203,17 +224,21 @@ static guint32 count_unseen(const conv_state *c, guint32 from, guint32 to) {
 static gboolean classify_late(conv_state *c, ornic_pkt *pkt, guint32 psn, guint32 dist,
                               gboolean probe) {
   guint32 first = dist < WIN ? c->frames[psn & WIN_MASK] : 0;
+  pkt->ooo_distance = dist;
   if (first) {
     pkt->flags |= ORNIC_AN_DUP | ORNIC_AN_RETRANS;
     pkt->first_frame = first;
     return TRUE;
   }
-  if (dist >= WIN || ornic_psn_lt(psn, c->epsn)) {
+  if (dist < WIN && c->floor_guess && ornic_psn_lt(psn, c->epsn)) {
+    /* Below every PSN seen so far, with no WQE start known (a capture that
+     * begins with a Middle or a Spot): a first arrival, the new floor. */
+    c->epsn = psn;
+  } else if (dist >= WIN || ornic_psn_lt(psn, c->epsn)) {
     pkt->flags |= ORNIC_AN_BEYOND; /* from before the tracked window */
     return FALSE;
   }
   guint32 nak = GPOINTER_TO_UINT(wmem_map_remove(c->resend, psn_key(psn)));
-  pkt->ooo_distance = dist;
   if (nak) {
     pkt->flags |= ORNIC_AN_RETRANS;
     pkt->nak_frame = nak;
@@ -225,22 +250,33 @@ static gboolean classify_late(conv_state *c, ornic_pkt *pkt, guint32 psn, guint3
   return TRUE;
 }
 
-static void track_psn(conv_state *c, ornic_pkt *pkt, guint32 psn, guint32 frame, guint32 start,
-                      gboolean probe) {
+/* start: Start_PSN of the packet's WQE, NULL when not known. */
+static void track_psn(conv_state *c, ornic_pkt *pkt, guint32 psn, guint32 frame,
+                      const guint32 *start, gboolean probe) {
   pkt->flags |= ORNIC_AN_HPSN;
   if (!c->have_data) {
-    gint32 back = ornic_psn_diff(psn, start);
+    gint32 back = start ? ornic_psn_diff(psn, *start) : 0;
     c->have_data = TRUE;
+    c->floor_guess = start == NULL;
     c->hpsn = psn;
-    c->epsn = back > 0 && (guint32)back < WIN ? start : psn;
+    c->epsn = back > 0 && (guint32)back < WIN ? *start : psn;
     pkt->hpsn = psn;
   } else {
+    if (c->floor_guess && start) {
+      /* The first WQE start: the PSNs from it on belong to the flow. */
+      gint32 back = ornic_psn_diff(c->epsn, *start);
+      if (back > 0 && ornic_psn_diff(c->hpsn, *start) < (gint32)WIN) c->epsn = *start;
+      c->floor_guess = FALSE;
+    }
     gint32 d = ornic_psn_diff(psn, c->hpsn);
     pkt->hpsn = c->hpsn;
     if (d > 0) {
       guint32 clear = (guint32)d >= WIN ? WIN : (guint32)d;
       for (guint32 i = 1; i <= clear; i++) c->frames[(c->hpsn + i) & WIN_MASK] = 0;
       c->hpsn = psn;
+      /* A probe is the lowest unacknowledged PSN sent again (4.2): seen here
+       * for the first time when the tap missed the original too. */
+      if (probe) pkt->flags |= ORNIC_AN_RETRANS | ORNIC_AN_PROBE;
     } else if (!classify_late(c, pkt, psn, (guint32)-d, probe)) {
       pkt->epsn = c->epsn;
       return;
@@ -268,31 +304,66 @@ static guint32 wqe_npkts(guint32 len, guint32 pmtu) {
   return pmtu ? (len ? (len + pmtu - 1) / pmtu : 1) : 0;
 }
 
-static void fill_wqe(ornic_pkt *pkt, guint32 idx, guint32 start_psn, guint64 start_addr,
-                     guint32 len, guint32 frame, guint32 pmtu, guint32 psn) {
-  guint32 k = (guint32)ornic_psn_diff(psn, start_psn);
-  pkt->flags |= ORNIC_AN_WQE;
-  pkt->wqe = idx;
-  pkt->wqe_start_psn = start_psn;
-  pkt->wqe_start_addr = start_addr;
-  pkt->wqe_len = len;
-  pkt->wqe_frame = frame;
-  pkt->wqe_pkt = k;
-  pkt->wqe_npkts = wqe_npkts(len, pmtu);
-  if (pkt->wqe_npkts) pkt->wqe_last_psn = ornic_psn_add(start_psn, (gint32)pkt->wqe_npkts - 1);
-  if (pmtu || k == 0) {
-    pkt->addr = start_addr + (guint64)k * pmtu;
-    pkt->flags |= ORNIC_AN_ADDR;
-  } else {
-    pkt->flags |= ORNIC_AN_ADDR_UNKNOWN | ORNIC_AN_PMTU_UNKNOWN;
-  }
-}
-
 /* True when psn is packet 0..n-1 of a WQE starting at start (n unknown: any k >= 0). */
 static gboolean in_wqe(guint32 psn, guint32 start, guint32 len, guint32 pmtu) {
   gint32 k = ornic_psn_diff(psn, start);
   guint32 n = wqe_npkts(len, pmtu);
   return k >= 0 && (n == 0 ? (guint32)k < WIN : (guint32)k < n);
+}
+
+static const wqe_rec *hist_newest(const wqe_hist *h) { return h->n ? &h->ring[h->head] : NULL; }
+
+/* The i-th newest WQE (0 = newest), i < h->n. */
+static const wqe_rec *hist_at(const wqe_hist *h, guint32 i) {
+  return &h->ring[(h->head + h->cap - i) % h->cap];
+}
+
+static const wqe_rec *hist_push(wqe_hist *h, const wqe_rec *r) {
+  if (h->n == h->cap && h->cap < WQE_HIST) {
+    /* Grow, oldest first in the new ring. */
+    guint32 cap = h->cap ? 2 * h->cap : 8;
+    wqe_rec *ring = wmem_alloc_array(wmem_file_scope(), wqe_rec, cap);
+    for (guint32 i = 0; i < h->n; i++) ring[i] = *hist_at(h, h->n - 1 - i);
+    h->ring = ring;
+    h->cap = cap;
+    h->head = h->n ? h->n - 1 : cap - 1;
+  }
+  h->head = (h->head + 1) % h->cap;
+  h->ring[h->head] = *r;
+  if (h->n < h->cap) h->n++;
+  return &h->ring[h->head];
+}
+
+/* The newest known WQE holding psn, or NULL. Almost always the newest one:
+ * older ones serve late copies of their packets. */
+static const wqe_rec *hist_find_psn(const wqe_hist *h, guint32 psn, guint32 pmtu) {
+  for (guint32 i = 0; i < h->n; i++) {
+    const wqe_rec *r = hist_at(h, i);
+    if (in_wqe(psn, r->start_psn, r->len, pmtu)) return r;
+    /* WQEs follow each other in PSN order: past the newest one's start, a PSN
+     * belongs to a WQE not seen yet. */
+    if (i == 0 && ornic_psn_diff(psn, r->start_psn) >= 0) return NULL;
+  }
+  return NULL;
+}
+
+static void fill_wqe(ornic_pkt *pkt, const wqe_rec *r, guint32 pmtu, guint32 psn) {
+  guint32 k = (guint32)ornic_psn_diff(psn, r->start_psn);
+  pkt->flags |= ORNIC_AN_WQE;
+  pkt->wqe = r->idx;
+  pkt->wqe_start_psn = r->start_psn;
+  pkt->wqe_start_addr = r->start_addr;
+  pkt->wqe_len = r->len;
+  pkt->wqe_frame = r->frame;
+  pkt->wqe_pkt = k;
+  pkt->wqe_npkts = wqe_npkts(r->len, pmtu);
+  if (pkt->wqe_npkts) pkt->wqe_last_psn = ornic_psn_add(r->start_psn, (gint32)pkt->wqe_npkts - 1);
+  if (pmtu || k == 0) {
+    pkt->addr = r->start_addr + (guint64)k * pmtu;
+    pkt->flags |= ORNIC_AN_ADDR;
+  } else {
+    pkt->flags |= ORNIC_AN_ADDR_UNKNOWN | ORNIC_AN_PMTU_UNKNOWN;
+  }
 }
 
 static void learn_write_wqe(conv_state *c, ornic_pkt *pkt, const ornic_an_input *in,
@@ -312,78 +383,98 @@ static void learn_write_wqe(conv_state *c, ornic_pkt *pkt, const ornic_an_input 
     }
     start_addr = va - off;
   }
-  if (!c->wr_valid || c->wr_start_psn != start_psn || c->wr_start_addr != start_addr ||
-      c->wr_len != f->ext.reth.dmalen) {
-    c->wr_valid = TRUE;
-    c->wr_idx = ++c->wqe_count;
-    c->wr_start_psn = start_psn;
-    c->wr_start_addr = start_addr;
-    c->wr_len = f->ext.reth.dmalen;
-    c->wr_frame = in->frame_num;
-    pkt->flags |= ORNIC_AN_NEW_WQE;
+  /* Every FSpot (and a retransmitted RC First) repeats its WQE: a WQE is new
+   * only when no known one has the same Start_PSN, Start_Addr and length. */
+  const wqe_rec *cur = hist_newest(&c->wr_hist);
+  if (cur && ornic_psn_diff(start_psn, cur->start_psn) <= 0) {
+    for (guint32 i = 0; i < c->wr_hist.n; i++) {
+      const wqe_rec *r = hist_at(&c->wr_hist, i);
+      if (r->start_psn == start_psn && r->start_addr == start_addr &&
+          r->len == f->ext.reth.dmalen)
+        return;
+    }
   }
+  wqe_rec r = {.idx = ++c->wqe_count, .start_psn = start_psn, .len = f->ext.reth.dmalen,
+               .frame = in->frame_num, .rkey = f->ext.reth.rkey, .start_addr = start_addr};
+  hist_push(&c->wr_hist, &r);
+  pkt->flags |= ORNIC_AN_NEW_WQE;
 }
 
 static void write_data(conv_state *c, ornic_pkt *pkt, const ornic_an_input *in, guint32 pmtu,
                        guint16 opflags) {
   const ornic_frame *f = in->f;
   guint32 psn = f->bth.psn;
+  const wqe_rec *r = NULL;
   if (opflags & ORNIC_OPF_WRITE) {
     if (f->ext.present & ORNIC_HDR_RETH) learn_write_wqe(c, pkt, in, pmtu);
-    if (c->wr_valid && in_wqe(psn, c->wr_start_psn, c->wr_len, pmtu))
-      fill_wqe(pkt, c->wr_idx, c->wr_start_psn, c->wr_start_addr, c->wr_len, c->wr_frame, pmtu,
-               psn);
+    r = hist_find_psn(&c->wr_hist, psn, pmtu);
+    if (r)
+      fill_wqe(pkt, r, pmtu, psn);
     else
       pkt->flags |= ORNIC_AN_ADDR_UNKNOWN;
   }
   gboolean probe = (opflags & ORNIC_OPF_OOO) && f->bth.ackreq;
-  track_psn(c, pkt, psn, in->frame_num, c->wr_valid ? c->wr_start_psn : psn, probe);
+  track_psn(c, pkt, psn, in->frame_num, r ? &r->start_psn : NULL, probe);
   pkt->flags |= ORNIC_AN_DATA;
   /* Wait for the ACK that covers it; older copies of the PSN chain behind. */
   pkt->next_same_psn = wmem_map_lookup(c->pending, psn_key(psn));
   wmem_map_insert(c->pending, psn_key(psn), pkt);
 }
 
+/* A READ request inside a known READ (4.5): same R_Key, its remote range
+ * inside the original's, its VA consistent with its PSN. */
+static const wqe_rec *read_retry_of(const conv_state *c, const ornic_reth *reth, guint32 p,
+                                    guint32 pmtu) {
+  for (guint32 i = 0; i < c->rd_hist.n; i++) {
+    const wqe_rec *r = hist_at(&c->rd_hist, i);
+    if (!in_wqe(p, r->start_psn, r->len, pmtu)) {
+      if (i == 0 && ornic_psn_diff(p, r->start_psn) >= 0) return NULL; /* a new READ */
+      continue;
+    }
+    guint32 k = (guint32)ornic_psn_diff(p, r->start_psn);
+    if (reth->rkey == r->rkey && reth->va >= r->start_addr &&
+        reth->va - r->start_addr <= r->len && reth->dmalen <= r->len - (reth->va - r->start_addr) &&
+        (!pmtu || reth->va == r->start_addr + (guint64)k * pmtu))
+      return r;
+    return NULL; /* p belongs to r, but this request does not fit it */
+  }
+  return NULL;
+}
+
 static void read_request(conv_state *c, ornic_pkt *pkt, const ornic_an_input *in, guint32 pmtu) {
   const ornic_frame *f = in->f;
   if (!(f->ext.present & ORNIC_HDR_RETH)) return;
   guint32 p = f->bth.psn;
-  gint32 k = ornic_psn_diff(p, c->rd_psn);
-  gboolean retry = c->rd_valid && k > 0 && in_wqe(p, c->rd_psn, c->rd_len, pmtu) &&
-                   f->ext.reth.rkey == c->rd_rkey &&
-                   (!pmtu || f->ext.reth.va == c->rd_va + (guint64)k * pmtu);
-  if (retry) {
-    /* A re-read (4.5): its responses carry the original PSNs and fill holes. */
+  const wqe_rec *r = read_retry_of(c, &f->ext.reth, p, pmtu);
+  if (r) {
+    /* A re-read: its responses carry the original PSNs and fill holes. */
     guint32 n = wqe_npkts(f->ext.reth.dmalen, pmtu);
     for (guint32 i = 0; i < n && i < WIN; i++)
       wmem_map_insert(c->resend, psn_key(ornic_psn_add(p, (gint32)i)),
                       GUINT_TO_POINTER(in->frame_num));
     pkt->flags |= ORNIC_AN_RETRANS;
-    pkt->read_frame = c->rd_frame;
+    pkt->read_frame = r->frame;
   } else {
-    c->rd_valid = TRUE;
-    c->rd_idx = ++c->wqe_count;
-    c->rd_psn = p;
-    c->rd_va = f->ext.reth.va;
-    c->rd_len = f->ext.reth.dmalen;
-    c->rd_rkey = f->ext.reth.rkey;
-    c->rd_frame = in->frame_num;
+    wqe_rec nr = {.idx = ++c->wqe_count, .start_psn = p, .len = f->ext.reth.dmalen,
+                  .frame = in->frame_num, .rkey = f->ext.reth.rkey, .start_addr = f->ext.reth.va};
+    r = hist_push(&c->rd_hist, &nr);
     pkt->flags |= ORNIC_AN_NEW_WQE;
   }
-  fill_wqe(pkt, c->rd_idx, c->rd_psn, c->rd_va, c->rd_len, c->rd_frame, pmtu, c->rd_psn);
-  pkt->flags &= ~(guint32)ORNIC_AN_ADDR;
+  fill_wqe(pkt, r, pmtu, p);
+  pkt->flags &= ~(guint32)(ORNIC_AN_ADDR | ORNIC_AN_ADDR_UNKNOWN | ORNIC_AN_PMTU_UNKNOWN);
 }
 
 static void read_response(conv_state *c, ornic_pkt *pkt, const ornic_an_input *in,
                           guint32 pmtu) {
   guint32 q = in->f->bth.psn;
-  if (c->rd_valid && in_wqe(q, c->rd_psn, c->rd_len, pmtu)) {
-    fill_wqe(pkt, c->rd_idx, c->rd_psn, c->rd_va, c->rd_len, c->rd_frame, pmtu, q);
-    pkt->read_frame = c->rd_frame;
+  const wqe_rec *r = hist_find_psn(&c->rd_hist, q, pmtu);
+  if (r) {
+    fill_wqe(pkt, r, pmtu, q);
+    pkt->read_frame = r->frame;
   } else {
     pkt->flags |= ORNIC_AN_ADDR_UNKNOWN;
   }
-  track_psn(c, pkt, q, in->frame_num, c->rd_valid ? c->rd_psn : q, FALSE);
+  track_psn(c, pkt, q, in->frame_num, r ? &r->start_psn : NULL, FALSE);
   pkt->flags |= ORNIC_AN_DATA;
 }
 
@@ -434,9 +525,11 @@ static void acknowledge(conv_state *c, ornic_pkt *pkt, const ornic_an_input *in)
   guint32 psn = f->bth.psn;
   msn_update(c, pkt, f->ext.aeth.msn);
   if ((f->ext.present & ORNIC_HDR_OACKETH) && (f->ext.oacketh.flags & ORNIC_OACK_WQE_DONE) &&
-      (pkt->flags & ORNIC_AN_MSN) && pkt->msn_delta > 0 && c->wr_valid) {
+      (pkt->flags & ORNIC_AN_MSN) && pkt->msn_delta > 0 && c->wr_hist.n) {
+    /* BTH.PSN is the Last_PSN of the completed WQE (4.3). */
+    const wqe_rec *r = hist_find_psn(&c->wr_hist, psn, pkt->pmtu);
     pkt->flags |= ORNIC_AN_WQE_DONE;
-    pkt->wqe_completed = c->wr_idx;
+    pkt->wqe_completed = (r ? r : hist_newest(&c->wr_hist))->idx;
   }
   if (type == ORNIC_AETH_ACK) {
     cumulative(c, pkt, psn, in->frame_num);

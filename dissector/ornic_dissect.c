@@ -20,59 +20,82 @@ typedef struct {
   const guint8 *base; /* bytes given to the decoder */
   int rc;
   gboolean from_ip;   /* decoded from the IP header: the iCRC is verifiable */
+  const char *no_ip;  /* else why not (packet scope) */
 } located;
 
 /* The UDP payload is a subset of the frame: find the IP header right before
- * its UDP header (IPv6 without extension headers, IPv4 with any IHL). */
-static int find_ip_header(tvbuff_t *ds, int udp_off, guint32 udp_payload_len) {
+ * its UDP header (IPv6 without extension headers, IPv4 with any IHL) whose
+ * length agrees with the UDP length. -1 and *why when there is none. */
+static int find_ip_header(tvbuff_t *ds, int udp_off, guint32 udp_len, packet_info *pinfo,
+                          const char **why) {
+  *why = "no IPv4 or IPv6 header (protocol UDP) right before the UDP header";
   if (udp_off >= 40 && tvb_get_guint8(ds, udp_off - 40) >> 4 == 6 &&
-      tvb_get_guint8(ds, udp_off - 34) == ORNIC_IPPROTO_UDP &&
-      tvb_get_ntohs(ds, udp_off - 36) == udp_payload_len + 8)
-    return udp_off - 40;
+      tvb_get_guint8(ds, udp_off - 34) == ORNIC_IPPROTO_UDP) {
+    guint32 plen = tvb_get_ntohs(ds, udp_off - 36);
+    if (plen == udp_len) return udp_off - 40;
+    *why = wmem_strdup_printf(pinfo->pool, "IPv6 payload length %u disagrees with UDP length %u",
+                              plen, udp_len);
+  }
   for (int ihl = 5; ihl <= 15; ihl++) {
     int ip = udp_off - 4 * ihl;
     if (ip < 0) break;
-    if (tvb_get_guint8(ds, ip) == (0x40 | ihl) && tvb_get_guint8(ds, ip + 9) == ORNIC_IPPROTO_UDP &&
-        tvb_get_ntohs(ds, ip + 2) == udp_payload_len + 8 + 4u * (guint)ihl)
-      return ip;
+    if (tvb_get_guint8(ds, ip) != (0x40 | ihl) || tvb_get_guint8(ds, ip + 9) != ORNIC_IPPROTO_UDP)
+      continue;
+    guint32 tlen = tvb_get_ntohs(ds, ip + 2);
+    if (tlen == udp_len + 4u * (guint)ihl) return ip;
+    *why = wmem_strdup_printf(pinfo->pool, "IPv4 total length %u disagrees with UDP length %u",
+                              tlen, udp_len);
   }
   return -1;
 }
 
-static gboolean locate_from_ip(tvbuff_t *tvb, located *loc) {
+static gboolean locate_from_ip(tvbuff_t *tvb, packet_info *pinfo, located *loc) {
   tvbuff_t *ds = tvb_get_ds_tvb(tvb);
   int roff = tvb_raw_offset(tvb);
+  loc->no_ip = "the UDP payload is not part of a captured frame (reassembled or detached)";
   if (!ds || ds == tvb || roff < 8 + 20) return FALSE;
   guint ds_cap = tvb_captured_length(ds);
   if ((guint)roff > ds_cap) return FALSE;
   int udp = roff - 8;
   guint32 payload_len = tvb_reported_length(tvb);
-  if (tvb_get_ntohs(ds, udp + 4) != payload_len + 8) return FALSE;
-  int ip = find_ip_header(ds, udp, payload_len);
+  guint32 udp_len = tvb_get_ntohs(ds, udp + 4);
+  if (udp_len != payload_len + 8) {
+    loc->no_ip = wmem_strdup_printf(pinfo->pool, "UDP length %u disagrees with the %u bytes of UDP "
+                                    "payload", udp_len, payload_len);
+    return FALSE;
+  }
+  int ip = find_ip_header(ds, udp, udp_len, pinfo, &loc->no_ip);
   if (ip < 0) return FALSE;
   guint16 dport = tvb_get_ntohs(ds, udp + 2);
   loc->base = tvb_get_ptr(ds, ip, (gint)(ds_cap - (guint)ip));
   loc->rc = ornic_frame_decode(&loc->f, loc->base, ds_cap - (guint)ip, ORNIC_LINK_RAW_IP,
                                dport ? dport : 1);
   if (loc->rc == ORNIC_ERR_NOT_ROCE || loc->f.bth_off == 0 ||
-      loc->f.bth_off != (size_t)(roff - ip))
+      loc->f.bth_off != (size_t)(roff - ip)) {
+    loc->no_ip = wmem_strdup_printf(pinfo->pool, "the IP/UDP framing does not decode: %s",
+                                    ornic_strerror(loc->rc));
     return FALSE;
+  }
   loc->from_ip = TRUE;
   return TRUE;
 }
 
-static void locate(tvbuff_t *tvb, located *loc) {
+static void locate(tvbuff_t *tvb, packet_info *pinfo, located *loc) {
   memset(loc, 0, sizeof(*loc));
-  if (locate_from_ip(tvb, loc)) return;
+  if (locate_from_ip(tvb, pinfo, loc)) return;
+  const char *why = loc->no_ip;
   memset(loc, 0, sizeof(*loc));
+  loc->no_ip = why;
   guint cap = tvb_captured_length(tvb);
   loc->base = tvb_get_ptr(tvb, 0, (gint)cap);
   loc->rc = ornic_roce_decode(&loc->f, loc->base, cap);
   if (loc->rc == ORNIC_ERR_TRUNCATED && cap >= ORNIC_BTH_LEN) loc->f.bth_off = 0;
 }
 
+/* ORNIC's opcode space 0xC0-0xDF (PROTOCOL.md 3.1: 0xCB-0xDF reserved) and
+ * the CNP, which the stock dissector does not decode. */
 static gboolean own_opcode(guint8 op) {
-  return (op >= ORNIC_OP_OOO_WRITE_FSPOT && op <= ORNIC_OP_NAK) || op == ORNIC_OP_CNP;
+  return op >> 5 == 6 || op == ORNIC_OP_CNP;
 }
 
 static gboolean bth_read(const located *loc, tvbuff_t *tvb) {
@@ -94,7 +117,8 @@ static guint8 tree_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, con
   if (!loc->from_ip) {
     proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, NULL, pinfo, 0,
                             ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_NO_FLAGS);
-    expert_add_info(pinfo, proto_tree_get_parent(tree), &ei.no_ip);
+    expert_add_info_format(pinfo, proto_tree_get_parent(tree), &ei.no_ip,
+                           "iCRC not verified: %s", loc->no_ip);
     return PROTO_CHECKSUM_E_UNVERIFIED;
   }
   guint32 want = 0;
@@ -104,13 +128,13 @@ static guint8 tree_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, con
                             ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_NO_FLAGS);
     return PROTO_CHECKSUM_E_UNVERIFIED;
   }
-  gboolean ok = ornic_icrc_verify(f, loc->base) == ORNIC_OK;
-  proto_item *ci = proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, &ei.icrc_bad,
-                                           pinfo, want, ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_VERIFY);
+  /* f->icrc is the wire value (little-endian), as ornic_icrc_verify compares it. */
+  gboolean ok = want == f->icrc;
+  proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, &ei.icrc_bad, pinfo, want,
+                          ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_VERIFY);
   if (!ok) {
     proto_item *pi = proto_tree_add_uint(tree, hf.icrc_expected, tvb, off, 4, want);
     proto_item_set_generated(pi);
-    (void)ci;
   }
   return ok ? PROTO_CHECKSUM_E_GOOD : PROTO_CHECKSUM_E_BAD;
 }
@@ -168,8 +192,11 @@ static const char *short_opcode_name(guint8 op) {
 }
 
 static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *an, guint32 nlost) {
-  col_add_fstr(pinfo->cinfo, COL_INFO, "%s QP=0x%06x PSN=%u", short_opcode_name(f->bth.opcode),
-               f->bth.destqp, f->bth.psn);
+  if (ornic_opcode_info_get(f->bth.opcode)->name)
+    col_add_str(pinfo->cinfo, COL_INFO, short_opcode_name(f->bth.opcode));
+  else
+    col_add_fstr(pinfo->cinfo, COL_INFO, "Reserved opcode 0x%02x", f->bth.opcode);
+  col_append_fstr(pinfo->cinfo, COL_INFO, " QP=0x%06x PSN=%u", f->bth.destqp, f->bth.psn);
   const ornic_ext *e = &f->ext;
   if (an && (an->flags & ORNIC_AN_ADDR))
     col_append_fstr(pinfo->cinfo, COL_INFO, " addr=0x%" PRIx64, an->addr);
@@ -183,7 +210,7 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
     if (e->oacketh.flags & ORNIC_OACK_WQE_DONE) col_append_str(pinfo->cinfo, COL_INFO, " WQE_DONE");
   }
   if (e->present & ORNIC_HDR_NAKETH)
-    col_append_fstr(pinfo->cinfo, COL_INFO, " %s trigger=%u missing=%u",
+    col_append_fstr(pinfo->cinfo, COL_INFO, " (%s) trigger=%u missing=%u",
                     ornic_nak_reason_name(e->naketh.reason), e->naketh.trigger_psn, nlost);
   if (f->bth.becn) col_append_str(pinfo->cinfo, COL_INFO, " BECN");
 }
@@ -228,7 +255,7 @@ static ornic_pkt *analysis_for(packet_info *pinfo, const located *loc, const gui
 
 static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
   located *loc = wmem_new(pinfo->pool, located);
-  locate(tvb, loc);
+  locate(tvb, pinfo, loc);
   const ornic_frame *f = &loc->f;
   gboolean have_bth = bth_read(loc, tvb);
   gboolean own = !stock_rroce_handle || (have_bth && own_opcode(f->bth.opcode)) || !have_bth;

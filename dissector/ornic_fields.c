@@ -192,7 +192,8 @@ static ei_register_info expert_table[] = {
     E(unknown_opcode, "ornic.unknown_opcode", PI_PROTOCOL, PI_WARN, "Opcode without a layout"),
     E(lint, "ornic.lint", PI_PROTOCOL, PI_WARN, "Protocol violation"),
     E(addr_unknown, "ornic.analysis.addr_unknown", PI_SEQUENCE, PI_NOTE,
-      "Implied address cannot be known yet: no FSpot / READ request of this WQE seen before"),
+      "Implied address cannot be known yet: no RETH of this WQE seen before (FSpot, Last with "
+      "Address, RC WRITE First / Only, READ request)"),
     E(ooo, "ornic.analysis.ooo.expert", PI_SEQUENCE, PI_CHAT, "Out-of-order arrival"),
     E(dup, "ornic.analysis.duplicate.expert", PI_SEQUENCE, PI_NOTE, "Duplicate PSN"),
     E(retrans, "ornic.analysis.retransmission.expert", PI_SEQUENCE, PI_NOTE, "Retransmission"),
@@ -203,7 +204,7 @@ static ei_register_info expert_table[] = {
     E(ack_stale, "ornic.analysis.ack_stale.expert", PI_SEQUENCE, PI_NOTE,
       "Cumulative PSN before the previous one (reordered ACK)"),
     E(no_ip, "ornic.icrc.no_ip", PI_UNDECODED, PI_NOTE,
-      "IP header not reachable: iCRC not verified"),
+      "iCRC not verified: IP header not reachable, or IP and UDP lengths disagree"),
     E(pmtu_unknown, "ornic.analysis.pmtu_unknown", PI_SEQUENCE, PI_NOTE,
       "PMTU not known yet (set the ornic.pmtu preference or wait for a full packet)"),
     E(wqe_done, "ornic.analysis.wqe_done", PI_SEQUENCE, PI_CHAT, "WQE completed"),

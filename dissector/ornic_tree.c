@@ -51,8 +51,8 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
                             const guint32 *lost, guint32 nlost) {
   proto_tree *bt =
       proto_tree_add_subtree_format(t, tvb, off + ORNIC_NAK_FIXED_LEN, 2 * nak->nblocks,
-                                    ett.nak_blocks, NULL, "Bitmap: %u blocks, PSNs %u-%u",
-                                    nak->nblocks, nak->base_psn,
+                                    ett.nak_blocks, NULL, "Bitmap: %u block%s, PSNs %u-%u",
+                                    nak->nblocks, nak->nblocks == 1 ? "" : "s", nak->base_psn,
                                     ornic_psn_add(nak->base_psn, 16 * nak->nblocks - 1));
   guint32 nrecv = 0;
   for (unsigned k = 0; k < nak->nblocks; k++) {
@@ -252,7 +252,10 @@ static void tree_sequence(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, cons
     gen_flag(t, hf.an_ooo, tvb);
     expert_add_info_format(pinfo, top, &ei.ooo, "Out of order by %u PSNs", an->ooo_distance);
   }
-  if (an->flags & (ORNIC_AN_OOO | ORNIC_AN_RETRANS)) gen_uint(t, hf.an_ooo_distance, tvb, an->ooo_distance);
+  /* Distance below the highest PSN of every late arrival (a retransmission
+   * above it, an RTO probe, has none). */
+  if ((an->flags & (ORNIC_AN_OOO | ORNIC_AN_DUP)) || ((an->flags & ORNIC_AN_RETRANS) && an->ooo_distance))
+    gen_uint(t, hf.an_ooo_distance, tvb, an->ooo_distance);
   if (an->flags & ORNIC_AN_DUP) {
     gen_flag(t, hf.an_dup, tvb);
     gen_uint(t, hf.an_first_frame, tvb, an->first_frame);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Robustness of the ORNIC Wireshark plugin, as Wireshark's tools/fuzz-test.sh
-# tests dissectors: ornic-pcapgen traces corrupted by `editcap -E RATE`, each
-# read with `tshark -nVxr` and the plugin; any crash, abort or dissector bug
-# fails, and the offending file is kept. Then a few passes under valgrind must
-# show no invalid read or write.
+# tests dissectors: ornic-pcapgen traces corrupted by `editcap -E RATE`; each
+# pass joins the corrupted traces into one file (mergecap -a: one tshark
+# start-up per pass, and the traces' QP state mixes) read with `tshark -nVxr`
+# and the plugin; any crash, abort or dissector bug fails, and the offending
+# file is kept. Then a few passes under valgrind must show no invalid read or
+# write.
 #
 # Usage: scripts/dissector-fuzz.sh [--passes N] [--valgrind N] [--rate R]
 #                                  [--build DIR] [--plugin ornic.so] [--keep DIR]
@@ -27,7 +29,7 @@ done
 [[ -n $plugin ]] || plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | head -1)
 [[ -f $plugin ]] || { echo "dissector-fuzz: plugin not found (build it first, or --plugin)" >&2; exit 1; }
 ws_version=$(basename "$(dirname "$(dirname "$plugin")")")
-for t in tshark editcap "$build/bin/ornic-pcapgen"; do
+for t in tshark editcap mergecap "$build/bin/ornic-pcapgen"; do
   command -v "$t" >/dev/null || { echo "dissector-fuzz: $t not found" >&2; exit 1; }
 done
 
@@ -62,18 +64,22 @@ fail() {
 
 start=$SECONDS
 for ((p = 1; p <= passes; p++)); do
+  parts=()
   for t in "${traces[@]}"; do
-    f="$tmp/fuzz-$t-$p.pcap"
-    editcap -E "$rate" "$tmp/$t.pcap" "$f" >/dev/null 2>&1
-    chmod 644 "$f"
-    rc=0
-    ts tshark -nVxr "$f" >/dev/null 2>"$tmp/err" || rc=$?
-    if ((rc >= 128)) || grep -q -i -E "dissector bug|assert|Segmentation|Aborted" "$tmp/err"; then
-      [[ -n $keep ]] || keep=$root/build/dissector-fuzz-failures
-      fail "$f" "tshark exit $rc: $(head -c 400 "$tmp/err")"
-    fi
-    rm -f "$f"
+    editcap -E "$rate" "$tmp/$t.pcap" "$tmp/fuzz-$t-$p.pcap" >/dev/null 2>&1
+    parts+=("$tmp/fuzz-$t-$p.pcap")
   done
+  f="$tmp/fuzz-$p.pcap"
+  mergecap -a -F pcap -w "$f" "${parts[@]}"
+  rm -f "${parts[@]}"
+  chmod 644 "$f"
+  rc=0
+  ts tshark -nVxr "$f" >/dev/null 2>"$tmp/err" || rc=$?
+  if ((rc >= 128)) || grep -q -i -E "dissector bug|assert|Segmentation|Aborted" "$tmp/err"; then
+    [[ -n $keep ]] || keep=$root/build/dissector-fuzz-failures
+    fail "$f" "tshark exit $rc: $(head -c 400 "$tmp/err")"
+  fi
+  rm -f "$f"
 done
 echo "dissector-fuzz: $passes passes x ${#traces[@]} traces, no crash ($((SECONDS - start)) s)"
 

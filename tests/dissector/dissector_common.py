@@ -14,7 +14,8 @@ import subprocess
 import sys
 import tempfile
 
-OWN_OPCODES = set(range(0xC0, 0xCB)) | {0x81}
+# Opcodes the plugin decodes itself: ORNIC's space 0xC0-0xDF (0xCB-0xDF reserved) and the CNP.
+OWN_OPCODES = set(range(0xC0, 0xE0)) | {0x81}
 
 
 class Fail(Exception):
@@ -68,13 +69,16 @@ class Tshark:
             raise Fail(f"tshark {' '.join(args)} exited {p.returncode}: {p.stderr[-2000:]}")
         return p.stdout
 
-    def check_loaded(self):
+    def check_loaded(self, stock_too=False):
+        """tshark lists the plugin from the private folder; stock_too: and the stock
+        run (HOME without the plugin) does not see it."""
         out = self.run(["-G", "plugins"])
         line = [l for l in out.splitlines() if l.startswith("ornic.so")]
         check(line and self.plugin in line[0],
               f"tshark -G plugins does not list {self.plugin}:\n{out}")
-        out = self.run(["-G", "plugins"], plugin=False)
-        check("ornic.so" not in out, "the stock tshark run sees the ORNIC plugin")
+        if stock_too:
+            out = self.run(["-G", "plugins"], plugin=False)
+            check("ornic.so" not in out, "the stock tshark run sees the ORNIC plugin")
         return line[0]
 
     def registered_fields(self):

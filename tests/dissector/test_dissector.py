@@ -8,10 +8,12 @@ CHECK is one of
   profile NAME     an ornic-pcapgen trace of profile NAME: every ornic.* field equals
                    ornic-decode --json, zero malformed, infiniband.* identical to stock tshark,
                    implied addresses, two-pass == one-pass, -z ornic,stat against the summary
-  read             OOO READ: implied source addresses of READ responses
-  synthetic        IPv6, CNP, XRCETH, FECN/BECN frames from the library's encoder
+  read             OOO READ: implied source addresses of READ responses, retries, two-pass
+  synthetic        IPv6, CNP, XRCETH, FECN/BECN frames from the library's encoder; the UDP
+                   port preference, Decode As, a reserved ORNIC opcode
   icrc             a corrupted byte gives ornic.icrc.status Bad; iCRC-masked fields do not
-  nak              --drop rules: the NAK's missing PSNs are exactly the dropped ones
+  nak              --drop rules: the NAK's missing PSNs are exactly the dropped ones; late
+                   copies of an older WQE keep its implied address
 A listed profile that pcapgen cannot generate fails the test (it is never skipped)."""
 import argparse
 import os
@@ -36,8 +38,19 @@ def pcapgen(a, ts, name, args):
     return out
 
 
-def field_names(ts):
-    return sorted(n for n in ts.registered_fields() if n != "ornic")
+def documented_fields(readme):
+    """The ornic.* names of the '## Fields' table of dissector/README.md."""
+    import re
+    with open(readme) as f:
+        text = f.read()
+    check("\n## Fields\n" in text, f"{readme} has no '## Fields' section")
+    return set(re.findall(r"^\| `(ornic(?:\.[a-z0-9_.]+)?)` \|", text.split("\n## Fields\n", 1)[1], re.M))
+
+
+def field_names(a):
+    """Every ornic.* field: the README's table, which dissector_plugin checks against
+    `tshark -G fields` (one tshark start-up less per test)."""
+    return sorted(n for n in documented_fields(a.readme) if n != "ornic")
 
 
 def compare_with_decoder(a, ts, cap, names, extra=()):
@@ -122,7 +135,7 @@ def check_addresses(dec, got, data_ops):
     """Every WRITE data packet's ornic.analysis.addr equals Start_Addr + (PSN - Start_PSN) * PMTU
     once a packet carrying the WQE's address was seen; before that, no address."""
     wqes = wqe_ranges(dec)
-    checked = unknown = 0
+    checked = unknown = older = 0
     for fr in sorted(dec):
         j = dec[fr]
         if j["bth"]["opcode"] not in data_ops:
@@ -136,22 +149,68 @@ def check_addresses(dec, got, data_ops):
             check(got_addr and value(got_addr[0]) == want,
                   f"frame {fr} PSN {psn}: implied address {got_addr}, expected {hex(want)}")
             checked += 1
+            # A late copy: a later WQE's address was learnt before it arrived.
+            older += any(w[3] <= fr and (w[0] - start) & 0xFFFFFF < 0x800000 and w[0] != start
+                         for w in wqes)
         else:
             check(not got_addr, f"frame {fr}: address {got_addr} shown before its WQE was known")
             unknown += 1
     check(checked > 0, "no implied address checked")
-    return checked, unknown
+    return checked, unknown, older
 
 
-def check_two_pass(ts, cap, names):
-    an = [n for n in names if n.startswith("ornic.analysis") and n != "ornic.analysis.acked_in"]
-    one = ts.fields(cap, an)
-    two = ts.fields(cap, an, ["-2"])
+# Opcodes the analysis tracks in the pair's data PSN space: WRITE and SEND requests with
+# payload (ORNIC and RC), READ responses (ORNIC and RC).
+SEQ_OPS = set(range(0xC0, 0xC6)) | {0xC7, 0xC8} | set(range(0x00, 0x0C)) | set(range(0x0D, 0x11))
+
+
+def check_sequence(dec, got):
+    """Against a replay of the trace in Python (one QP pair, far less than a window): a
+    PSN seen before is a duplicate naming its first copy; a first arrival below the highest
+    PSN seen has ornic.analysis.ooo_distance = highest - PSN (and is OOO or a
+    retransmission); any other arrival is neither."""
+    first, hpsn, n_ooo, n_dup = {}, None, 0, 0
+    for fr in sorted(dec):
+        op, psn = dec[fr]["bth"]["opcode"], dec[fr]["bth"]["psn"]
+        if op not in SEQ_OPS:
+            continue
+        g = got.get(fr, {})
+        dist = None if hpsn is None else (hpsn - psn) & 0xFFFFFF
+        late = dist is not None and dist < 0x800000
+        dist_got = [value(x) for x in g.get("ornic.analysis.ooo_distance", [])]
+        if psn in first:
+            check(g.get("ornic.analysis.first_frame") == [str(first[psn])] and dist_got == [dist],
+                  f"frame {fr} PSN {psn}: a duplicate of frame {first[psn]} at distance {dist}, "
+                  f"the plugin says first_frame {g.get('ornic.analysis.first_frame')}, distance {dist_got}")
+            n_dup += 1
+        elif late and dist > 0:
+            check(dist_got == [dist] and ("ornic.analysis.ooo" in g or "ornic.analysis.retransmission" in g),
+                  f"frame {fr} PSN {psn}: first arrival {dist} below the highest PSN {hpsn}, the plugin "
+                  f"says distance {dist_got}, ooo {g.get('ornic.analysis.ooo')}, "
+                  f"retransmission {g.get('ornic.analysis.retransmission')}")
+            n_ooo += 1
+            first[psn] = fr
+        else:
+            check(not dist_got and "ornic.analysis.ooo" not in g and "ornic.analysis.duplicate" not in g,
+                  f"frame {fr} PSN {psn}: in order (highest before {hpsn}), the plugin says {g}")
+            first[psn] = fr
+        if hpsn is None or not late:
+            hpsn = psn
+    return n_ooo, n_dup
+
+
+def check_two_pass(ts, cap, names, one_pass):
+    """one_pass: ts.fields(cap, names) of a one-pass run."""
+    an = [n for n in names if n.startswith("ornic.") and n != "ornic.analysis.acked_in"]
+    fw = ts.fields(cap, names, ["-2"])
+    strip = lambda d: {fr: {k: v for k, v in f.items() if k in an} for fr, f in d.items()}
+    one, two = strip(one_pass), strip(fw)
     check(one == two, "two-pass analysis differs from one-pass: first frames " +
-          str([f for f in one if one[f] != two.get(f)][:5]))
+          str([(f, one[f], two.get(f)) for f in one if one[f] != two.get(f)][:3]))
     # ornic.analysis.acked_in points forward, so only a second pass can show it; it must
     # name an ACK/NAK whose cumulative PSN covers the packet.
-    fw = ts.fields(cap, ["ornic.analysis.acked_in", "ornic.bth.opcode", "ornic.bth.psn"], ["-2"])
+    check(not any("ornic.analysis.acked_in" in f for f in one_pass.values()),
+          "acked_in shown in one pass, before its ACK was read")
     n = 0
     for fr, f in fw.items():
         if "ornic.analysis.acked_in" not in f:
@@ -190,6 +249,9 @@ def check_stats(ts, cap, summary, dec):
     check(tot["naks"] == nak_frames, f"ornic,stat NAKs {tot['naks']}, NAK frames {nak_frames}")
     if summary is not None:
         check(tot["naks"] == summary["naks"], f"ornic,stat NAKs {tot['naks']}, pcapgen {summary['naks']}")
+        # Every FSpot and every retransmitted First repeats its WQE's address: still one WQE.
+        check(tot["wqes"] == summary["wqes_total"],
+              f"ornic,stat WQEs {tot['wqes']}, pcapgen {summary['wqes_total']}")
         # pcapgen's RC responder drops packets after a hole without counting them, so its
         # duplicates equal ours only for ORNIC, which places every packet.
         check(summary["profile"] != "ornic" or tot["dups"] == summary["duplicates_received"],
@@ -200,13 +262,9 @@ def check_stats(ts, cap, summary, dec):
 # ---------------------------------------------------------------- checks
 
 def do_plugin(a, ts):
-    ts.check_loaded()
+    # main() checked that tshark loads it, and that the stock run does not.
     reg = ts.registered_fields()
-    import re
-    with open(a.readme) as f:
-        text = f.read()
-    check("\n## Fields\n" in text, f"{a.readme} has no '## Fields' section")
-    doc = set(re.findall(r"^\| `(ornic(?:\.[a-z0-9_.]+)?)` \|", text.split("\n## Fields\n", 1)[1], re.M))
+    doc = documented_fields(a.readme)
     check(reg == doc, f"registered but undocumented: {sorted(reg - doc)}; documented but not "
                       f"registered: {sorted(doc - reg)}")
     print(f"{len(reg)} ornic fields registered and documented")
@@ -214,12 +272,15 @@ def do_plugin(a, ts):
 
 def do_profile(a, ts, profile):
     import json
-    names = field_names(ts)
+    names = field_names(a)
     summ = ts.path(f"{profile}.json")
     # Exact drops (no random loss) make pcapgen's summary an oracle for the counters.
+    # RC is in order on one path: go-back-N over 4 sprayed paths multiplies the trace by 14
+    # (irn, mprdma and ioi carry RC opcodes out of order).
+    paths = ["--paths", "1"] if profile == "roce" else []
     cap = pcapgen(a, ts, f"{profile}.pcap", ["--profile", profile, "--wqes", "3", "--wqe-size", "64K",
                                             "--loss", "0", "--drop", "0:5", "--drop", "1:40",
-                                            "--summary-json", summ])
+                                            "--summary-json", summ] + paths)
     with open(summ) as f:
         summary = json.load(f)
     dec, got = compare_with_decoder(a, ts, cap, names)
@@ -227,16 +288,20 @@ def do_profile(a, ts, profile):
     nstd = check_stock_equal(ts, cap, dec)
     ops = {j["bth"]["opcode"] for j in dec.values()}
     data_ops = {0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B} & ops
-    addrs = check_addresses(dec, got, data_ops) if data_ops else (0, 0)
-    nacked = check_two_pass(ts, cap, names)
+    addrs = check_addresses(dec, got, data_ops) if data_ops else (0, 0, 0)
+    seq = check_sequence(dec, got)
+    nacked = check_two_pass(ts, cap, names, got)
     tot = check_stats(ts, cap, summary, dec)
+    check(tot["ooo"] <= seq[0] and tot["dups"] == seq[1], f"ornic,stat {tot}, replay: late first "
+          f"arrivals and duplicates {seq}")
     print(f"profile {profile}: {len(dec)} packets, opcodes {sorted(hex(o) for o in ops)}, "
-          f"{nstd} standard frames equal to stock, addresses checked/unknown {addrs}, "
+          f"{nstd} standard frames equal to stock, addresses checked/unknown/late {addrs}, "
+          f"late first arrivals/duplicates {seq}, "
           f"{nacked} acked_in checked, stats {tot}")
 
 
 def do_read(a, ts):
-    names = field_names(ts)
+    names = field_names(a)
     cap = pcapgen(a, ts, "read.pcap", ["--op", "read", "--wqes", "3", "--wqe-size", "64K",
                                        "--loss", "0", "--drop", "1:7"])
     dec, got = compare_with_decoder(a, ts, cap, names)
@@ -259,7 +324,12 @@ def do_read(a, ts):
                   f"frame {fr}: read_frame {got[fr].get('ornic.analysis.read_frame')}, expected {r[-1][3]}")
             checked += 1
     check(checked > 0 and len(reads) == 3, f"{checked} responses, {len(reads)} READs")
-    print(f"read: {len(reads)} READs, {checked} response addresses checked")
+    check_sequence(dec, got)
+    check_two_pass(ts, cap, names, got)
+    rows = stat_table(ts, cap)
+    nw = sum(r[STAT_COLS.index("wqes")] for r in rows.values())
+    check(nw == 3, f"ornic,stat counts {nw} READ WQEs (retries are not WQEs): {rows}")
+    print(f"read: {len(reads)} READs, {checked} response addresses checked, two-pass equal")
 
 
 def synth_frames(helper):
@@ -288,7 +358,7 @@ def synth_frames(helper):
 
 def do_synthetic(a, ts):
     from e2e_common import Helper, write_pcap
-    names = field_names(ts)
+    names = field_names(a)
     h = Helper(a.helper)
     frames = synth_frames(h)
     h.close()
@@ -318,7 +388,38 @@ def do_synthetic(a, ts):
           f"Info column: {lines[1]}")
     check(lines[5].startswith("RoCEv2 CNP"), f"CNP column: {lines[5]}")
     nstd = check_stock_equal(ts, cap, dec)
-    print(f"synthetic: {len(frames)} frames (IPv6, CNP, XRC, FECN), {nstd} standard equal to stock")
+    ports = check_ports_and_reserved(a, ts)
+    print(f"synthetic: {len(frames)} frames (IPv6, CNP, XRC, FECN), {nstd} standard equal to stock; {ports}")
+
+
+def check_ports_and_reserved(a, ts):
+    """The UDP port preference and Decode As; a reserved ORNIC opcode (0xCB) stays ORNIC."""
+    from e2e_common import Helper, write_pcap
+    h = Helper(a.helper)
+    fspot = ["opcode=0xc0", "psn=5", "destqp=0x12", "reth.va=0x1000", "reth.rkey=1",
+             "reth.dmalen=2048", "offeth=0", "payload=" + "ab" * PMTU]
+    frames = [h.encode(fspot + ["dport=4792"]), h.encode(fspot + ["dport=4793"])]
+    ack = bytearray(h.encode(["opcode=0xc9", "psn=5", "destqp=0x11", "aeth.syn=0x1f", "aeth.msn=0",
+                              "oack.flags=0", "oack.count=1"]))
+    h.close()
+    ack[14 + 20 + 8] = 0xCB  # covered by the iCRC: it turns bad
+    frames.append(bytes(ack))
+    cap = ts.path("ports.pcap")
+    write_pcap(cap, frames)
+    os.chmod(cap, 0o644)
+    opts = ["-o", "ornic.udp.port:4791,4792", "-d", "udp.port==4793,ornic"]
+    cols = ["-T", "fields", "-e", "_ws.col.Protocol", "-e", "ornic.icrc.status", "-e", "_ws.col.Info"]
+    rows = [l.split("\t") for l in ts.run(opts + ["-r", cap] + cols).splitlines()]
+    check([r[:2] for r in rows[:2]] == [["ORNIC", "1"], ["ORNIC", "1"]],
+          f"UDP port preference / Decode As: {rows[:2]}")
+    check(rows[2][0] == "ORNIC" and rows[2][1] == "0" and
+          rows[2][2].startswith("Reserved opcode 0xcb QP=0x000011 PSN=5"), f"reserved opcode: {rows[2]}")
+    ex = ts.run(opts + ["-r", cap, "-Y", "ornic.unknown_opcode && !ornic.malformed && !_ws.malformed",
+                        "-T", "fields", "-e", "frame.number"]).split()
+    check(ex == ["3"], f"reserved opcode: expert ornic.unknown_opcode on frames {ex}, expected [3]")
+    rows = [l.split("\t") for l in ts.run(["-r", cap] + cols).splitlines()]
+    check([r[0] for r in rows] == ["UDP", "UDP", "ORNIC"], f"default ports: {rows}")
+    return "ornic.udp.port, Decode As and reserved opcode 0xcb checked"
 
 
 def do_icrc(a, ts):
@@ -368,7 +469,40 @@ def do_nak(a, ts):
         f = got[rt[0]]
         check("ornic.analysis.nak_frame" in f and value(f["ornic.analysis.nak_frame"][0]) in naks,
               f"retransmission of {psn} (frame {rt[0]}) not tied to a NAK: {f}")
-    print(f"nak: {len(naks)} NAK(s), missing {sorted(missing)}, retransmissions tied to them")
+    # Loss inferred (-o ornic.otd:4): replayed in Python, once per hole, at the first new
+    # arrival more than OTD past the expected PSN (the first one not yet seen).
+    otd = 4
+    lo = ts.fields(cap, ["ornic.bth.opcode", "ornic.bth.psn", "ornic.analysis.loss",
+                         "ornic.analysis.loss_first_psn", "ornic.analysis.loss_count"],
+                   ["-o", f"ornic.otd:{otd}"])
+    seen, epsn, flagged, want = set(), start, None, {}
+    for fr in sorted(lo):
+        f = lo[fr]
+        if value(f["ornic.bth.opcode"][0]) not in range(0xC0, 0xC6):
+            continue
+        psn = value(f["ornic.bth.psn"][0])
+        if psn in seen:
+            continue
+        seen.add(psn)
+        while epsn in seen:
+            epsn += 1
+        if psn - epsn > otd and flagged != epsn:
+            want[fr] = (epsn, len([q for q in range(epsn, psn) if q not in seen]))
+            flagged = epsn
+    got_loss = {fr: (value(f["ornic.analysis.loss_first_psn"][0]), value(f["ornic.analysis.loss_count"][0]))
+                for fr, f in lo.items() if "ornic.analysis.loss" in f}
+    check(want and got_loss == want, f"loss inferred (OTD {otd}): plugin {got_loss}, replay {want}")
+    # Four paths: duplicates of WQE 1's packets arrive after WQE 2's address was learnt;
+    # they still have WQE 1's address.
+    cap = pcapgen(a, ts, "late.pcap", ["--wqes", "2", "--wqe-size", "16K", "--loss", "0",
+                                       "--start-psn", str(start), "--drop", "0:3"])
+    names = field_names(a)
+    dec, got = compare_with_decoder(a, ts, cap, names)
+    addrs = check_addresses(dec, got, set(range(0xC0, 0xC6)))
+    check(addrs[2] > 0, f"no late copy of an older WQE in the trace (addresses {addrs})")
+    print(f"nak: {len(naks)} NAK(s), missing {sorted(missing)}, retransmissions tied to them; "
+          f"loss inferred with OTD {otd} at {got_loss}; "
+          f"late copies: addresses checked/unknown/late {addrs}")
 
 
 def main():
@@ -376,7 +510,7 @@ def main():
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--bin", required=True)
     ap.add_argument("--helper")
-    ap.add_argument("--readme")
+    ap.add_argument("--readme", required=True)
     ap.add_argument("--ws-version", default="4.0")
     ap.add_argument("check")
     ap.add_argument("arg", nargs="?")
@@ -385,7 +519,7 @@ def main():
         raise Fail(f"plugin {a.plugin} not built")
     ts = Tshark(a.plugin, a.ws_version)
     try:
-        ts.check_loaded()
+        ts.check_loaded(stock_too=a.check == "plugin")
         {"plugin": lambda: do_plugin(a, ts), "profile": lambda: do_profile(a, ts, a.arg),
          "read": lambda: do_read(a, ts), "synthetic": lambda: do_synthetic(a, ts),
          "icrc": lambda: do_icrc(a, ts), "nak": lambda: do_nak(a, ts)}[a.check]()
