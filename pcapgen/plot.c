@@ -10,7 +10,8 @@
 #include "ornic/psn.h"
 #include "workload.h"
 
-/* SVG size grows with points: 50,000 circles make a file of about 5 MB. */
+/* SVG size grows with points: 50,000 circles make a file of about 5 MB. The
+ * data file holds fewer than MAX_POINTS points (an even number: see thin()). */
 #define MAX_POINTS 50000u
 #define MAX_DIST 4096u /* histogram bins 0..MAX_DIST-1, then one overflow bin */
 
@@ -29,6 +30,7 @@ struct plot {
   uint64_t stride, arrivals, points;
   uint64_t hist[MAX_DIST + 1];
   uint32_t max_bin;
+  int thin_errno; /* thin() failed: no more points; plot_render reports it */
 };
 
 bool plot_gnuplot_available(void) {
@@ -97,6 +99,39 @@ static uint64_t unwrap(qp_track *t, uint32_t psn) {
   return t->rel;
 }
 
+/* The run sends more packets than its workload needs (retransmissions: a
+ * go-back-N run on a sprayed fabric sends 20 to 90 times as many): keep every
+ * other point and double the stride. The file held the arrivals 0, s, 2s, ...,
+ * (MAX_POINTS - 1)s; it now holds 0, 2s, 4s, ..., and the next point, arrival
+ * MAX_POINTS x s, is a multiple of 2s, so the points stay evenly spread. */
+static void thin(plot *pl) {
+  char path[64], line[256];
+  FILE *in = NULL, *out = NULL;
+  uint64_t i = 0, kept = 0;
+  errno = 0;
+  if (fflush(pl->data) != 0 || !(in = fopen(pl->data_path, "r")) ||
+      !(out = temp_file(path, sizeof path, "plot")))
+    goto fail;
+  while (fgets(line, sizeof line, in))
+    if (i++ % 2 == 0 && fputs(line, out) != EOF) kept++;
+  if (ferror(in) || ferror(out) || fflush(out) != 0) goto fail;
+  fclose(in);
+  fclose(pl->data);
+  unlink(pl->data_path);
+  pl->data = out;
+  memcpy(pl->data_path, path, sizeof path);
+  pl->points = kept;
+  pl->stride *= 2;
+  return;
+fail:
+  pl->thin_errno = errno ? errno : EIO;
+  if (in) fclose(in);
+  if (out) {
+    fclose(out);
+    unlink(path);
+  }
+}
+
 void plot_arrival(plot *pl, uint64_t t_ps, uint32_t qp, uint32_t psn, uint32_t path, bool retx) {
   if (qp >= pl->nqps) return;
   qp_track *t = &pl->qp[qp];
@@ -109,10 +144,11 @@ void plot_arrival(plot *pl, uint64_t t_ps, uint32_t qp, uint32_t psn, uint32_t p
   }
   if (!t->seen || rel > t->high) t->high = rel;
   t->seen = true;
-  if (pl->arrivals++ % pl->stride) return;
+  if (pl->arrivals++ % pl->stride || pl->thin_errno) return;
   pl->points++;
   fprintf(pl->data, "%.4f %llu %u %d\n", (double)t_ps / 1e6, (unsigned long long)rel, path,
           retx ? 1 : 0);
+  if (pl->points >= MAX_POINTS) thin(pl);
 }
 
 /* A path inside gnuplot's single quotes: a quote is written twice. */
@@ -160,7 +196,10 @@ static void write_hist_plot(FILE *f, const char *hist_path, const plot *pl) {
   fprintf(f, "set title \"Out-of-order distance of first transmissions (PSNs behind the "
              "highest received; bin %u: %u or more)\"\n", MAX_DIST, MAX_DIST);
   fputs("set xlabel 'out-of-order distance (PSNs)'\nset ylabel 'packets'\n"
-        "set logscale y\nset yrange [0.8:*]\nset style fill solid 0.6\nunset key\n", f);
+        "set logscale y\nset yrange [0.8:*]\nset style fill solid 0.6\nunset key\n"
+        /* One PSN per box: by default gnuplot widens a box next to an empty bin
+         * (empty bins are not written) to half the gap to its neighbour. */
+        "set boxwidth 1 absolute\n", f);
   fprintf(f, "set xrange [-0.5:%u.5]\n", pl->max_bin < 8 ? 8 : pl->max_bin);
   fputs("plot ", f);
   put_quoted(f, hist_path);
@@ -205,7 +244,10 @@ int plot_render(plot *pl, const options *o, char *err, size_t errlen) {
   char hist_path[64] = "", script[64] = "", svg_tmp[4200];
   snprintf(svg_tmp, sizeof svg_tmp, "%s.tmp%ld", o->plot, (long)getpid());
   int rc = -1;
-  if (fflush(pl->data) != 0 || ferror(pl->data)) {
+  if (pl->thin_errno) {
+    snprintf(err, errlen, "--plot: thinning the temporary data file failed: %s",
+             strerror(pl->thin_errno));
+  } else if (fflush(pl->data) != 0 || ferror(pl->data)) {
     snprintf(err, errlen, "--plot: writing the temporary data file failed: %s", strerror(errno));
   } else if (write_hist(pl, hist_path, sizeof hist_path) != 0 ||
              write_script(pl, o, svg_tmp, hist_path, script, sizeof script) != 0) {

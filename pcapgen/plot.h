@@ -7,8 +7,13 @@
  * QP had already received (0 = in order).
  *
  * Memory stays constant: points stream to a temporary data file, one in
- * every `stride` packets when the run is large (at most about 200,000 points,
- * which gnuplot draws in a few seconds); the histogram counts every packet. */
+ * every `stride` packets when the run is large, the stride chosen from the
+ * packets the workload needs. Retransmissions can send many times that (a
+ * go-back-N run 20 to 90 times): when the file reaches 50,000 points it is thinned
+ * to every other point and the stride doubles, so a plot never has more than
+ * 50,000 points (gnuplot draws them in a second or two; an SVG of them is
+ * about 5 MB) and they stay evenly spread over the run. The histogram counts
+ * every packet. */
 #ifndef PCAPGEN_PLOT_H
 #define PCAPGEN_PLOT_H
 
