@@ -71,13 +71,25 @@ int LLVMFuzzerInitialize(int *argc, char **argv[]) {
   const char *v = getenv("FUZZ_RESPONDER_VERBOSE");
   verbose = v ? atoi(v) : 0;
   char *args[] = {"ornic-pcapgen", "-o", "/dev/null", NULL};
-  char err[256];
-  if (options_parse(&base_opts, 3, args, stderr) != 0 ||
-      !(devnull = writer_open("/dev/null", FMT_PCAP, 0, 1, err, sizeof err))) {
+  if (options_parse(&base_opts, 3, args, stderr) != 0) {
     fprintf(stderr, "fuzz_responder: setup failed\n");
     exit(1);
   }
   return 0;
+}
+
+/* The writer runs a background thread. AFL++'s fork server forks after
+ * LLVMFuzzerInitialize, and a fork keeps only the calling thread: a writer
+ * opened there had no thread in the fuzzed child, whose buffers filled after
+ * a few hundred inputs and then blocked it for ever (hangs, 135 execs/s).
+ * Opened at the first input, it lives in the process that runs them. */
+static writer *output(void) {
+  char err[256];
+  if (!devnull && !(devnull = writer_open("/dev/null", FMT_PCAP, 0, 1, err, sizeof err))) {
+    fprintf(stderr, "fuzz_responder: %s\n", err);
+    exit(1);
+  }
+  return devnull;
 }
 
 static void configure(options *o, const uint8_t *c) {
@@ -216,7 +228,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   configure(&o, data);
   memset(&st, 0, sizeof st);
   char err[256];
-  r.s = sim_new(&o, &st, devnull, err, sizeof err);
+  r.s = sim_new(&o, &st, output(), err, sizeof err);
   fuzz_check(r.s != NULL, "sim_new: %s", err);
   oresp *resp = oresp_new(r.s, &o);
   fuzz_check(resp != NULL, "oresp_new");
