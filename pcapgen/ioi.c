@@ -154,18 +154,7 @@ static void resp_rx(void *self, pkt *pk, const ornic_frame *f) {
   ioi *p = ((side *)self)->p;
   (void)pk;
   int q = wl_qp_index(p->o, f->bth.destqp, true);
-  if (q < 0) return;
-  rxq *r = &p->resp[q];
-  switch (rxq_accept(r, p->s, p->o, f, p->bdp, false)) {
-  case RXQ_NEW:
-  case RXQ_DONE:
-  case RXQ_DUP:
-    rcx_send_ack(p->s, r->q, RCX_SYN_ACK, r->epsn - 1, f->bth.psn, PK_ACK, rcx_path_of(p->o, f));
-    break;
-  case RXQ_NOCTX:
-  case RXQ_BEYOND: sim_stats(p->s)->rx_drops++; break;
-  default: break;
-  }
+  if (q >= 0) rxq_ack_each(&p->resp[q], p->s, p->o, f, p->bdp, false);
 }
 
 /* ============================== life cycle ============================== */

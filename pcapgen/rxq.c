@@ -112,3 +112,17 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
   r->epsn = (r->start_psn + e) & 0xffffffu;
   return e == r->n ? complete(r, s, o) : RXQ_NEW;
 }
+
+void rxq_ack_each(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t window,
+                  bool prefixed) {
+  switch (rxq_accept(r, s, o, f, window, prefixed)) {
+  case RXQ_NEW:
+  case RXQ_DONE:
+  case RXQ_DUP:
+    rcx_send_ack(s, r->q, RCX_SYN_ACK, r->epsn - 1, f->bth.psn, PK_ACK, rcx_path_of(o, f));
+    break;
+  case RXQ_NOCTX:
+  case RXQ_BEYOND: sim_stats(s)->rx_drops++; break;
+  default: break;
+  }
+}

@@ -43,4 +43,10 @@ void rxq_free(rxq *r);
 int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t window,
                bool prefixed);
 
+/* Accepts a packet and answers it as mprdma and ioi do: an ACK of its own
+ * (cumulative PSN, and the packet's PSN in the MSN field) on the path it
+ * came by for every packet placed or duplicate; a drop is counted. */
+void rxq_ack_each(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t window,
+                  bool prefixed);
+
 #endif
