@@ -6,7 +6,8 @@
 # crashes and hangs. Exit status 1 if any crash or hang was saved.
 #
 # Usage: scripts/fuzz.sh TARGET SECONDS [--cores N] [--resume] [--out DIR]
-#   TARGET   frame, ext, roundtrip, capture or responder (fuzz_TARGET)
+#   TARGET   frame, ext, roundtrip, capture or responder (fuzz_TARGET), or
+#            baseline: the empty harness of scripts/fuzz-speed.sh, on frame's seeds
 #   SECONDS  wall-clock length of the campaign
 #   --cores  instances to run (default: every core, nproc)
 #   --resume continue the campaign in DIR instead of starting from the seeds
@@ -22,7 +23,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [[ $# -ge 2 ]] || usage
 target=$1 seconds=$2
 shift 2
@@ -39,7 +40,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ $seconds =~ ^[0-9]+$ && $cores =~ ^[1-9][0-9]*$ ]] || usage
-[[ -d fuzz/corpus/$target ]] || { echo "fuzz.sh: no harness '$target' (fuzz/corpus/$target)" >&2; exit 2; }
+seeds=$target
+[[ $target = baseline ]] && seeds=frame
+[[ -d fuzz/corpus/$seeds ]] || { echo "fuzz.sh: no harness '$target' (fuzz/corpus/$target)" >&2; exit 2; }
 out=${out:-$build/campaign-$target}
 bin=$build/bin/fuzz_$target
 
@@ -56,6 +59,8 @@ if [[ ! -f $build/CMakeCache.txt ]]; then
   CC=afl-clang-fast cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DORNIC_FUZZ=AFL \
     -DORNIC_BUILD_TESTS=OFF -DORNIC_BUILD_DISSECTOR=OFF >"$build.configure.log" 2>&1 ||
     { cat "$build.configure.log"; exit 1; }
+else # regenerate: a target added since the last configure is unknown to make
+  cmake -S . -B "$build" >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 fi
 cmake --build "$build" -j2 --target "fuzz_$target" >"$build.build.log" 2>&1 ||
   { cat "$build.build.log"; exit 1; }
@@ -77,9 +82,9 @@ input=-
 if [[ $resume = 0 || ! -f $(ls "$out"/*/fuzzer_stats 2>/dev/null | head -1) ]]; then
   rm -rf "$out"
   mkdir -p "$out/seeds"
-  cp fuzz/corpus/"$target"/* "$out/seeds/"
-  if [[ -d tests/fuzz-regressions/$target ]]; then
-    for f in tests/fuzz-regressions/"$target"/*; do cp "$f" "$out/seeds/regression-$(basename "$f")"; done
+  cp fuzz/corpus/"$seeds"/* "$out/seeds/"
+  if [[ -d tests/fuzz-regressions/$seeds ]]; then
+    for f in tests/fuzz-regressions/"$seeds"/*; do cp "$f" "$out/seeds/regression-$(basename "$f")"; done
   fi
   input=$out/seeds
 fi

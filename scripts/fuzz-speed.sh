@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# AFL++ persistent-mode speed of each harness on one core, against a baseline
+# measured in the same run (a benchmark, not a pass/fail test).
+#
+# The baseline is fuzz_baseline, a harness that ignores its input: what it
+# reaches is the ceiling that AFL++'s per-input hand-over (afl-fuzz, the fork
+# server, the SIGSTOP/SIGCONT of __AFL_LOOP) leaves on this core right now.
+# Rounds interleave the baseline and the targets, each a fresh
+# `scripts/fuzz.sh TARGET SECONDS --cores 1` without CmpLog or sanitizers;
+# the table gives medians over the rounds of execs per wall second, execs per
+# CPU second (afl-fuzz and harness together: unaffected by waiting for a core)
+# and each target's share of the baseline of its own round.
+#
+# Usage: scripts/fuzz-speed.sh [--seconds S] [--rounds R] [TARGET ...]
+#   defaults: 30 s, 3 rounds, targets frame ext roundtrip capture responder
+# Environment: as scripts/fuzz.sh (AFL_NO_AFFINITY=1 if every core is taken).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+seconds=30 rounds=3 targets=()
+while (($#)); do
+  case $1 in
+  --seconds) seconds=$2; shift 2 ;;
+  --rounds) rounds=$2; shift 2 ;;
+  -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "fuzz-speed: unknown option $1" >&2; exit 2 ;;
+  *) targets+=("$1"); shift ;;
+  esac
+done
+((${#targets[@]})) || targets=(frame ext roundtrip capture responder)
+[[ $seconds =~ ^[1-9][0-9]*$ && $rounds =~ ^[1-9][0-9]*$ ]] ||
+  { echo "fuzz-speed: --seconds and --rounds take positive integers" >&2; exit 2; }
+
+export ORNIC_FUZZ_CMPLOG=0 ORNIC_FUZZ_ASAN=0
+work=build/fuzz-speed
+mkdir -p "$work"
+declare -A wall cpu share
+run() { # target round: appends execs/s (wall, CPU) of one run
+  local t=$1 r=$2 line execs run_s cpu_s
+  line=$(scripts/fuzz.sh "$t" "$seconds" --cores 1 --out "$work/$t") ||
+    { echo "fuzz-speed: the $t run failed:" >&2; echo "$line" >&2; exit 1; }
+  execs=$(sed -n 's/.*: \([0-9]*\) execs,.*/\1/p' <<<"$line")
+  run_s=$(sed -n 's/.*wall time \([0-9]*\) s per instance.*/\1/p' <<<"$line")
+  cpu_s=$(sed -n 's/.*CPU time \([0-9]*\) s;.*/\1/p' <<<"$line")
+  [[ -n $execs && $run_s -gt 0 && $cpu_s -gt 0 ]] ||
+    { echo "fuzz-speed: cannot read fuzz.sh's summary: $line" >&2; exit 1; }
+  wall[$t]+="$((execs / run_s)) "
+  cpu[$t]+="$((execs / cpu_s)) "
+  echo "round $r: fuzz_$t $((execs / run_s)) execs/s, $((execs / cpu_s)) execs per CPU s" >&2
+}
+median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+for ((r = 1; r <= rounds; r++)); do
+  run baseline "$r"
+  base=${wall[baseline]% } base=${base##* }
+  for t in "${targets[@]}"; do
+    run "$t" "$r"
+    last=${wall[$t]% } last=${last##* }
+    share[$t]+="$(awk -v a="$last" -v b="$base" 'BEGIN { printf "%.3f", a / b }') "
+  done
+done
+
+echo "AFL++ persistent mode, one core, no sanitizers or CmpLog; $rounds interleaved rounds of $seconds s, medians"
+printf '%-16s %12s %16s %18s\n' harness "execs/s" "execs per CPU s" "share of baseline"
+printf '%-16s %12s %16s %18s\n' fuzz_baseline "$(median "${wall[baseline]}")" "$(median "${cpu[baseline]}")" 1
+for t in "${targets[@]}"; do
+  printf '%-16s %12s %16s %18s\n' "fuzz_$t" "$(median "${wall[$t]}")" "$(median "${cpu[$t]}")" \
+    "$(median "${share[$t]}")"
+done
