@@ -37,7 +37,7 @@ fi
 # for libFuzzer (clang, ASan+UBSan) and each fuzzes from its seeds for
 # ORNIC_FUZZ_SMOKE_SECONDS (default 30; 0 skips this part): a crash, leak,
 # sanitizer report or an input slower than 10 s fails the build. About
-# 3 minutes on 2 cores.
+# 3 minutes on 2 cores, and 1 more for the AFL++ check at the end.
 smoke=${ORNIC_FUZZ_SMOKE_SECONDS:-30}
 if [[ "${1:-}" != --no-sanitize && "$smoke" != 0 ]]; then
   echo "=== fuzz: libFuzzer build (build/ci-fuzz)"
@@ -48,5 +48,16 @@ if [[ "${1:-}" != --no-sanitize && "$smoke" != 0 ]]; then
     { cat build/ci-fuzz.build.log; exit 1; }
   echo "=== fuzz: replay + ${smoke} s smoke run per harness"
   ctest --test-dir build/ci-fuzz -L fuzz --output-on-failure -j"$jobs"
+  # The AFL++ driver too, so that it cannot rot: a -Werror build with
+  # afl-clang-fast, every seed replayed through it, and a short persistent-mode
+  # campaign through scripts/fuzz.sh (which fails on any crash or hang).
+  echo "=== fuzz: AFL++ build (build/ci-afl), replay, 10 s persistent-mode run of fuzz_frame"
+  CC=afl-clang-fast cmake -S . -B build/ci-afl -DORNIC_WERROR=ON -DORNIC_FUZZ=AFL -DCMAKE_BUILD_TYPE=Release \
+    -DORNIC_BUILD_DISSECTOR=OFF >build/ci-afl.configure.log 2>&1 || { cat build/ci-afl.configure.log; exit 1; }
+  cmake --build build/ci-afl -j"$jobs" --target fuzz_all fuzz_baseline >build/ci-afl.build.log 2>&1 ||
+    { cat build/ci-afl.build.log; exit 1; }
+  ctest --test-dir build/ci-afl -L fuzz-replay --output-on-failure -j"$jobs"
+  AFL_NO_AFFINITY=1 ORNIC_FUZZ_BUILD=build/ci-afl ORNIC_FUZZ_CMPLOG=0 \
+    scripts/fuzz.sh frame 10 --cores 1 --out build/ci-afl/smoke-frame
 fi
 echo "=== all suites passed"
