@@ -108,6 +108,16 @@ done
 trap 'kill "${pids[@]}" 2>/dev/null || true' INT TERM
 status=0
 for p in "${pids[@]}"; do wait "$p" || status=1; done
+# AFL++ 4.04c can leave a persistent-mode child behind, stopped and holding the
+# output directory (a later --resume then finds it "in use"). Its CPU time
+# would be lost with it: count it (clock ticks), then kill it.
+left_ticks=0
+abs_out=$(realpath "$out")
+for pid in $(find /proc/[0-9]*/fd -maxdepth 1 \( -lname "$abs_out" -o -lname "$abs_out/*" \) 2>/dev/null |
+  cut -d/ -f3 | sort -u); do
+  t=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{ print $12 + $13 + $14 + $15 }') || continue
+  if kill -KILL "$pid" 2>/dev/null; then left_ticks=$((left_ticks + ${t:-0})); fi
+done
 if [[ $status != 0 ]]; then
   echo "fuzz.sh: afl-fuzz failed; its output:" >&2
   tail -n 30 "$out".*.log >&2
@@ -127,10 +137,13 @@ for s in "$out"/*/fuzzer_stats; do
   cycles=$((cycles + $(stat "$s" cycles_done)))
 done
 rate=$((run > 0 ? execs / run : 0))
-# CPU time of afl-fuzz and the harness (children's user + system time, from bash's `times`).
+# CPU time of afl-fuzz and the harness: children's user + system time from
+# bash's `times`, plus the children left behind. A lower bound: a fork server
+# that afl-fuzz does not reap takes its share with it.
 times >"$out.times" # in this shell: a $(...) subshell has no children
-cpu=$(tail -1 "$out.times" | awk '{ split($1, u, /[ms]/); split($2, s, /[ms]/);
-  printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] }')
+cpu=$(tail -1 "$out.times" | awk -v left="$left_ticks" -v hz="$(getconf CLK_TCK)" '{
+  split($1, u, /[ms]/); split($2, s, /[ms]/);
+  printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] + left / hz }')
 first=$(ls "$out"/*/fuzzer_stats | head -1)
 edges=$(stat "$first" bitmap_cvg)
 echo "fuzz_$target: $cores instance(s), ${seconds} s: $execs execs, $rate execs/s per instance" \
