@@ -280,7 +280,30 @@ static void verdicts(void) {
   write_variants(&c, "pcap-malformed-warnings-verdicts");
 }
 
+/* One frame of every opcode with a layout, so that the text and JSON
+ * printers meet every header; then frames cut at each layer, once as damage
+ * (caplen = len) and once by the snaplen. */
+static void every_opcode(void) {
+  static cap c;
+  uint8_t fr[2048];
+  c.n = 0, c.be = 0;
+  pcap_header(&c, 0xa1b2c3d4u, 1, 65535);
+  for (unsigned op = 0; op < 256; op++) {
+    if (!ornic_opcode_info_get((uint8_t)op)->name) continue;
+    size_t n = seed_frame(fr, sizeof fr, ORNIC_LINK_ETHERNET, 4, (uint8_t)op, 5);
+    if (n) pcap_record(&c, fr, n, n, 0);
+  }
+  size_t n = seed_frame(fr, sizeof fr, ORNIC_LINK_ETHERNET, 4, 0x06, 64);
+  static const size_t cuts[] = {10, 30, 50, 70}; /* link header, IP, BTH, payload */
+  for (unsigned i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+    pcap_record(&c, fr, cuts[i], cuts[i], 0);
+    pcap_record(&c, fr, cuts[i], n, 0);
+  }
+  write_variants(&c, "pcap-every-opcode-and-cuts");
+}
+
 void seeds_capture(void) {
+  every_opcode();
   verdicts();
   pcaps();
   pcapngs();
