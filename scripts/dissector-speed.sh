@@ -60,7 +60,7 @@ measure() { # key home file
   wall[$key]+="$r "
   cpu[$key]+="$(echo "$u + $s" | bc) "
 }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+source "$root/scripts/lib/median.sh"
 for ((i = 0; i < runs; i++)); do
   measure stock "$tmp/empty" "$tmp/roce.pcap"
   measure plugin "$tmp/home" "$tmp/roce.pcap"

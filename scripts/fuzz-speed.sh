@@ -33,28 +33,29 @@ done
   { echo "fuzz-speed: --seconds and --rounds take positive integers" >&2; exit 2; }
 
 export ORNIC_FUZZ_CMPLOG=0 ORNIC_FUZZ_ASAN=0
+source scripts/lib/median.sh
 work=build/fuzz-speed
 mkdir -p "$work"
-declare -A wall share
-run() { # target round: appends the execs/s of one run
-  local t=$1 r=$2 line execs run_s
-  line=$(scripts/fuzz.sh "$t" "$seconds" --cores 1 --out "$work/$t") ||
-    { echo "fuzz-speed: the $t run failed:" >&2; echo "$line" >&2; exit 1; }
-  execs=$(sed -n 's/.*: \([0-9]*\) execs,.*/\1/p' <<<"$line")
-  run_s=$(sed -n 's/.*wall time \([0-9]*\) s per instance.*/\1/p' <<<"$line")
-  [[ -n $execs && $run_s -gt 0 ]] ||
-    { echo "fuzz-speed: cannot read fuzz.sh's summary: $line" >&2; exit 1; }
-  wall[$t]+="$((execs / run_s)) "
-  echo "round $r: fuzz_$t $((execs / run_s)) execs/s" >&2
+rate() { # target: execs/s of one fresh run, from AFL++'s own fuzzer_stats
+  local t=$1 stats=$work/$1/default/fuzzer_stats execs run_s
+  scripts/fuzz.sh "$t" "$seconds" --cores 1 --out "$work/$t" >/dev/null ||
+    { echo "fuzz-speed: the $t run failed" >&2; exit 1; }
+  execs=$(sed -n 's/^execs_done *: *//p' "$stats")
+  run_s=$(sed -n 's/^run_time *: *//p' "$stats")
+  [[ $execs =~ ^[0-9]+$ && $run_s =~ ^[1-9][0-9]*$ ]] ||
+    { echo "fuzz-speed: $stats lacks execs_done or run_time" >&2; exit 1; }
+  echo $((execs / run_s))
 }
-median() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A wall share
 for ((r = 1; r <= rounds; r++)); do
-  run baseline "$r"
-  base=${wall[baseline]% } base=${base##* }
+  base=$(rate baseline)
+  wall[baseline]+="$base "
+  echo "round $r: fuzz_baseline $base execs/s" >&2
   for t in "${targets[@]}"; do
-    run "$t" "$r"
-    last=${wall[$t]% } last=${last##* }
-    share[$t]+="$(awk -v a="$last" -v b="$base" 'BEGIN { printf "%.3f", a / b }') "
+    x=$(rate "$t")
+    wall[$t]+="$x "
+    share[$t]+="$(awk -v a="$x" -v b="$base" 'BEGIN { printf "%.3f", a / b }') "
+    echo "round $r: fuzz_$t $x execs/s" >&2
   done
 done
 
