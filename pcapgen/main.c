@@ -15,9 +15,11 @@
 #include "plot.h"
 #include "workload.h"
 #include "progress.h"
+#include "rcpair.h"
 #include "roce.h"
 #include "sim.h"
 #include "summary.h"
+#include "truth.h"
 #include "writer.h"
 
 enum { EXIT_RUN_FAILED = 1, EXIT_BAD_OPTION = 2, EXIT_INTERRUPTED = 130 };
@@ -49,6 +51,7 @@ typedef struct {
   irn *irn;
   mprdma *mprdma;
   ioi *ioi;
+  rcpair *rc;
 } engines;
 
 static bool engines_new(engines *e, sim *s, const options *o) {
@@ -57,6 +60,7 @@ static bool engines_new(engines *e, sim *s, const options *o) {
   if (o->profile == PROFILE_IRN) return (e->irn = irn_new(s, o)) != NULL;
   if (o->profile == PROFILE_MPRDMA) return (e->mprdma = mprdma_new(s, o)) != NULL;
   if (o->profile == PROFILE_IOI) return (e->ioi = ioi_new(s, o)) != NULL;
+  if (o->profile == PROFILE_RC) return (e->rc = rcpair_new(s, o)) != NULL;
   e->oresp = oresp_new(s, o);
   e->oreq = e->oresp ? oreq_new(s, o) : NULL;
   return e->oresp && e->oreq;
@@ -68,6 +72,7 @@ static void engines_start(engines *e) {
   if (e->mprdma) mprdma_start(e->mprdma);
   if (e->ioi) ioi_start(e->ioi);
   if (e->oreq) oreq_start(e->oreq);
+  if (e->rc) rcpair_start(e->rc);
 }
 
 /* The bitmap that tracks the data: the responder's for WRITE, the requester's for READ. */
@@ -82,6 +87,7 @@ static void engines_free(engines *e, stats *st, const options *o) {
   irn_free(e->irn);
   mprdma_free(e->mprdma);
   ioi_free(e->ioi);
+  rcpair_free(e->rc);
 }
 
 static void plot_observer(void *ctx, uint64_t now, const pkt *p, const ornic_frame *f) {
@@ -184,6 +190,11 @@ int main(int argc, char **argv) {
   stats *st = calloc(1, sizeof *st); /* large (histogram): not on the stack */
   int rc = -1;
   snprintf(msg, sizeof msg, "out of memory");
+  /* Ground truth costs memory: only when a summary will show it. */
+  if (st && o.summary_json && !(st->truth = truth_new(&o))) {
+    free(st);
+    st = NULL;
+  }
   if (st) {
     st->wqes_total = wl_total_wqes(&o);
     rc = simulate(&o, st, w, pl, msg, sizeof msg);
@@ -196,6 +207,7 @@ int main(int argc, char **argv) {
   } else {
     status = finish_output(&o, st, w, pl);
   }
+  if (st) truth_free(st->truth);
   free(st);
   plot_free(pl);
   options_free(&o);

@@ -13,7 +13,9 @@ enum {
   O_FORMAT = 256, O_PLOT, O_SNAPLEN, O_GZ_LEVEL, O_CAPTURE, O_SUMMARY_JSON, O_BENCH, O_WQES,
   O_WQE_SIZE, O_OP, O_QPS, O_PMTU, O_START_PSN, O_PATHS, O_BASE_DELAY, O_DELAY_SPREAD,
   O_RATE, O_PATH_RATE, O_SPRAY, O_LOSS, O_BURST, O_DROP, O_ACK_EVERY, O_ACK_PER_PACKET,
-  O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT, O_SCENARIO
+  O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT, O_SCENARIO, O_RC_OPS, O_RC_DIRS,
+  O_RC_OUTSTANDING, O_RC_ACK_EVERY, O_RC_SPRAY, O_CAPTURE_START, O_CAPTURE_DROP,
+  O_CAPTURE_DROP_FRAMES
 };
 
 static const struct option long_opts[] = {
@@ -51,6 +53,14 @@ static const struct option long_opts[] = {
     {"bitmap-pool", required_argument, NULL, O_BITMAP_POOL},
     {"retry-limit", required_argument, NULL, O_RETRY_LIMIT},
     {"scenario", required_argument, NULL, O_SCENARIO},
+    {"rc-ops", required_argument, NULL, O_RC_OPS},
+    {"rc-dirs", required_argument, NULL, O_RC_DIRS},
+    {"rc-outstanding", required_argument, NULL, O_RC_OUTSTANDING},
+    {"rc-ack-every", required_argument, NULL, O_RC_ACK_EVERY},
+    {"rc-spray", no_argument, NULL, O_RC_SPRAY},
+    {"capture-start", required_argument, NULL, O_CAPTURE_START},
+    {"capture-drop", required_argument, NULL, O_CAPTURE_DROP},
+    {"capture-drop-frames", required_argument, NULL, O_CAPTURE_DROP_FRAMES},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -76,8 +86,21 @@ static void usage(FILE *f) {
       "                         the end that receives the data, where reordering shows).\n"
       "                         Frames the tapped NIC sends are stamped when they start\n"
       "                         on the wire (frames lost in the fabric still appear);\n"
-      "                         frames it receives, when they arrive\n"
-      "      --summary-json F   also write the summary as one JSON object to F\n"
+      "                         frames it receives, when they arrive.\n"
+      "                         rc profile: auto and requester = host A, responder =\n"
+      "                         host B (both send and receive requests)\n"
+      "      --capture-start US the tap starts US microseconds into the run: earlier\n"
+      "                         frames are not written (the simulation is unchanged),\n"
+      "                         so the file starts mid-stream (default 0)\n"
+      "      --capture-drop P   the tap misses each frame with probability P (0-1,\n"
+      "                         seeded): frames the NICs sent and received are absent\n"
+      "                         from the file; the simulation is unchanged (default 0)\n"
+      "      --capture-drop-frames LIST  the tap misses exactly these frames, numbered\n"
+      "                         1, 2, ... in the full capture (the same run without\n"
+      "                         --capture-start and --capture-drop*), e.g. 10,11,57\n"
+      "      --summary-json F   also write the summary as one JSON object to F, with a\n"
+      "                         \"truth\" object: per written frame, retransmissions,\n"
+      "                         NAKs, probes; network losses; capture drops\n"
       "      --plot FILE.svg    draw PSN against arrival time at the data receiver,\n"
       "                         coloured by path, and the out-of-order distance\n"
       "                         histogram (needs gnuplot: apt-get install gnuplot-nox).\n"
@@ -98,7 +121,11 @@ static void usage(FILE *f) {
       "                         receive bitmap: later packets are dropped);\n"
       "                         ioi: in-order head and tail on one path (DSCP 24),\n"
       "                         sprayed middle, Last held until the middle is acked;\n"
-      "                         WQEs under 2 RTTs of data stay in order.\n"
+      "                         WQEs under 2 RTTs of data stay in order;\n"
+      "                         rc: standard RoCEv2 RC between two hosts that are both\n"
+      "                         requesters on each QP pair: SEND, WRITE (with or\n"
+      "                         without immediate) and READ, many outstanding,\n"
+      "                         coalesced ACKs, NAK and go-back-N (options below).\n"
       "                         Wire encodings: pcapgen/README.md. irn, mprdma and ioi\n"
       "                         ACK every packet (--ack-* do not apply) and use a\n"
       "                         window of one bandwidth-delay product (slowest path)\n"
@@ -141,6 +168,21 @@ static void usage(FILE *f) {
       "      --window N         responder window W, packets (default 4080)\n"
       "      --bitmap-pool N    bitmap blocks shared by all QPs (default: enough for all)\n"
       "      --retry-limit N    requester timeouts in a row before the QP fails (default 7)\n"
+      "\n"
+      "rc profile (--wqes, --wqe-size, --qps, --pmtu, --start-psn, scenario wqe lines\n"
+      "apply to each host's requester; --drop names host A's WQEs: a SEND/WRITE packet\n"
+      "or, for a READ WQE, its READ response at that PSN offset):\n"
+      "      --rc-ops LIST      operations the WQEs take in turn: send, write, read,\n"
+      "                         write_imm, send_imm, comma-separated (default\n"
+      "                         send,write,read)\n"
+      "      --rc-dirs D        both (default): both hosts post WQEs; a2b: host A only\n"
+      "      --rc-outstanding N WQEs each requester QP keeps posted (default 16, as\n"
+      "                         ib_read_bw); 1 with both directions is a ping-pong\n"
+      "                         (ib_send_lat): B sends message w after receiving A's w\n"
+      "      --rc-ack-every N   responder ACKs every N request packets, and the last\n"
+      "                         packet of each message (A bit) (default 4)\n"
+      "      --rc-spray         spray packets over --paths (default: one path per QP\n"
+      "                         pair, as ConnectX hashes a QP to one UDP source port)\n"
       "\n"
       "  -h, --help             this text\n"
       "  -V, --version          print the version\n"
@@ -236,6 +278,63 @@ static int parse_drop(options *o, FILE *err, const char *s) {
   return 0;
 }
 
+static const char *const rc_op_names[] = {"send", "write", "read", "write_imm", "send_imm", NULL};
+
+static int parse_rc_ops(options *o, FILE *err, const char *s) {
+  static const char want[] = "a comma-separated list of send, write, read, write_imm, send_imm";
+  char buf[16];
+  unsigned n = 0;
+  for (const char *p = s;; p++) {
+    size_t len = strcspn(p, ",");
+    if (n == RC_MAX_OPS || len == 0 || len >= sizeof buf) return bad(err, "--rc-ops", want, s);
+    memcpy(buf, p, len);
+    buf[len] = 0;
+    int i = -1;
+    for (int k = 0; rc_op_names[k]; k++) i = strcmp(buf, rc_op_names[k]) == 0 ? k : i;
+    if (i < 0) return bad(err, "--rc-ops", want, s);
+    o->rc_ops[n++] = (uint8_t)i;
+    p += len;
+    if (!*p) break;
+  }
+  o->rc_nops = n;
+  return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A comma-separated list of frame numbers (from 1); kept sorted, repeats merged. */
+static int parse_frames(options *o, FILE *err, const char *s) {
+  static const char want[] = "comma-separated frame numbers from 1";
+  char buf[32];
+  size_t n = 0;
+  uint64_t *a = NULL;
+  for (const char *p = s;; p++) {
+    size_t len = strcspn(p, ",");
+    uint64_t v;
+    uint64_t *g = realloc(a, (n + 1) * sizeof *a);
+    if (!g || len == 0 || len >= sizeof buf) return free(g ? g : a), bad(err, "--capture-drop-frames", want, s);
+    a = g;
+    memcpy(buf, p, len);
+    buf[len] = 0;
+    if (options_parse_number(buf, &v, false) < 0 || v == 0)
+      return free(a), bad(err, "--capture-drop-frames", want, s);
+    a[n++] = v;
+    p += len;
+    if (!*p) break;
+  }
+  qsort(a, n, sizeof *a, cmp_u64);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!k || a[k - 1] != a[i]) a[k++] = a[i];
+  free(o->capture_drop_frames);
+  o->capture_drop_frames = a;
+  o->ncapture_drop_frames = k;
+  return 0;
+}
+
 static void defaults(options *o) {
   memset(o, 0, sizeof *o);
   o->gz_level = 1;
@@ -255,9 +354,15 @@ static void defaults(options *o) {
   o->otd = 64;
   o->window = 4080;
   o->retry_limit = 7;
+  o->rc_ops[0] = RC_OP_SEND;
+  o->rc_ops[1] = RC_OP_WRITE;
+  o->rc_ops[2] = RC_OP_READ;
+  o->rc_nops = 3;
+  o->rc_outstanding = 16;
+  o->rc_ack_every = 4;
 }
 
-static const char *const profile_names[] = {"ornic", "roce", "irn", "mprdma", "ioi", NULL};
+static const char *const profile_names[] = {"ornic", "roce", "irn", "mprdma", "ioi", "rc", NULL};
 static const char *const op_names[] = {"write", "read", NULL};
 static const char *const spray_names[] = {"random", "rr", "least-loaded", NULL};
 static const char *const format_names[] = {"auto", "pcap", "pcapng", NULL};
@@ -303,11 +408,15 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
     return rc;
   case O_SUMMARY_JSON: o->summary_json = a; return 0;
   case O_PLOT: o->plot = a; return 0;
+  case O_CAPTURE_START:
+    return parse_double(err, "--capture-start", a, 0, 1e12, &o->capture_start_us);
+  case O_CAPTURE_DROP: return parse_double(err, "--capture-drop", a, 0, 1, &o->capture_drop);
+  case O_CAPTURE_DROP_FRAMES: return parse_frames(o, err, a);
   case 'q': o->quiet = true; return 0;
   case O_BENCH: return parse_range(err, "--bench", a, 1, 1ull << 40, false, &o->bench_packets);
   case 's': return parse_range(err, "--seed", a, 0, UINT64_MAX, false, &o->seed);
   case 'p':
-    rc = set_choice(err, "--profile", a, profile_names, "ornic, roce, irn, mprdma or ioi", &i);
+    rc = set_choice(err, "--profile", a, profile_names, "ornic, roce, irn, mprdma, ioi or rc", &i);
     o->profile = (profile_id)i;
     return rc;
   }
@@ -369,12 +478,29 @@ static int apply_protocol(options *o, int c, const char *a, FILE *err) {
   return 1;
 }
 
+static int apply_rc(options *o, int c, const char *a, FILE *err) {
+  static const char *const dirs[] = {"both", "a2b", NULL};
+  int i = 0, rc;
+  switch (c) {
+  case O_RC_OPS: return parse_rc_ops(o, err, a);
+  case O_RC_DIRS:
+    rc = set_choice(err, "--rc-dirs", a, dirs, "both or a2b", &i);
+    o->rc_a2b = i == 1;
+    return rc;
+  case O_RC_OUTSTANDING: return parse_u32(err, "--rc-outstanding", a, 1, 4096, &o->rc_outstanding);
+  case O_RC_ACK_EVERY: return parse_u32(err, "--rc-ack-every", a, 1, 65535, &o->rc_ack_every);
+  case O_RC_SPRAY: o->rc_spray = true; return 0;
+  }
+  return 1;
+}
+
 static int apply(options *o, int c, const char *a, FILE *err) {
   if (c == O_SCENARIO) return scenario_load(o, a, err);
   int rc = apply_output(o, c, a, err);
   if (rc == 1) rc = apply_workload(o, c, a, err);
   if (rc == 1) rc = apply_network(o, c, a, err);
   if (rc == 1) rc = apply_protocol(o, c, a, err);
+  if (rc == 1) rc = apply_rc(o, c, a, err);
   if (rc == 1) {
     fprintf(err, "Try 'ornic-pcapgen --help'.\n");
     rc = -1;
@@ -436,7 +562,12 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     return -1;
   }
   if (o->op == OP_READ && o->profile != PROFILE_ORNIC) {
-    fprintf(err, "ornic-pcapgen: --op read: only the ornic profile simulates READ so far\n");
+    fprintf(err, "ornic-pcapgen: --op read: only the ornic profile simulates READ this way "
+                 "(the rc profile: --rc-ops read)\n");
+    return -1;
+  }
+  if (o->profile == PROFILE_RC && o->plot) {
+    fprintf(err, "ornic-pcapgen: --plot does not draw the rc profile (data flows both ways)\n");
     return -1;
   }
   if (o->otd >= o->window) {
@@ -493,4 +624,7 @@ void options_free(options *o) {
   free(o->drops);
   o->drops = NULL;
   o->ndrops = 0;
+  free(o->capture_drop_frames);
+  o->capture_drop_frames = NULL;
+  o->ncapture_drop_frames = 0;
 }

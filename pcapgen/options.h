@@ -9,9 +9,15 @@
 #include <stdio.h>
 
 typedef enum {
-  PROFILE_ORNIC = 0, PROFILE_ROCE = 1, PROFILE_IRN = 2, PROFILE_MPRDMA = 3, PROFILE_IOI = 4
+  PROFILE_ORNIC = 0, PROFILE_ROCE = 1, PROFILE_IRN = 2, PROFILE_MPRDMA = 3, PROFILE_IOI = 4,
+  PROFILE_RC = 5
 } profile_id;
 typedef enum { OP_WRITE = 0, OP_READ = 1 } op_kind;
+/* Operations of the rc profile's workload (--rc-ops). */
+typedef enum {
+  RC_OP_SEND = 0, RC_OP_WRITE = 1, RC_OP_READ = 2, RC_OP_WRITE_IMM = 3, RC_OP_SEND_IMM = 4
+} rc_op;
+#define RC_MAX_OPS 8
 typedef enum { SPRAY_RANDOM = 0, SPRAY_RR = 1, SPRAY_LEAST_LOADED = 2 } spray_policy;
 typedef enum { FMT_AUTO = 0, FMT_PCAP = 1, FMT_PCAPNG = 2 } out_format;
 /* Where the capture is taken: the NIC port of one end. */
@@ -73,6 +79,18 @@ typedef struct {
   uint32_t window;
   uint64_t bitmap_pool;     /* 0: enough for every QP */
   uint32_t retry_limit;
+  /* rc profile */
+  uint8_t rc_ops[RC_MAX_OPS];  /* rc_op values, in --rc-ops order */
+  unsigned rc_nops;
+  bool rc_a2b;                 /* only host A posts WQEs */
+  uint32_t rc_outstanding;     /* WQEs a requester QP keeps posted */
+  uint32_t rc_ack_every;       /* responder: one ACK per N request packets */
+  bool rc_spray;               /* spray over --paths instead of one path per QP pair */
+  /* capture artefacts (the tap, not the network: the simulation is unchanged) */
+  double capture_start_us;     /* frames before this time are not written */
+  double capture_drop;         /* probability that the tap misses a frame */
+  uint64_t *capture_drop_frames; /* frames the tap misses, numbered in the full capture, sorted */
+  size_t ncapture_drop_frames;
 } options;
 
 /* Fills *o from argv. Returns 0 to run, 1 when --help/--version was printed

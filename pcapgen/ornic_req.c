@@ -170,7 +170,7 @@ static pkt *build_write(oreq *r, oreq_qp *qp, uint32_t idx, bool retx, bool ackr
   pattern_fill(r->scratch, wl_key(o, qp->q), qp->w.va + off, plen);
   f.payload = r->scratch;
   f.payload_len = plen;
-  pkt_meta m = {PK_DATA, retx, qp->q, qp->w.id, idx, plen};
+  pkt_meta m = {PK_DATA, retx, qp->q, qp->w.id, idx, plen, ackreq}; /* only probes ask */
   if (retx && qp->timing && qp->timed_idx == idx) qp->timing = false; /* Karn */
   return sim_encode(r->s, NODE_REQ, &f, &m);
 }
@@ -296,7 +296,7 @@ static pkt *build_read_req(oreq *r, oreq_qp *qp, uint32_t idx, uint32_t count) {
     qp->timing = true;
     qp->timed_ps = sim_now(r->s);
   }
-  pkt_meta m = {PK_READ_REQ, qp->reqs_sent++ > 0, qp->q, qp->w.id, idx, 0};
+  pkt_meta m = {PK_READ_REQ, qp->reqs_sent++ > 0, qp->q, qp->w.id, idx, 0, 0};
   return sim_encode(r->s, NODE_REQ, &f, &m);
 }
 

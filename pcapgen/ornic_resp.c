@@ -71,7 +71,7 @@ static void frame_to_requester(oresp *R, rqp *qp, ornic_frame *f, uint8_t opcode
 }
 
 static void emit(oresp *R, ornic_frame *f, uint8_t kind, uint32_t q) {
-  pkt_meta m = {kind, 0, q, 0, 0, 0};
+  pkt_meta m = {kind, 0, q, 0, 0, 0, 0};
   pkt *p = sim_encode(R->s, NODE_RESP, f, &m);
   if (p) sim_send(R->s, NODE_RESP, p);
 }
@@ -356,7 +356,7 @@ static pkt *build_response(oresp *R, rqp *qp, uint32_t idx, bool retx) {
   pattern_fill(R->scratch, wl_key(R->o, qp->q), addr, plen);
   f.payload = R->scratch;
   f.payload_len = plen;
-  pkt_meta m = {PK_DATA, retx, qp->q, qp->rd_count - 1, idx, plen};
+  pkt_meta m = {PK_DATA, retx, qp->q, qp->rd_count - 1, idx, plen, 0};
   return sim_encode(R->s, NODE_RESP, &f, &m);
 }
 

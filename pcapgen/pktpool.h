@@ -18,6 +18,7 @@ typedef struct {
   uint64_t wqe;         /* WQE number on that QP, from 0 */
   uint32_t idx;         /* PSN offset within the WQE */
   uint32_t payload_len; /* RDMA payload bytes */
+  uint8_t probe;        /* an RTO probe (ornic), for the summary's ground truth */
 } pkt_meta;
 
 typedef struct pkt {

@@ -39,7 +39,7 @@ pkt *rcx_build_write(sim *s, const options *o, uint8_t *scratch, const rcx_write
   pattern_fill(scratch + hdr, wl_key(o, x->q), w->va + off, plen);
   f.payload = scratch;
   f.payload_len = hdr + plen;
-  pkt_meta m = {PK_DATA, x->retx, x->q, w->id, x->idx, plen};
+  pkt_meta m = {PK_DATA, x->retx, x->q, w->id, x->idx, plen, 0};
   return sim_encode_on(s, NODE_REQ, &f, &m, x->path);
 }
 
@@ -75,7 +75,7 @@ void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t s
   f.bth.destqp = wl_req_qpn(q);
   f.bth.psn = psn & WQE_PSN_MASK;
   f.ext.aeth = (ornic_aeth){syndrome, second & WQE_PSN_MASK};
-  pkt_meta m = {kind, 0, q, 0, 0, 0};
+  pkt_meta m = {kind, 0, q, 0, 0, 0, 0};
   pkt *p = sim_encode_on(s, NODE_RESP, &f, &m, path);
   if (p) sim_send(s, NODE_RESP, p);
 }

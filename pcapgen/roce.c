@@ -108,7 +108,7 @@ static pkt *build_write(roce *r, rc_req *rq, uint32_t idx, bool retx) {
   f.payload = r->scratch;
   f.payload_len = plen;
   if (retx && rq->timing && rq->timed_idx == idx) rq->timing = false; /* Karn */
-  pkt_meta m = {PK_DATA, retx, rq->q, rq->w.id, idx, plen};
+  pkt_meta m = {PK_DATA, retx, rq->q, rq->w.id, idx, plen, 0};
   return sim_encode(r->s, NODE_REQ, &f, &m);
 }
 
@@ -217,7 +217,7 @@ static void resp_emit(roce *r, rc_resp *rs, uint8_t syndrome, uint32_t psn, uint
   f.bth.destqp = wl_req_qpn(rs->q);
   f.bth.psn = psn & PSN_MASK;
   f.ext.aeth = (ornic_aeth){syndrome, rs->msn};
-  pkt_meta m = {kind, 0, rs->q, 0, 0, 0};
+  pkt_meta m = {kind, 0, rs->q, 0, 0, 0, 0};
   pkt *p = sim_encode(r->s, NODE_RESP, &f, &m);
   if (p) sim_send(r->s, NODE_RESP, p);
   if (kind == PK_ACK) rs->since_ack = 0;

@@ -7,6 +7,8 @@
 
 #include "evq.h"
 #include "net.h"
+#include "tapfilter.h"
+#include "truth.h"
 
 enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3 };
 
@@ -36,6 +38,7 @@ struct sim {
   uint64_t now;
   nic nic[NODE_COUNT];
   int tap;
+  tapfilter tapf;
   int observed_node;
   sim_observer_fn observer;
   void *observer_ctx;
@@ -81,8 +84,10 @@ sim *sim_new(const options *o, stats *st, writer *w, char *err, size_t errlen) {
   for (int i = 0; i < NODE_COUNT; i++) nic_template(&s->nic[i], i);
   s->tap = o->tap == TAP_REQUESTER   ? NODE_REQ
            : o->tap == TAP_RESPONDER ? NODE_RESP
+           : o->profile == PROFILE_RC ? NODE_REQ /* host A: it sends and receives requests */
            : o->op == OP_READ        ? NODE_REQ
                                      : NODE_RESP;
+  tapfilter_init(&s->tapf, o);
   compute_times(s);
   return s;
 }
@@ -194,12 +199,17 @@ void sim_timer_at(sim *s, int node, uint64_t t, uint32_t arg) {
 }
 
 static void capture(sim *s, const pkt *p) {
+  int fate = tapfilter_next(&s->tapf, s->now);
+  s->st->pkts_full = s->tapf.seen;
+  if (fate == TAP_MISSED && s->st->truth) truth_missed(s->st->truth, s->tapf.seen, p);
+  if (fate != TAP_WRITE) return;
   if (writer_put(s->w, EPOCH_NS + s->now / 1000, p->data, p->len) < 0) {
     sim_fail(s, "%s", writer_error(s->w));
     return;
   }
   s->st->pkts_captured++;
   s->st->bytes_captured += p->len;
+  if (s->st->truth) truth_written(s->st->truth, s->st->pkts_captured, p);
 }
 
 static void count_tx(stats *st, const pkt *p) {
@@ -238,6 +248,7 @@ static void nic_tx(sim *s, int node) {
   } else {
     s->st->drops_random += r == NET_DROP_RANDOM;
     s->st->drops_rule += r == NET_DROP_RULE;
+    if (s->st->truth) truth_lost(s->st->truth, p);
     pktpool_put(&s->pool, p);
   }
   n->tx_pending = true;

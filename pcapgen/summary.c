@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "truth.h"
+
 /* Bucket of v: exact below 128, then 64 sub-buckets per power of two. */
 static unsigned bucket(uint64_t v) {
   if (v < 128) return (unsigned)v;
@@ -76,8 +78,12 @@ static const char *outcome(const stats *st) {
 
 void summary_print(FILE *f, const stats *st, const options *o) {
   derived d = derive(st);
-  fprintf(f, "profile %s, %s, %u QP(s), %u path(s), spray %s, seed %llu: %s\n",
-          profile_name(o->profile), o->op == OP_READ ? "OOO READ" : "WRITE", o->qps, o->paths,
+  if (o->profile == PROFILE_RC)
+    fprintf(f, "profile rc, %s, %u outstanding, ", o->rc_a2b ? "A to B" : "both ways",
+            o->rc_outstanding);
+  else
+    fprintf(f, "profile %s, %s, ", profile_name(o->profile), o->op == OP_READ ? "OOO READ" : "WRITE");
+  fprintf(f, "%u QP(s), %u path(s), spray %s, seed %llu: %s\n", o->qps, o->paths,
           spray_name(o->spray), (unsigned long long)o->seed, outcome(st));
   fprintf(f, "  WQEs completed     %llu of %llu (%llu verified byte for byte)\n",
           (unsigned long long)st->wqes_done, (unsigned long long)st->wqes_total,
@@ -151,7 +157,11 @@ static void json_body(FILE *f, const stats *st, const options *o) {
   json_u64(f, "max_bitmap_blocks_per_qp", st->max_blocks_qp, true);
   json_u64(f, "bitmap_pool_peak", st->pool_peak, true);
   json_u64(f, "bitmap_pool_capacity", st->pool_capacity, true);
-  json_u64(f, "packet_buffers_peak", st->pkts_in_flight_peak, false);
+  json_u64(f, "packet_buffers_peak", st->pkts_in_flight_peak, st->truth != NULL);
+  if (st->truth) {
+    truth_write_json(f, st->truth, st->pkts_captured, st->pkts_full);
+    fputc('\n', f);
+  }
   fputs("}\n", f);
 }
 

@@ -46,6 +46,9 @@ typedef struct {
   unsigned unused_drop_rules;
   bool interrupted, bench_stop;
   double wall_s;
+  /* ground truth (--summary-json only; NULL otherwise) */
+  struct truth *truth;
+  uint64_t pkts_full;       /* frames of the full capture (before --capture-start / -drop*) */
 } stats;
 
 /* Records a WQE posted at post_ps and completed at done_ps. */

@@ -3,6 +3,7 @@
 #ifndef ORNIC_ORNIC_H
 #define ORNIC_ORNIC_H
 
+#include "ornic/analysis.h"
 #include "ornic/errors.h"
 #include "ornic/frame.h"
 #include "ornic/headers.h"

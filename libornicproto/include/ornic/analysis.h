@@ -1,0 +1,209 @@
+/* Passive conversation analysis: what an observer of a capture can infer
+ * about RC, UC, XRC and ORNIC queue-pair traffic. Feed decoded frames in
+ * capture order; get one verdict per packet and per-conversation state.
+ * The rules are docs/PROTOCOL.md section 8 ("What a passive observer can
+ * infer"); this header is their one implementation, shared by ornic-decode
+ * and the Wireshark plugin.
+ *
+ * Conversations. A conversation is an RC QP pair: host A's QP and host B's
+ * QP. It carries two PSN spaces, one per requester direction: requests
+ * A->B with their responses B->A (direction ORNIC_AN_DIR_AB), and requests
+ * B->A with their responses A->B (ORNIC_AN_DIR_BA). A packet's opcode says
+ * whether it is a request or a response (ornic_opcode_info flags), and its
+ * addresses and BTH DestQP which QP it goes to. The QP a packet comes from
+ * is not on the wire; the engine pairs the two QPs of a conversation when a
+ * response fits the PSNs of requests it has seen (section 8.1).
+ *
+ * Memory. The engine allocates when a conversation is created or its PSN
+ * window grows (at most cfg.window slots per direction), never per packet.
+ * At most cfg.max_convs conversations are tracked; packets of further
+ * ones get ORNIC_AN_UNTRACKED.
+ *
+ * Thread safety: none; one engine per capture, packets in capture order. */
+#ifndef ORNIC_ANALYSIS_H
+#define ORNIC_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ornic/frame.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ornic_analysis ornic_analysis;
+
+/* Called when a later packet resolves an earlier one: the cumulative ACK
+ * `ack_frame` covers the packet `data_frame`. For callers that keep
+ * per-packet records (Wireshark's "acknowledged in frame"). May be NULL. */
+typedef void (*ornic_an_acked_cb)(void *user, uint64_t data_frame, uint64_t ack_frame);
+
+typedef struct {
+  uint32_t otd;       /* the QPs' OOO Tolerance Distance (PROTOCOL.md 4.4); 0 means 64 */
+  uint32_t pmtu;      /* path MTU in bytes; 0: learn it per conversation from full packets */
+  uint32_t window;    /* PSNs remembered per direction, a power of two (256 .. 1<<22); 0: 16384 */
+  uint32_t max_convs; /* conversations tracked; 0: 65536 */
+  uint16_t udp_port;  /* unused by the engine; kept for callers' configuration dumps */
+  ornic_an_acked_cb on_acked;
+  void *user;
+} ornic_analysis_cfg;
+
+/* Fills cfg with the defaults above. */
+void ornic_analysis_cfg_init(ornic_analysis_cfg *cfg);
+
+/* NULL when out of memory (or cfg invalid: window not a power of two). */
+ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg);
+void ornic_analysis_free(ornic_analysis *a);
+/* Forget every conversation (a new capture); keeps the configuration. */
+void ornic_analysis_reset(ornic_analysis *a);
+
+/* One packet, as the caller decoded it. */
+typedef struct {
+  uint64_t frame;           /* capture frame number, 1-based, increasing */
+  int64_t sec;              /* capture time */
+  uint32_t nsec;
+  const ornic_frame *f;     /* decoded; its BTH must have been read */
+  /* Addresses of the IP header (or GRH). NULL: taken from f->ip when f->l3
+   * is set, else the packet is keyed by DestQP alone. */
+  const uint8_t *src, *dst; /* 4 (IPv4) or 16 bytes */
+  uint8_t addr_len;         /* 4 or 16 when src/dst are given */
+  bool headers_complete;    /* every extension header of the opcode was decoded */
+} ornic_an_input;
+
+/* Direction of a packet's PSN space in its conversation. */
+enum { ORNIC_AN_DIR_AB = 0, ORNIC_AN_DIR_BA = 1 };
+
+/* What a packet is to its conversation. */
+typedef enum {
+  ORNIC_AN_ROLE_NONE = 0, /* not analysed (UD, RD block, vendor, unknown opcode) */
+  ORNIC_AN_ROLE_REQUEST,  /* a requester's packet: SEND, WRITE, READ request, atomic */
+  ORNIC_AN_ROLE_RESPONSE, /* ACK, NAK, READ response, atomic ACK */
+  ORNIC_AN_ROLE_CNP       /* congestion notification to the requester's QP */
+} ornic_an_role;
+
+/* Verdict flags. The first group are problems (ornic.analysis.flags): */
+enum {
+  ORNIC_AN_RETRANS = 1u << 0,      /* a repeat the sender was asked for (NAK, READ retry) or timed out on */
+  ORNIC_AN_DUP = 1u << 1,          /* a repeat nobody asked for */
+  ORNIC_AN_LOSS = 1u << 2,         /* this packet proves loss_count PSNs lost: a NAK, a READ retry, or
+                                    * a retransmission whose original the capture never saw */
+  ORNIC_AN_NAK = 1u << 3,          /* a NAK: sequence error, RNR or fatal */
+  ORNIC_AN_NOT_CAPTURED = 1u << 4, /* this ACK covers not_captured PSNs the capture never saw:
+                                    * delivered, but missing from the file (a capture artefact) */
+  ORNIC_AN_PROBLEMS = 0x1fu,
+  /* Information: */
+  ORNIC_AN_ACK_STALE = 1u << 5,    /* an ACK whose PSN is before the cumulative PSN already acked
+                                    * (ACKs cross a sprayed fabric too: reordered, ignored, 4.2) */
+  ORNIC_AN_OOO = 1u << 8,          /* a first arrival below the highest PSN: ooo_distance */
+  ORNIC_AN_PROBE = 1u << 9,        /* ORNIC request with A = 1 sent again on a timeout (4.2) */
+  ORNIC_AN_OTD_EXCEEDED = 1u << 10,/* this arrival is more than OTD past ePSN: the responder should
+                                    * now declare loss (4.4 reason 1); hole_first/hole_count */
+  ORNIC_AN_ADDR = 1u << 11,        /* addr is the packet's placement (WRITE) / source (READ) address */
+  ORNIC_AN_ADDR_UNKNOWN = 1u << 12,/* the address exists but its WQE started before the capture */
+  ORNIC_AN_PMTU_UNKNOWN = 1u << 13,/* the address needs the PMTU, not known yet */
+  ORNIC_AN_WQE = 1u << 14,         /* wqe fields valid */
+  ORNIC_AN_NEW_WQE = 1u << 15,     /* this packet revealed a new WQE / message */
+  ORNIC_AN_ACK = 1u << 16,         /* a cumulative acknowledgement: ack_* fields valid */
+  ORNIC_AN_MSN = 1u << 17,         /* msn_delta valid */
+  ORNIC_AN_WQE_DONE = 1u << 18,    /* the responder completed WQE wqe_completed */
+  ORNIC_AN_SEQ = 1u << 19,         /* hpsn / epsn valid */
+  ORNIC_AN_ECN = 1u << 20,         /* IP ECN CE, or BTH FECN/BECN set */
+  ORNIC_AN_READ_RETRY = 1u << 21,  /* a READ request inside an earlier READ's range (4.5) */
+  ORNIC_AN_BEFORE_CAPTURE = 1u << 22, /* about PSNs sent before the capture started: not judged */
+  ORNIC_AN_UNTRACKED = 1u << 23,   /* conversation table full: not analysed */
+  ORNIC_AN_PAIRED = 1u << 24,      /* this packet paired the conversation's two QPs */
+  ORNIC_AN_FIRST_NOTE = 1u << 25   /* the first ADDR_UNKNOWN / PMTU_UNKNOWN / NOT_CAPTURED of this
+                                    * direction: where a reader shows the note once */
+};
+
+typedef struct {
+  uint32_t flags;
+  uint32_t conv;       /* conversation id, 1-based; 0 when not analysed */
+  uint8_t dir;         /* ORNIC_AN_DIR_*: the PSN space the packet belongs to */
+  uint8_t role;        /* ornic_an_role */
+  uint32_t pmtu;       /* known PMTU of the conversation, 0 unknown */
+  /* sequence (requests and READ responses) */
+  uint32_t hpsn, epsn;       /* highest PSN seen before this packet; first PSN not yet seen */
+  uint32_t ooo_distance;     /* OOO / DUP / RETRANS: PSNs below the highest */
+  uint64_t first_frame;      /* DUP / RETRANS: the frame of the first copy (0 unknown) */
+  uint64_t asked_frame;      /* RETRANS: the NAK or READ retry that asked for it (0: timeout) */
+  uint32_t hole_first, hole_count; /* OTD_EXCEEDED: the missing PSNs from ePSN */
+  /* WQE / message */
+  uint64_t addr;             /* ADDR */
+  uint32_t wqe;              /* WQE number in the direction, 1-based */
+  uint32_t wqe_start_psn, wqe_last_psn, wqe_npkts, wqe_pkt; /* npkts 0: unknown */
+  uint64_t wqe_start_addr;
+  uint32_t wqe_len;
+  uint64_t wqe_frame;        /* frame that revealed the WQE (RETH) */
+  uint64_t read_frame;       /* READ response / retry: the READ request's frame */
+  /* acknowledgement */
+  uint32_t ack_prev;         /* ACK: the cumulative PSN before this one */
+  uint32_t ack_newly;        /* ACK: PSNs newly acknowledged */
+  uint64_t ack_frame_of;     /* ACK: frame of the newest packet it newly covers (0 none seen) */
+  uint32_t not_captured_first, not_captured;  /* NOT_CAPTURED */
+  uint32_t loss_first_psn, loss_count;        /* LOSS */
+  uint32_t msn_delta;        /* MSN */
+  uint32_t wqe_completed;    /* WQE_DONE */
+  uint32_t nak_lost;         /* ORNIC NAK: size of the lost set (4.4) */
+} ornic_an_verdict;
+
+/* OOO distance histogram buckets: 1, 2-3, 4-7, ..., 64-127, 128+. */
+#define ORNIC_AN_OOO_BUCKETS 8
+unsigned ornic_an_ooo_bucket(uint32_t distance);
+/* "1", "2-3", ..., "128+". */
+const char *ornic_an_ooo_bucket_name(unsigned bucket);
+
+/* Counters of one requester direction of a conversation. */
+typedef struct {
+  uint64_t req_packets, req_bytes;   /* requests of this direction (bytes: payload) */
+  uint64_t resp_packets, resp_bytes; /* responses to them */
+  uint64_t wqes, wqes_done;          /* messages seen / completions (MSN, WQE_DONE) */
+  uint64_t ooo, ooo_hist[ORNIC_AN_OOO_BUCKETS];
+  uint32_t ooo_max;
+  uint64_t retrans, dups, loss, not_captured, naks, acks, acks_stale, ecn, cnp;
+  bool have_time;
+  int64_t first_sec, last_sec;
+  uint32_t first_nsec, last_nsec;
+  bool have_psn;
+  uint32_t psn_first, psn_high;      /* first request PSN seen, highest request PSN */
+} ornic_an_dir_stats;
+
+typedef struct {
+  uint32_t id;
+  uint32_t merged_into; /* 0, or the id of the conversation this one became part of */
+  uint8_t addr_len;     /* 4, 16, or 0 when keyed by QP only */
+  uint8_t a[16], b[16]; /* host A (the first packet's source) and host B */
+  bool qp_a_known, qp_b_known;
+  uint32_t qp_a, qp_b;
+  bool transport_ornic; /* any ORNIC opcode seen */
+  ornic_an_dir_stats dir[2];
+} ornic_an_conv;
+
+/* Analyses one packet. out is always fully written. Returns ORNIC_OK, or
+ * ORNIC_ERR_INVALID_ARG (NULL pointers, no BTH) with out zeroed. */
+int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *out);
+
+/* Conversations: ids 1 .. count. A conversation that was merged into
+ * another (its two QPs were found to be one pair) has merged_into set;
+ * ornic_analysis_conv_final follows that to the conversation that holds
+ * the counters. NULL for an id out of range. */
+uint32_t ornic_analysis_conv_count(const ornic_analysis *a);
+const ornic_an_conv *ornic_analysis_conv(const ornic_analysis *a, uint32_t id);
+const ornic_an_conv *ornic_analysis_conv_final(const ornic_analysis *a, uint32_t id);
+
+/* "10.0.0.1 QP 0x000011 <-> 10.0.0.2 QP 0x000022" (QP "?" while unknown). */
+void ornic_an_conv_label(const ornic_an_conv *c, char *out, size_t cap);
+/* "A->B" / "B->A" with the addresses: "10.0.0.1 -> 10.0.0.2". */
+void ornic_an_dir_label(const ornic_an_conv *c, unsigned dir, char *out, size_t cap);
+
+/* Stable names of the verdict flags, for JSON keys and text tags:
+ * "retransmission", "duplicate", "loss", "nak", "ack_stale", "not_captured",
+ * "ooo", "probe", "otd_exceeded", ... NULL for a bit with no name. */
+const char *ornic_an_flag_name(uint32_t flag_bit);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

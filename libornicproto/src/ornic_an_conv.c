@@ -1,0 +1,274 @@
+/* Conversations (PROTOCOL.md 8.1). A packet names the QP it goes to (BTH
+ * DestQP), never the QP it comes from. Traffic into one QP from one address
+ * is a "half"; the first half seen makes a conversation with A = its source
+ * and B = its destination QP. The reverse half (into A's QP) is found by
+ * evidence: a response or request on it whose PSN fits the PSN space the
+ * conversation already follows. Until then it may have made a conversation
+ * of its own; the two are merged once a packet proves them one QP pair. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ornic_an_internal.h"
+
+an_conv *an_conv_at(ornic_analysis *a, uint32_t idx) { return &a->convs[idx]; }
+
+static void make_key(an_key *k, const ornic_an_input *in, uint32_t qp) {
+  memset(k, 0, sizeof *k);
+  k->qp = qp;
+  if (in->src && in->dst && (in->addr_len == 4 || in->addr_len == 16)) {
+    k->alen = in->addr_len;
+    memcpy(k->src, in->src, in->addr_len);
+    memcpy(k->dst, in->dst, in->addr_len);
+  } else if (in->f->l3 != ORNIC_L3_NONE) {
+    k->alen = in->f->l3 == ORNIC_L3_IPV4 ? 4 : 16;
+    memcpy(k->src, in->f->ip.src, k->alen);
+    memcpy(k->dst, in->f->ip.dst, k->alen);
+  }
+}
+
+static void pair_key(an_key *k, uint8_t alen, const uint8_t *a, const uint8_t *b) {
+  memset(k, 0, sizeof *k);
+  k->alen = alen;
+  k->qp = AN_PAIR_KEY;
+  memcpy(k->src, a, 16);
+  memcpy(k->dst, b, 16);
+}
+
+/* Follows merges: a half of a merged conversation now belongs to the one it
+ * was merged into, with A and B swapped (the merged one's A is the keeper's B). */
+static an_half *resolve(ornic_analysis *a, an_half *h) {
+  while (a->convs[h->conv].pub.merged_into) {
+    h->conv = a->convs[h->conv].pub.merged_into - 1;
+    h->side ^= 1;
+  }
+  return h;
+}
+
+static int conv_new(ornic_analysis *a, const an_key *k) {
+  if (a->nconvs >= a->cfg.max_convs) return -1;
+  if (a->nconvs == a->convs_cap) {
+    uint32_t cap = a->convs_cap ? a->convs_cap * 2 : 16;
+    an_conv *c = realloc(a->convs, (size_t)cap * sizeof *c);
+    if (!c) return -1;
+    a->convs = c;
+    a->convs_cap = cap;
+    /* dir.st points into the struct it is in: re-aim after moving */
+    for (uint32_t i = 0; i < a->nconvs; i++)
+      for (int d = 0; d < 2; d++) a->convs[i].dir[d].st = &a->convs[i].pub.dir[d];
+  }
+  an_key pk;
+  pair_key(&pk, k->alen, k->src, k->dst);
+  uint32_t head = an_map_get(&a->map, &pk);
+  if (an_map_put(&a->map, &pk, a->nconvs) < 0) return -1;
+  an_conv *c = &a->convs[a->nconvs];
+  memset(c, 0, sizeof *c);
+  c->pub.id = a->nconvs + 1;
+  c->pub.addr_len = k->alen;
+  memcpy(c->pub.a, k->src, 16);
+  memcpy(c->pub.b, k->dst, 16);
+  c->pub.qp_b = k->qp;
+  c->pub.qp_b_known = true;
+  c->next_pair = head;
+  for (int d = 0; d < 2; d++) c->dir[d].st = &c->pub.dir[d];
+  return (int)a->nconvs++;
+}
+
+static an_half *half_new(ornic_analysis *a, const an_key *k, uint32_t conv, uint8_t side) {
+  if (a->nhalves == a->halves_cap) {
+    uint32_t cap = a->halves_cap ? a->halves_cap * 2 : 32;
+    an_half *h = realloc(a->halves, (size_t)cap * sizeof *h);
+    if (!h) return NULL;
+    a->halves = h;
+    a->halves_cap = cap;
+  }
+  if (an_map_put(&a->map, k, a->nhalves) < 0) return NULL;
+  an_half *h = &a->halves[a->nhalves++];
+  h->conv = conv;
+  h->side = side;
+  return h;
+}
+
+/* ---- fitting a packet to a PSN space -------------------------------------- */
+
+/* How well a response with PSN r fits the requests of d: smaller is better,
+ * -1 does not fit. */
+static int64_t fit_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_frame *f) {
+  if (!d->have_req) return -1;
+  uint32_t r = f->bth.psn;
+  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  if ((fl & ORNIC_OPF_READ) && (fl & ORNIC_OPF_PAYLOAD))
+    return an_wqe_find(&d->wqes, r, W_READ, c->pmtu ? c->pmtu : a->cfg.pmtu) ? 0 : -1;
+  int32_t dd = ornic_psn_diff(r, d->hpsn);
+  if (dd < -(int32_t)a->cfg.window || dd > 1024) return -1; /* 1024: ACKs of requests not captured */
+  return dd < 0 ? -(int64_t)dd : dd;
+}
+
+/* How well a request with PSN p fits the responses d has seen. */
+static int64_t fit_request(ornic_analysis *a, const an_dir *d, uint32_t p) {
+  if (!d->have_cum) return -1;
+  int32_t dd = ornic_psn_diff(p, ornic_psn_add(d->cum, 1));
+  if (dd < -(int32_t)a->cfg.window || dd > (int32_t)a->cfg.window) return -1;
+  return dd < 0 ? -(int64_t)dd : dd;
+}
+
+/* A packet from X into QP q of Y, in a half not yet paired: which
+ * conversation with A = Y, B = X and A's QP unknown does it fit best?
+ * (Its packets are responses to A's requests, or requests answered by
+ * responses travelling X -> Y.) */
+static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except, const ornic_frame *f) {
+  an_key pk;
+  pair_key(&pk, k->alen, k->dst, k->src);
+  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  bool response = (fl & ORNIC_OPF_RESPONSE) != 0;
+  int best = -1;
+  int64_t best_fit = -1;
+  for (uint32_t i = an_map_get(&a->map, &pk); i != AN_NONE; i = a->convs[i].next_pair) {
+    an_conv *c = &a->convs[i];
+    if (i == except || c->pub.merged_into || c->pub.qp_a_known) continue;
+    int64_t fit = response ? fit_response(a, c, &c->dir[ORNIC_AN_DIR_AB], f)
+                           : fit_request(a, &c->dir[ORNIC_AN_DIR_BA], f->bth.psn);
+    if (fit >= 0 && (best < 0 || fit < best_fit)) {
+      best = (int)i;
+      best_fit = fit;
+    }
+  }
+  return best;
+}
+
+an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in) {
+  an_key k;
+  make_key(&k, in, in->f->bth.destqp);
+  uint32_t i = an_map_get(&a->map, &k);
+  if (i != AN_NONE) return resolve(a, &a->halves[i]);
+  /* A new half: the reverse of a conversation it fits, or a conversation of its own. */
+  int c = best_candidate(a, &k, AN_NONE, in->f);
+  if (c >= 0) {
+    a->convs[c].pub.qp_a = k.qp;
+    a->convs[c].pub.qp_a_known = true;
+    return half_new(a, &k, (uint32_t)c, 1);
+  }
+  c = conv_new(a, &k);
+  return c < 0 ? NULL : half_new(a, &k, (uint32_t)c, 0);
+}
+
+/* ---- merging two conversations into one --------------------------------- */
+
+static void add_stats(ornic_an_dir_stats *d, const ornic_an_dir_stats *s) {
+  d->req_packets += s->req_packets;
+  d->req_bytes += s->req_bytes;
+  d->resp_packets += s->resp_packets;
+  d->resp_bytes += s->resp_bytes;
+  d->wqes += s->wqes;
+  d->wqes_done += s->wqes_done;
+  d->ooo += s->ooo;
+  for (int b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) d->ooo_hist[b] += s->ooo_hist[b];
+  if (s->ooo_max > d->ooo_max) d->ooo_max = s->ooo_max;
+  d->retrans += s->retrans;
+  d->dups += s->dups;
+  d->loss += s->loss;
+  d->not_captured += s->not_captured;
+  d->naks += s->naks;
+  d->acks += s->acks;
+  d->acks_stale += s->acks_stale;
+  d->ecn += s->ecn;
+  d->cnp += s->cnp;
+  if (s->have_time) {
+    if (!d->have_time || s->first_sec < d->first_sec ||
+        (s->first_sec == d->first_sec && s->first_nsec < d->first_nsec)) {
+      d->first_sec = s->first_sec;
+      d->first_nsec = s->first_nsec;
+    }
+    if (!d->have_time || s->last_sec > d->last_sec ||
+        (s->last_sec == d->last_sec && s->last_nsec > d->last_nsec)) {
+      d->last_sec = s->last_sec;
+      d->last_nsec = s->last_nsec;
+    }
+    d->have_time = true;
+  }
+  if (s->have_psn && !d->have_psn) {
+    d->have_psn = true;
+    d->psn_first = s->psn_first;
+    d->psn_high = s->psn_high;
+  }
+}
+
+/* Copies what src's slots know into dst's window. */
+static void merge_slots(an_dir *dst, an_dir *src) {
+  if (!src->slots) return;
+  if (!dst->slots) {
+    dst->slots = src->slots;
+    dst->cap = src->cap;
+    dst->valid = src->valid;
+    dst->top = src->top;
+    dst->have_top = src->have_top;
+    src->slots = NULL;
+    return;
+  }
+  for (uint32_t i = 0; i < src->valid; i++) {
+    uint32_t psn = ornic_psn_add(src->top, -(int32_t)i);
+    an_slot *s = &src->slots[psn & (src->cap - 1)], *t = an_slot_at(dst, psn);
+    if (!t || !s->bits) continue;
+    t->bits |= s->bits;
+    if (!t->frame) t->frame = s->frame;
+    if (!t->resp_frame) t->resp_frame = s->resp_frame;
+    if (!t->asked) t->asked = s->asked;
+  }
+  free(src->slots);
+  src->slots = NULL;
+}
+
+/* dst (the keeper's direction) takes the parts of src it lacks. */
+static void dir_absorb(an_dir *dst, an_dir *src) {
+  if (!dst->have_req && src->have_req) {
+    dst->have_req = true;
+    dst->floor = src->floor;
+    dst->hpsn = src->hpsn;
+    dst->epsn = src->epsn;
+    dst->last_psn = src->last_psn;
+    dst->hole_flagged = src->hole_flagged;
+    dst->hole_epsn = src->hole_epsn;
+    dst->wqes = src->wqes;
+    dst->noted_addr |= src->noted_addr;
+    dst->noted_pmtu |= src->noted_pmtu;
+  }
+  if (!dst->have_cum && src->have_cum) {
+    dst->have_cum = true;
+    dst->cum = src->cum;
+  }
+  if (!dst->have_msn && src->have_msn) {
+    dst->have_msn = true;
+    dst->msn = src->msn;
+  }
+  if (!dst->have_resp && src->have_resp) {
+    dst->have_resp = true;
+    dst->resp_hpsn = src->resp_hpsn;
+  }
+  dst->noted_unseen |= src->noted_unseen;
+  if (!src->have_req || dst->have_req) merge_slots(dst, src);
+  add_stats(dst->st, src->st);
+}
+
+/* keep's A is gone's B, so keep.dir[AB] meets gone.dir[BA] and vice versa. */
+static void merge(ornic_analysis *a, uint32_t keep, uint32_t gone) {
+  an_conv *k = &a->convs[keep], *g = &a->convs[gone];
+  for (int d = 0; d < 2; d++) dir_absorb(&k->dir[d], &g->dir[1 - d]);
+  k->pub.qp_a = g->pub.qp_b;
+  k->pub.qp_a_known = true;
+  k->pub.transport_ornic |= g->pub.transport_ornic;
+  if (!k->pmtu) k->pmtu = g->pmtu;
+  g->pub.merged_into = k->pub.id;
+}
+
+bool an_try_pair(ornic_analysis *a, an_half *h, const ornic_an_input *in) {
+  an_conv *c = &a->convs[h->conv];
+  if (c->pub.qp_a_known || h->side != 0) return false;
+  an_key k;
+  make_key(&k, in, in->f->bth.destqp);
+  int other = best_candidate(a, &k, h->conv, in->f);
+  if (other < 0) return false;
+  uint32_t lo = h->conv < (uint32_t)other ? h->conv : (uint32_t)other;
+  uint32_t hi = lo == h->conv ? (uint32_t)other : h->conv;
+  merge(a, lo, hi);
+  resolve(a, h);
+  return true;
+}

@@ -1,0 +1,162 @@
+/* Internals of the conversation analysis (ornic/analysis.h). The rules are
+ * docs/PROTOCOL.md section 8; each file holds one part of them:
+ *   ornic_an_map.c   the hash map of QP halves and address pairs
+ *   ornic_an_conv.c  conversations: keying, pairing the two QPs, merging
+ *   ornic_an_wqe.c   WQE / message history, implied addresses
+ *   ornic_an_seq.c   the PSN window and the requests of one direction
+ *   ornic_an_resp.c  responses: ACK, NAK, READ responses
+ *   ornic_analysis.c the public entry points */
+#ifndef ORNIC_AN_INTERNAL_H
+#define ORNIC_AN_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ornic/analysis.h"
+#include "ornic/opcode.h"
+#include "ornic/psn.h"
+
+/* ---- hash map: key -> uint32 value ---------------------------------------- */
+typedef struct {
+  uint8_t alen, pad[3];
+  uint32_t qp; /* AN_PAIR_KEY for address-pair entries */
+  uint8_t src[16], dst[16];
+} an_key;
+#define AN_PAIR_KEY 0xffffffffu
+
+typedef struct {
+  an_key *keys;
+  uint32_t *vals; /* AN_NONE: empty slot */
+  uint32_t cap, n;
+} an_map;
+#define AN_NONE 0xffffffffu
+
+void an_map_free(an_map *m);
+/* The value for k, or AN_NONE. */
+uint32_t an_map_get(const an_map *m, const an_key *k);
+/* Inserts or replaces; -1 when out of memory. */
+int an_map_put(an_map *m, const an_key *k, uint32_t v);
+
+/* ---- the PSN window of one direction ------------------------------------- */
+enum {
+  S_REQ = 1u << 0,      /* a request with this PSN was seen (frame: its first copy) */
+  S_RESV = 1u << 1,     /* reserved by a READ request (P+1 .. P+N-1) */
+  S_RESP = 1u << 2,     /* a READ response with this PSN was seen (resp_frame) */
+  S_ASKED = 1u << 3,    /* a NAK asked for the request again (asked: that NAK) */
+  S_RASKED = 1u << 4,   /* a READ retry asked for the response again (asked) */
+  S_DECLARED = 1u << 5, /* declared lost (counted in a LOSS) since it was last seen */
+  S_ACKED = 1u << 6     /* covered by a cumulative ACK (on_acked already called) */
+};
+
+typedef struct {
+  uint32_t frame, resp_frame, asked; /* frame numbers, truncated to 32 bits */
+  uint32_t bits;
+} an_slot;
+
+/* ---- WQEs / messages ---------------------------------------------------- */
+enum { W_SEND = 1, W_WRITE = 2, W_READ = 3, W_ATOMIC = 4 };
+typedef struct {
+  uint32_t idx;       /* 1-based in the direction */
+  uint8_t kind;       /* W_* */
+  bool has_reth;      /* va, len, rkey valid */
+  bool ornic;         /* ORNIC OOO WQE: any packet may come first */
+  uint32_t start_psn;
+  uint32_t end_psn;   /* exclusive end when known from the next message (ends_known) */
+  bool ends_known;
+  uint32_t len, rkey;
+  uint64_t va;        /* WRITE: Start_Addr; READ: the remote source */
+  uint64_t frame;     /* the packet that revealed it */
+} an_wqe;
+#define AN_WQE_HIST 64u
+
+typedef struct {
+  an_wqe ring[AN_WQE_HIST];
+  uint32_t n, head; /* head: index of the newest */
+  uint32_t count;   /* WQEs created in the direction */
+} an_wqe_hist;
+
+/* ---- one requester direction: its requests and the responses to them ---- */
+typedef struct {
+  /* requests */
+  bool have_req;
+  uint32_t floor;    /* first request PSN seen: nothing before it is judged */
+  uint32_t hpsn;     /* highest request PSN */
+  uint32_t epsn;     /* first PSN from floor on neither seen nor reserved */
+  uint32_t last_psn; /* the previous request's PSN */
+  bool hole_flagged;
+  uint32_t hole_epsn;
+  /* window */
+  an_slot *slots;
+  uint32_t cap;      /* 0 until the first PSN */
+  uint32_t valid;    /* slots known: (top - valid, top]; valid <= cap */
+  uint32_t top;      /* highest PSN in the window */
+  bool have_top;
+  /* responses */
+  bool have_cum, have_msn, have_resp;
+  uint32_t cum, msn, resp_hpsn;
+  /* once-per-direction notes */
+  bool noted_addr, noted_pmtu, noted_unseen;
+  an_wqe_hist wqes;
+  ornic_an_dir_stats *st;
+} an_dir;
+
+/* ---- conversations and halves -------------------------------------------- */
+typedef struct {
+  ornic_an_conv pub;
+  an_dir dir[2];
+  uint32_t pmtu;       /* learnt, 0 unknown */
+  uint32_t next_pair;  /* next conversation with the same (A, B) addresses, AN_NONE at the end */
+} an_conv;
+
+/* Traffic into one QP from one source address. */
+typedef struct {
+  uint32_t conv; /* index into convs */
+  uint8_t side;  /* 0: the source is the conversation's A; 1: it is B */
+} an_half;
+
+struct ornic_analysis {
+  ornic_analysis_cfg cfg;
+  an_map map;       /* half keys -> half index; pair keys -> first conversation index */
+  an_half *halves;
+  uint32_t nhalves, halves_cap;
+  an_conv *convs;
+  uint32_t nconvs, convs_cap;
+};
+
+/* ornic_an_conv.c */
+/* The half of packet `in` (created on first sight), resolved through merges;
+ * NULL when the table is full or out of memory. */
+an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in);
+/* A response on half h whose conversation's QPs are not yet paired: if it
+ * fits the requests of the reverse conversation, merge the two. Returns true
+ * when it paired them (h is updated). */
+bool an_try_pair(ornic_analysis *a, an_half *h, const ornic_an_input *in);
+an_conv *an_conv_at(ornic_analysis *a, uint32_t idx);
+
+/* ornic_an_wqe.c */
+uint32_t an_npkts(uint32_t len, uint32_t pmtu); /* 0 when pmtu unknown */
+an_wqe *an_wqe_push(an_wqe_hist *h, const an_wqe *w);
+an_wqe *an_wqe_newest(an_wqe_hist *h);
+/* The newest WQE of `kind` (0: any) that holds psn, or NULL. */
+an_wqe *an_wqe_find(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu);
+/* Fills the verdict's wqe fields and the packet's address. */
+void an_wqe_fill(ornic_an_verdict *v, const an_wqe *w, uint32_t psn, uint32_t pmtu);
+/* Close the newest WQE: the next message starts at psn. */
+void an_wqe_close(an_wqe_hist *h, uint32_t psn);
+
+/* ornic_an_seq.c */
+an_slot *an_slot_at(an_dir *d, uint32_t psn);        /* NULL outside the window */
+int an_window_touch(an_dir *d, uint32_t psn, uint32_t want_cap); /* make psn the top if newer */
+void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+                ornic_an_verdict *v);
+uint32_t an_not_captured_margin(const ornic_analysis *a, const an_conv *c, const an_dir *d);
+
+/* ornic_an_resp.c */
+void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+                 ornic_an_verdict *v);
+
+/* ornic_analysis.c */
+uint32_t an_conv_pmtu(ornic_analysis *a, an_conv *c, const ornic_frame *f);
+void an_note_time(ornic_an_dir_stats *st, const ornic_an_input *in);
+
+#endif

@@ -1,0 +1,70 @@
+/* Open-addressing hash map from an_key to a 32-bit value, for the
+ * analysis' QP halves and address pairs. Grows (allocates) only when a new
+ * key is inserted, never on lookup: the per-packet path stays allocation
+ * free once a conversation exists. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ornic_an_internal.h"
+
+static uint64_t key_hash(const an_key *k) {
+  uint64_t w[5];
+  memcpy(w, k, sizeof w);
+  uint64_t h = 0x9e3779b97f4a7c15u;
+  for (int i = 0; i < 5; i++) {
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+_Static_assert(sizeof(an_key) == 40, "an_key has no padding the hash would read");
+
+void an_map_free(an_map *m) {
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+static uint32_t find(const an_map *m, const an_key *k) {
+  uint32_t mask = m->cap - 1, i = (uint32_t)key_hash(k) & mask;
+  while (m->vals[i] != AN_NONE && memcmp(&m->keys[i], k, sizeof *k) != 0) i = (i + 1) & mask;
+  return i;
+}
+
+uint32_t an_map_get(const an_map *m, const an_key *k) {
+  return m->cap ? m->vals[find(m, k)] : AN_NONE;
+}
+
+static int grow(an_map *m) {
+  uint32_t cap = m->cap ? m->cap * 2 : 256;
+  an_map old = *m;
+  m->keys = malloc((size_t)cap * sizeof *m->keys);
+  m->vals = malloc((size_t)cap * sizeof *m->vals);
+  if (!m->keys || !m->vals) {
+    free(m->keys);
+    free(m->vals);
+    *m = old;
+    return -1;
+  }
+  memset(m->vals, 0xff, (size_t)cap * sizeof *m->vals);
+  m->cap = cap;
+  for (uint32_t i = 0; i < old.cap; i++) {
+    if (old.vals[i] == AN_NONE) continue;
+    uint32_t j = find(m, &old.keys[i]);
+    m->keys[j] = old.keys[i];
+    m->vals[j] = old.vals[i];
+  }
+  free(old.keys);
+  free(old.vals);
+  return 0;
+}
+
+int an_map_put(an_map *m, const an_key *k, uint32_t v) {
+  if ((m->n + 1) * 2 > m->cap && grow(m) < 0) return -1; /* load factor at most 1/2 */
+  uint32_t i = find(m, k);
+  if (m->vals[i] == AN_NONE) m->n++;
+  m->keys[i] = *k;
+  m->vals[i] = v;
+  return 0;
+}

@@ -1,0 +1,244 @@
+/* Responses of one direction (PROTOCOL.md 8.4-8.6): READ responses in the
+ * PSNs their request reserved, cumulative ACKs (which packets they cover,
+ * and which of those the capture never saw), NAKs (what they ask to have
+ * sent again, what they declare lost), MSN progress. */
+#include "ornic_an_internal.h"
+
+static void note_unseen(an_dir *d, ornic_an_verdict *v) {
+  if (!d->noted_unseen) v->flags |= ORNIC_AN_FIRST_NOTE;
+  d->noted_unseen = true;
+}
+
+/* One PSN newly covered by a cumulative acknowledgement. Returns 1 when the
+ * capture should have seen it and did not. */
+static uint32_t cover(ornic_analysis *a, an_dir *d, uint32_t q, const ornic_an_input *in,
+                      uint32_t margin, uint64_t *newest) {
+  an_slot *s = an_slot_at(d, q);
+  if (s && (s->bits & S_REQ)) {
+    if (!(s->bits & S_ACKED) && a->cfg.on_acked) a->cfg.on_acked(a->cfg.user, s->frame, in->frame);
+    s->bits |= S_ACKED;
+    *newest = s->frame;
+    return 0;
+  }
+  if (s && (s->bits & (S_RESV | S_RESP))) return 0;
+  if (!d->have_req || ornic_psn_diff(q, d->floor) < (int32_t)margin) return 0;
+  /* past the window's top: requests never captured; below it: a gap */
+  return s || ornic_psn_diff(q, d->top) > 0;
+}
+
+/* Everything up to and including psn was received. `is_ack`: an
+ * acknowledgement packet (a READ response acknowledges implicitly and is
+ * never stale). */
+static void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t psn,
+                       const ornic_an_input *in, bool is_ack, ornic_an_verdict *v) {
+  uint32_t from, n;
+  if (is_ack) v->flags |= ORNIC_AN_ACK;
+  if (d->have_cum) {
+    int32_t dd = ornic_psn_diff(psn, d->cum);
+    v->ack_prev = d->cum;
+    if (dd < 0) {
+      if (is_ack) {
+        v->flags |= ORNIC_AN_ACK_STALE;
+        d->st->acks_stale++;
+      }
+      return;
+    }
+    from = ornic_psn_add(d->cum, 1);
+    n = (uint32_t)dd;
+  } else {
+    /* The first acknowledgement seen: it covers what was captured before it. */
+    int32_t dd = d->have_req ? ornic_psn_diff(psn, d->floor) : -1;
+    from = d->floor;
+    n = dd >= 0 ? (uint32_t)dd + 1 : 0;
+    v->ack_prev = ornic_psn_add(psn, -(int32_t)n);
+  }
+  d->have_cum = true;
+  d->cum = psn;
+  v->ack_newly = n;
+  if (n > a->cfg.window) { /* judge only the last window of it */
+    from = ornic_psn_add(psn, -(int32_t)a->cfg.window + 1);
+    n = a->cfg.window;
+  }
+  uint64_t newest = 0;
+  uint32_t unseen = 0, first = 0, margin = an_not_captured_margin(a, c, d);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t q = ornic_psn_add(from, (int32_t)i);
+    if (cover(a, d, q, in, margin, &newest) && !unseen++) first = q;
+  }
+  v->ack_frame_of = newest;
+  if (!unseen) return;
+  v->flags |= ORNIC_AN_NOT_CAPTURED;
+  v->not_captured_first = first;
+  v->not_captured = unseen;
+  d->st->not_captured += unseen;
+  note_unseen(d, v);
+}
+
+/* A PSN a NAK asks for again; returns 1 when it is newly declared lost. */
+static uint32_t ask(ornic_analysis *a, an_dir *d, uint32_t q, uint64_t frame, bool declare) {
+  if (an_window_touch(d, q, a->cfg.window) < 0) return 0;
+  an_slot *s = an_slot_at(d, q);
+  if (!s) return 0;
+  s->bits |= S_ASKED;
+  s->asked = (uint32_t)frame;
+  if (!declare || (s->bits & S_DECLARED)) return 0;
+  s->bits |= S_DECLARED;
+  return 1;
+}
+
+static void declare_loss(an_dir *d, ornic_an_verdict *v, uint32_t first, uint32_t n) {
+  if (!n) return;
+  v->flags |= ORNIC_AN_LOSS;
+  v->loss_first_psn = first;
+  v->loss_count = n;
+  d->st->loss += n;
+}
+
+/* ORNIC NAK (4.4): its lost set is asked for again and declared lost. */
+static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in, ornic_an_verdict *v) {
+  const ornic_naketh *nak = &in->f->ext.naketh;
+  uint32_t span = ornic_nak_lost_span(nak, a->cfg.otd), lost = 0, first = 0, set = 0;
+  for (uint32_t i = 0; i < span; i++) {
+    uint32_t q = ornic_psn_add(nak->base_psn, (int32_t)i);
+    if (!ornic_nak_psn_lost(nak, a->cfg.otd, q)) continue;
+    set++;
+    if (ask(a, d, q, in->frame, true) && !lost++) first = q;
+  }
+  v->nak_lost = set;
+  declare_loss(d, v, first, lost);
+}
+
+/* RC NAK (PROTOCOL.md 8.6): the requester goes back to psn, so every PSN
+ * from it to the highest sent is asked for again; only psn is declared
+ * lost (the responder dropped the rest as out of sequence). */
+static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
+                   const ornic_an_input *in, ornic_an_verdict *v) {
+  if (!d->have_req) return;
+  int32_t n = ornic_psn_diff(d->hpsn, psn);
+  if (n < 0 || (uint32_t)n >= a->cfg.window) n = 0;
+  uint32_t lost = 0;
+  for (int32_t i = 0; i <= n; i++) lost += ask(a, d, ornic_psn_add(psn, i), in->frame, seq_error && i == 0);
+  declare_loss(d, v, psn, lost);
+}
+
+static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *v) {
+  if (d->have_msn) {
+    int32_t dd = ornic_psn_diff(msn, d->msn);
+    if (dd < 0) return; /* a reordered, older acknowledgement */
+    v->msn_delta = (uint32_t)dd;
+    v->flags |= ORNIC_AN_MSN;
+    d->st->wqes_done += (uint32_t)dd;
+  }
+  d->have_msn = true;
+  d->msn = msn;
+}
+
+static void completion(an_dir *d, const ornic_frame *f, uint32_t pmtu, ornic_an_verdict *v) {
+  bool ornic_done = (f->ext.present & f->decoded & ORNIC_HDR_OACKETH) &&
+                    (f->ext.oacketh.flags & ORNIC_OACK_WQE_DONE);
+  bool rc = ornic_opcode_transport(f->bth.opcode) != ORNIC_TRANSPORT_ORNIC;
+  if (!(v->flags & ORNIC_AN_MSN) || !v->msn_delta || !(ornic_done || rc)) return;
+  /* BTH.PSN is the Last_PSN of the completed WQE (3.4) / the last PSN acknowledged. */
+  an_wqe *w = an_wqe_find(&d->wqes, f->bth.psn, 0, pmtu);
+  if (!w && ornic_done) w = an_wqe_find(&d->wqes, f->bth.psn, W_WRITE, pmtu);
+  if (!w) return;
+  v->flags |= ORNIC_AN_WQE_DONE;
+  v->wqe_completed = w->idx;
+}
+
+static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
+                 uint32_t pmtu, ornic_an_verdict *v) {
+  const ornic_frame *f = in->f;
+  uint8_t syn = f->ext.aeth.syndrome, type = ornic_aeth_type(syn);
+  bool ornic = ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC;
+  uint32_t psn = f->bth.psn;
+  /* A NAK's MSN field is not an MSN in every implementation (IRN puts the
+   * trigger PSN there): only ACKs and READ responses move it. */
+  if (type != ORNIC_AETH_NAK && type != ORNIC_AETH_RNR_NAK) msn_update(d, f->ext.aeth.msn, v);
+  if (!(fl & ORNIC_OPF_ACK)) { /* a READ response: in-order ones acknowledge implicitly */
+    if (!ornic)
+      cumulative(a, c, d, (fl & ORNIC_OPF_LAST) ? psn : ornic_psn_add(psn, -1), in, false, v);
+    return;
+  }
+  if (type == ORNIC_AETH_ACK) {
+    d->st->acks++;
+    cumulative(a, c, d, psn, in, true, v);
+    completion(d, f, pmtu, v);
+    return;
+  }
+  if (type != ORNIC_AETH_NAK && type != ORNIC_AETH_RNR_NAK) return; /* reserved types */
+  v->flags |= ORNIC_AN_NAK;
+  d->st->naks++;
+  if (syn != 0x60 && type != ORNIC_AETH_RNR_NAK) return; /* fatal NAKs ask for nothing */
+  cumulative(a, c, d, ornic_psn_add(psn, -1), in, false, v);
+  if (f->ext.present & f->decoded & ORNIC_HDR_NAKETH)
+    ornic_nak(a, d, in, v);
+  else
+    rc_nak(a, d, psn, syn == 0x60, in, v);
+}
+
+/* A READ response q: its READ, its address, first copy or repeat. */
+static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t pmtu,
+                          ornic_an_verdict *v) {
+  uint32_t q = in->f->bth.psn;
+  an_wqe *w = an_wqe_find(&d->wqes, q, W_READ, pmtu);
+  if (!w) {
+    v->flags |= ORNIC_AN_BEFORE_CAPTURE | ORNIC_AN_ADDR_UNKNOWN;
+    if (!d->noted_addr) v->flags |= ORNIC_AN_FIRST_NOTE;
+    d->noted_addr = true;
+    return;
+  }
+  an_wqe_fill(v, w, q, pmtu);
+  v->read_frame = w->frame;
+  if (an_window_touch(d, q, a->cfg.window) < 0) return;
+  an_slot *s = an_slot_at(d, q);
+  if (!s) return;
+  v->flags |= ORNIC_AN_SEQ;
+  v->hpsn = d->have_resp ? d->resp_hpsn : q;
+  if (s->bits & S_RESP) {
+    v->first_frame = s->resp_frame;
+    v->ooo_distance = d->have_resp && ornic_psn_lt(q, d->resp_hpsn)
+                          ? (uint32_t)ornic_psn_diff(d->resp_hpsn, q) : 0;
+    if (s->bits & S_RASKED) {
+      v->flags |= ORNIC_AN_RETRANS;
+      v->asked_frame = s->asked;
+      s->bits &= ~(uint32_t)S_RASKED;
+      d->st->retrans++;
+    } else {
+      v->flags |= ORNIC_AN_DUP;
+      d->st->dups++;
+    }
+    return;
+  }
+  if (s->bits & S_RASKED) {
+    v->flags |= ORNIC_AN_RETRANS;
+    v->asked_frame = s->asked;
+    s->bits &= ~(uint32_t)S_RASKED;
+    d->st->retrans++;
+  } else if (d->have_resp && ornic_psn_lt(q, d->resp_hpsn)) {
+    uint32_t dist = (uint32_t)ornic_psn_diff(d->resp_hpsn, q);
+    v->flags |= ORNIC_AN_OOO;
+    v->ooo_distance = dist;
+    d->st->ooo++;
+    d->st->ooo_hist[ornic_an_ooo_bucket(dist)]++;
+    if (dist > d->st->ooo_max) d->st->ooo_max = dist;
+  }
+  s->bits = (s->bits | S_RESP) & ~(uint32_t)S_DECLARED;
+  s->resp_frame = (uint32_t)in->frame;
+  if (!d->have_resp || ornic_psn_lt(d->resp_hpsn, q)) d->resp_hpsn = q;
+  d->have_resp = true;
+  v->epsn = d->epsn;
+}
+
+void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+                 ornic_an_verdict *v) {
+  const ornic_frame *f = in->f;
+  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  uint32_t pmtu = an_conv_pmtu(a, c, f);
+  v->role = ORNIC_AN_ROLE_RESPONSE;
+  v->pmtu = pmtu;
+  d->st->resp_packets++;
+  if (fl & ORNIC_OPF_PAYLOAD) d->st->resp_bytes += f->payload_len;
+  if ((fl & ORNIC_OPF_READ) && (fl & ORNIC_OPF_PAYLOAD)) read_response(a, d, in, pmtu, v);
+  if (f->ext.present & f->decoded & ORNIC_HDR_AETH) aeth(a, c, d, in, fl, pmtu, v);
+}

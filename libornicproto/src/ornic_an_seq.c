@@ -1,0 +1,418 @@
+/* The requests of one direction (PROTOCOL.md 8.2-8.4): a window of PSN
+ * slots below the highest PSN, first arrivals told from repeats, repeats
+ * told apart as retransmissions (asked for, or timed out on) and
+ * duplicates (nobody asked), READ reservations, and the OTD rule. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ornic_an_internal.h"
+
+/* PSNs after the first one captured that may have arrived before the
+ * capture started, having overtaken it on a faster path: never reported as
+ * not captured (8.5). Only where packets are reordered at all: ORNIC, or a
+ * direction that has shown out-of-order arrivals. */
+uint32_t an_not_captured_margin(const ornic_analysis *a, const an_conv *c, const an_dir *d) {
+  if (!c->pub.transport_ornic && !d->st->ooo) return 0;
+  uint32_t m = 2 * a->cfg.otd;
+  return m < 512 ? 512 : m;
+}
+
+an_slot *an_slot_at(an_dir *d, uint32_t psn) {
+  if (!d->have_top) return NULL;
+  int32_t back = ornic_psn_diff(d->top, psn);
+  if (back < 0 || (uint32_t)back >= d->valid) return NULL;
+  return &d->slots[psn & (d->cap - 1)];
+}
+
+static int grow(an_dir *d, uint32_t cap) {
+  an_slot *s = calloc(cap, sizeof *s);
+  if (!s) return -1;
+  for (uint32_t i = 0; d->slots && i < d->valid; i++) {
+    uint32_t psn = ornic_psn_add(d->top, -(int32_t)i);
+    s[psn & (cap - 1)] = d->slots[psn & (d->cap - 1)];
+  }
+  free(d->slots);
+  d->slots = s;
+  d->cap = cap;
+  return 0;
+}
+
+/* The oldest PSN the direction still needs: unacknowledged data, the OTD
+ * hole, the first PSN captured. */
+static uint32_t oldest_needed(const an_dir *d, uint32_t psn) {
+  uint32_t low = d->have_req ? d->epsn : psn;
+  if (d->have_cum && ornic_psn_lt(ornic_psn_add(d->cum, 1), low)) low = ornic_psn_add(d->cum, 1);
+  return ornic_psn_lt(psn, low) ? psn : low;
+}
+
+int an_window_touch(an_dir *d, uint32_t psn, uint32_t max_cap) {
+  if (!d->have_top) {
+    if (grow(d, 256) < 0) return -1;
+    d->top = psn;
+    d->valid = 1;
+    d->have_top = true;
+    return 0;
+  }
+  int32_t dd = ornic_psn_diff(psn, d->top);
+  if (dd <= 0) return 0;
+  uint32_t span = (uint32_t)ornic_psn_diff(psn, oldest_needed(d, psn)) + 1;
+  if (span > d->cap && d->cap < max_cap) {
+    uint32_t cap = d->cap;
+    while (cap < span && cap < max_cap) cap *= 2;
+    if (grow(d, cap) < 0) return -1;
+  }
+  uint32_t clear = (uint32_t)dd < d->cap ? (uint32_t)dd : d->cap;
+  for (uint32_t i = 1; i <= clear; i++)
+    memset(&d->slots[ornic_psn_add(psn, -(int32_t)(clear - i)) & (d->cap - 1)], 0, sizeof(an_slot));
+  d->top = psn;
+  d->valid = d->valid + clear < d->cap ? d->valid + clear : d->cap;
+  return 0;
+}
+
+static void mark_reserved(ornic_analysis *a, an_dir *d, uint32_t from, uint32_t n) {
+  for (uint32_t i = 0; i < n && i < a->cfg.window; i++) {
+    uint32_t q = ornic_psn_add(from, (int32_t)i);
+    if (an_window_touch(d, q, a->cfg.window) < 0) return;
+    an_slot *s = an_slot_at(d, q);
+    if (s) s->bits |= S_RESV;
+  }
+}
+
+/* ---- first arrivals and repeats ------------------------------------------- */
+
+static void count_ooo(an_dir *d, uint32_t dist) {
+  d->st->ooo++;
+  d->st->ooo_hist[ornic_an_ooo_bucket(dist)]++;
+  if (dist > d->st->ooo_max) d->st->ooo_max = dist;
+}
+
+static void set_seen(an_slot *s, uint64_t frame) {
+  s->bits = (s->bits | S_REQ) & ~(uint32_t)(S_ASKED | S_DECLARED);
+  s->frame = (uint32_t)frame;
+}
+
+/* A request at a PSN seen before (8.3). */
+static void repeat(an_dir *d, an_slot *s, const ornic_an_input *in, bool ornic,
+                   ornic_an_verdict *v) {
+  v->first_frame = s->frame;
+  if (s->bits & S_ASKED) {
+    v->flags |= ORNIC_AN_RETRANS;
+    v->asked_frame = s->asked;
+  } else if (!ornic) {
+    v->flags |= ORNIC_AN_RETRANS; /* an in-order sender went back: a timeout */
+  } else if (in->f->bth.ackreq) {
+    v->flags |= ORNIC_AN_RETRANS | ORNIC_AN_PROBE;
+  } else {
+    v->flags |= ORNIC_AN_DUP;
+  }
+  s->bits &= ~(uint32_t)(S_ASKED | S_DECLARED);
+  if (v->flags & ORNIC_AN_RETRANS) d->st->retrans++;
+  else d->st->dups++;
+}
+
+/* A first arrival below the highest PSN (8.2): out of order, or the first
+ * copy the capture sees of a packet sent again. */
+static void late_first(an_dir *d, an_slot *s, const ornic_an_input *in, bool ornic,
+                       uint32_t back, ornic_an_verdict *v) {
+  uint32_t psn = in->f->bth.psn;
+  if (s->bits & S_ASKED) {
+    v->flags |= ORNIC_AN_RETRANS;
+    v->asked_frame = s->asked;
+  } else if (ornic && in->f->bth.ackreq) {
+    v->flags |= ORNIC_AN_RETRANS | ORNIC_AN_PROBE;
+  }
+  if (v->flags & ORNIC_AN_RETRANS) {
+    d->st->retrans++;
+    if (!(s->bits & S_DECLARED)) { /* its original never showed up: lost */
+      v->flags |= ORNIC_AN_LOSS;
+      v->loss_first_psn = psn;
+      v->loss_count = 1;
+      d->st->loss++;
+    }
+  } else {
+    v->flags |= ORNIC_AN_OOO;
+    count_ooo(d, back);
+  }
+  /* Still asked: if this was a late original, the copy the NAK asked for
+   * is yet to come, and is a retransmission too (8.3). */
+  uint32_t asked = s->bits & S_ASKED;
+  set_seen(s, in->frame);
+  s->bits |= asked;
+}
+
+/* ---- the OTD rule (PROTOCOL.md 4.4 reason 1, as an observer sees it) ----- */
+
+static void advance_epsn(an_dir *d) {
+  for (uint32_t n = 0; n < d->cap && ornic_psn_diff(d->hpsn, d->epsn) >= 0; n++) {
+    an_slot *s = an_slot_at(d, d->epsn);
+    if (!s) {
+      d->epsn = ornic_psn_add(d->top, -(int32_t)d->valid + 1);
+      continue;
+    }
+    if (!(s->bits & (S_REQ | S_RESV))) break;
+    d->epsn = ornic_psn_add(d->epsn, 1);
+  }
+}
+
+static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdict *v) {
+  int32_t ahead = ornic_psn_diff(psn, d->epsn);
+  if (ahead <= (int32_t)a->cfg.otd || (d->hole_flagged && d->hole_epsn == d->epsn)) return;
+  uint32_t limit = ornic_psn_add(psn, -(int32_t)a->cfg.otd), n = 0;
+  for (uint32_t q = d->epsn; q != limit && n < d->cap; q = ornic_psn_add(q, 1)) {
+    an_slot *s = an_slot_at(d, q);
+    n += s && !(s->bits & (S_REQ | S_RESV));
+  }
+  v->flags |= ORNIC_AN_OTD_EXCEEDED;
+  v->hole_first = d->epsn;
+  v->hole_count = n;
+  d->hole_flagged = true;
+  d->hole_epsn = d->epsn;
+}
+
+/* ---- messages and WQEs ------------------------------------------------------ */
+
+static uint8_t kind_of(uint16_t fl) {
+  return (fl & ORNIC_OPF_READ) ? W_READ : (fl & ORNIC_OPF_WRITE) ? W_WRITE
+         : (fl & ORNIC_OPF_ATOMIC) ? W_ATOMIC : W_SEND;
+}
+
+static void note_addr_unknown(an_dir *d, ornic_an_verdict *v) {
+  v->flags |= ORNIC_AN_ADDR_UNKNOWN;
+  if (!d->noted_addr) v->flags |= ORNIC_AN_FIRST_NOTE;
+  d->noted_addr = true;
+}
+
+static void note_pmtu_unknown(an_dir *d, ornic_an_verdict *v) {
+  v->flags |= ORNIC_AN_PMTU_UNKNOWN;
+  if (!d->noted_pmtu) v->flags |= ORNIC_AN_FIRST_NOTE;
+  d->noted_pmtu = true;
+}
+
+/* ORNIC FSpot / Last with Address: the WQE it describes (3.2), new or known. */
+static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool fresh,
+                      ornic_an_verdict *v) {
+  const ornic_ext *e = &in->f->ext;
+  uint32_t off = (e->present & ORNIC_HDR_OFFETH) ? e->offeth.offset : 0, start = in->f->bth.psn;
+  if (off) {
+    if (!pmtu) {
+      note_pmtu_unknown(d, v);
+      return;
+    }
+    if (off % pmtu) return; /* not placeable: the end points reject it (4.3 rule 5) */
+    start = ornic_psn_add(start, -(int32_t)(off / pmtu));
+  }
+  an_wqe w = {.kind = W_WRITE, .has_reth = true, .ornic = true, .start_psn = start,
+              .len = e->reth.dmalen, .rkey = e->reth.rkey, .va = e->reth.va - off,
+              .frame = in->frame};
+  for (uint32_t i = 0; i < d->wqes.n; i++) {
+    const an_wqe *o = &d->wqes.ring[i];
+    if (o->start_psn == w.start_psn && o->va == w.va && o->len == w.len) return;
+  }
+  (void)fresh;
+  an_wqe_push(&d->wqes, &w);
+  v->flags |= ORNIC_AN_NEW_WQE;
+  d->st->wqes++;
+}
+
+/* An RC/UC/XRC First or Only: a new message (only its first copy). */
+static void rc_message(an_dir *d, const ornic_an_input *in, uint16_t fl, ornic_an_verdict *v) {
+  const ornic_ext *e = &in->f->ext;
+  an_wqe w = {.kind = kind_of(fl), .start_psn = in->f->bth.psn, .frame = in->frame};
+  if ((e->present & in->f->decoded & ORNIC_HDR_RETH)) {
+    w.has_reth = true;
+    w.len = e->reth.dmalen;
+    w.rkey = e->reth.rkey;
+    w.va = e->reth.va;
+  }
+  an_wqe_push(&d->wqes, &w);
+  v->flags |= ORNIC_AN_NEW_WQE;
+  d->st->wqes++;
+}
+
+/* An atomic (or any request without payload that is not a READ). */
+static void atomic_message(an_dir *d, const ornic_an_input *in, uint16_t fl, uint32_t pmtu,
+                           ornic_an_verdict *v) {
+  an_wqe_close(&d->wqes, in->f->bth.psn);
+  rc_message(d, in, fl, v);
+  an_wqe_fill(v, an_wqe_newest(&d->wqes), in->f->bth.psn, pmtu);
+  v->flags &= ~(uint32_t)ORNIC_AN_ADDR;
+}
+
+static void place(an_dir *d, const ornic_an_input *in, uint16_t fl, bool ornic, uint32_t pmtu,
+                  bool fresh, ornic_an_verdict *v) {
+  const ornic_frame *f = in->f;
+  uint32_t psn = f->bth.psn;
+  if (ornic && (fl & ORNIC_OPF_WRITE)) {
+    if (f->ext.present & f->decoded & ORNIC_HDR_RETH) ornic_wqe(d, in, pmtu, fresh, v);
+  } else if ((fl & ORNIC_OPF_FIRST) && fresh) {
+    an_wqe_close(&d->wqes, psn);
+    rc_message(d, in, fl, v);
+  }
+  an_wqe *w = an_wqe_find(&d->wqes, psn, ornic ? W_WRITE : 0, pmtu);
+  if (w) {
+    uint32_t pm_flags = v->flags & ORNIC_AN_PMTU_UNKNOWN;
+    an_wqe_fill(v, w, psn, pmtu);
+    if ((v->flags & ORNIC_AN_PMTU_UNKNOWN) && !pm_flags) {
+      v->flags &= ~(uint32_t)ORNIC_AN_PMTU_UNKNOWN;
+      note_pmtu_unknown(d, v);
+    }
+    if (w->kind == W_READ) v->flags &= ~(uint32_t)ORNIC_AN_ADDR; /* its RETH says it */
+  } else if (fl & ORNIC_OPF_WRITE) {
+    note_addr_unknown(d, v);
+  }
+}
+
+/* ---- READ requests (4.5: a retry re-reads a range; IBA RC READs likewise) ---- */
+
+static bool valid_pmtu(uint64_t n) {
+  return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
+}
+
+/* The READ that a READ request for psn retries, or NULL: the same PSN again,
+ * or a PSN inside the READ asking for the tail of its remote range (VA
+ * advanced by a whole number of PMTUs, the same R_Key). A READ at a later
+ * PSN that reads the same buffer again (ib_read_bw does) is a new READ. */
+static an_wqe *read_retry_of(an_dir *d, const ornic_reth *reth, uint32_t psn, uint32_t pmtu) {
+  an_wqe *w = an_wqe_find(&d->wqes, psn, W_READ, pmtu);
+  if (!w || !w->has_reth || w->rkey != reth->rkey) return NULL;
+  uint32_t k = (uint32_t)ornic_psn_diff(psn, w->start_psn);
+  if (k == 0) return w;
+  if (reth->va <= w->va || reth->va - w->va >= w->len) return NULL;
+  uint64_t off = reth->va - w->va;
+  bool placed = pmtu ? off == (uint64_t)k * pmtu : off % k == 0 && valid_pmtu(off / k);
+  return placed && reth->dmalen <= w->len - off ? w : NULL;
+}
+
+static void read_retry(ornic_analysis *a, an_dir *d, an_wqe *w, const ornic_an_input *in,
+                       uint32_t pmtu, ornic_an_verdict *v) {
+  const ornic_reth *reth = &in->f->ext.reth;
+  uint32_t psn = in->f->bth.psn, n = an_npkts(reth->dmalen, pmtu), lost = 0, first = 0;
+  if (!n) n = 1;
+  v->flags |= ORNIC_AN_RETRANS | ORNIC_AN_READ_RETRY;
+  v->read_frame = w->frame;
+  d->st->retrans++;
+  for (uint32_t i = 0; i < n && i < a->cfg.window; i++) {
+    uint32_t q = ornic_psn_add(psn, (int32_t)i);
+    an_slot *s = an_slot_at(d, q);
+    if (!s) continue;
+    s->bits |= S_RASKED;
+    s->asked = (uint32_t)in->frame;
+    if (!(s->bits & (S_RESP | S_DECLARED))) {
+      if (!lost++) first = q;
+      s->bits |= S_DECLARED;
+    }
+  }
+  if (lost) {
+    v->flags |= ORNIC_AN_LOSS;
+    v->loss_first_psn = first;
+    v->loss_count = lost;
+    d->st->loss += lost;
+  }
+  an_wqe_fill(v, w, psn, pmtu);
+  v->flags &= ~(uint32_t)(ORNIC_AN_ADDR | ORNIC_AN_PMTU_UNKNOWN);
+}
+
+static void new_read(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t pmtu,
+                     ornic_an_verdict *v) {
+  const ornic_frame *f = in->f;
+  an_wqe_close(&d->wqes, f->bth.psn);
+  rc_message(d, in, ORNIC_OPF_READ, v);
+  an_wqe *w = an_wqe_newest(&d->wqes);
+  w->ornic = ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC;
+  uint32_t n = an_npkts(w->len, pmtu);
+  if (n > 1) mark_reserved(a, d, ornic_psn_add(f->bth.psn, 1), n - 1);
+  an_wqe_fill(v, w, f->bth.psn, pmtu);
+  v->flags &= ~(uint32_t)(ORNIC_AN_ADDR | ORNIC_AN_PMTU_UNKNOWN);
+}
+
+/* A READ of unknown length (PMTU unknown) ends where the next request starts. */
+static void close_open_read(ornic_analysis *a, an_dir *d, uint32_t psn) {
+  an_wqe *w = an_wqe_newest(&d->wqes);
+  if (!w || w->kind != W_READ || w->ends_known || ornic_psn_diff(psn, w->start_psn) <= 0) return;
+  an_wqe_close(&d->wqes, psn);
+  uint32_t n = (uint32_t)ornic_psn_diff(psn, w->start_psn);
+  if (n > 1) mark_reserved(a, d, ornic_psn_add(w->start_psn, 1), n - 1);
+}
+
+/* ---- a request ---------------------------------------------------------------- */
+
+/* Classifies the PSN of a request. Returns false when it is not judged. */
+static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, bool ornic,
+                     bool *fresh, ornic_an_verdict *v) {
+  uint32_t p = in->f->bth.psn;
+  *fresh = false;
+  if (!d->have_req) {
+    if (an_window_touch(d, p, a->cfg.window) < 0) return false;
+    d->have_req = true;
+    d->floor = d->hpsn = d->epsn = d->last_psn = p;
+    d->st->have_psn = true;
+    d->st->psn_first = p;
+    set_seen(an_slot_at(d, p), in->frame);
+    *fresh = true;
+    v->hpsn = p;
+    return true;
+  }
+  v->hpsn = d->hpsn;
+  int32_t dd = ornic_psn_diff(p, d->hpsn);
+  if (dd > 0) {
+    close_open_read(a, d, p);
+    if (an_window_touch(d, p, a->cfg.window) < 0) return false;
+    an_slot *s = an_slot_at(d, p);
+    if (s->bits & S_REQ) { /* reserved-range request seen before via a retry */
+      repeat(d, s, in, ornic, v);
+    } else {
+      set_seen(s, in->frame);
+      *fresh = true;
+    }
+    d->hpsn = p;
+    return true;
+  }
+  an_slot *s = an_slot_at(d, p);
+  bool before = ornic_psn_lt(p, d->floor);
+  if (!s || (before && !(s->bits & (S_REQ | S_ASKED)))) {
+    v->flags |= ORNIC_AN_BEFORE_CAPTURE;
+    return false;
+  }
+  v->ooo_distance = (uint32_t)-dd;
+  if (s->bits & S_REQ) {
+    repeat(d, s, in, ornic, v);
+  } else {
+    late_first(d, s, in, ornic, (uint32_t)-dd, v);
+    *fresh = !(v->flags & ORNIC_AN_RETRANS);
+  }
+  return true;
+}
+
+void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+                ornic_an_verdict *v) {
+  const ornic_frame *f = in->f;
+  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  bool ornic = ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC;
+  uint32_t pmtu = an_conv_pmtu(a, c, f);
+  v->role = ORNIC_AN_ROLE_REQUEST;
+  v->pmtu = pmtu;
+  d->st->req_packets++;
+  if (fl & ORNIC_OPF_PAYLOAD) d->st->req_bytes += f->payload_len;
+  if ((fl & ORNIC_OPF_READ) && d->have_req && (f->ext.present & f->decoded & ORNIC_HDR_RETH)) {
+    an_wqe *w = read_retry_of(d, &f->ext.reth, f->bth.psn, pmtu);
+    if (w) {
+      read_retry(a, d, w, in, pmtu, v);
+      return;
+    }
+  }
+  bool fresh;
+  if (!sequence(a, d, in, ornic, &fresh, v)) return;
+  v->flags |= ORNIC_AN_SEQ;
+  d->last_psn = f->bth.psn;
+  d->st->psn_high = d->hpsn;
+  if ((fl & ORNIC_OPF_READ) && fresh && (f->ext.present & f->decoded & ORNIC_HDR_RETH))
+    new_read(a, d, in, pmtu, v);
+  else if (fl & ORNIC_OPF_PAYLOAD)
+    place(d, in, fl, ornic, pmtu, fresh, v);
+  else if ((fl & ORNIC_OPF_FIRST) && fresh)
+    atomic_message(d, in, fl, pmtu, v);
+  advance_epsn(d);
+  if (ornic && (fl & ORNIC_OPF_WRITE) && !(v->flags & (ORNIC_AN_DUP | ORNIC_AN_RETRANS)))
+    otd_check(a, d, f->bth.psn, v);
+  v->epsn = d->epsn;
+}

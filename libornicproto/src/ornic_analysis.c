@@ -1,0 +1,212 @@
+/* The public entry points of the conversation analysis (ornic/analysis.h):
+ * configuration, one packet in, its verdict out, conversation accessors.
+ * Which conversation and direction a packet belongs to is decided here from
+ * the opcode table's role flags (PROTOCOL.md 8.1); the rules themselves are
+ * in ornic_an_seq.c (requests) and ornic_an_resp.c (responses). */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ornic/errors.h"
+#include "ornic_an_internal.h"
+
+void ornic_analysis_cfg_init(ornic_analysis_cfg *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->otd = 64;
+  cfg->window = 16384;
+  cfg->max_convs = 65536;
+}
+
+ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg) {
+  ornic_analysis_cfg c;
+  ornic_analysis_cfg_init(&c);
+  if (cfg) {
+    c = *cfg;
+    if (!c.otd) c.otd = 64;
+    if (!c.window) c.window = 16384;
+    if (!c.max_convs) c.max_convs = 65536;
+  }
+  if (c.window < 256 || c.window > (1u << 22) || (c.window & (c.window - 1))) return NULL;
+  ornic_analysis *a = calloc(1, sizeof *a);
+  if (a) a->cfg = c;
+  return a;
+}
+
+static void clear(ornic_analysis *a) {
+  for (uint32_t i = 0; i < a->nconvs; i++)
+    for (int d = 0; d < 2; d++) free(a->convs[i].dir[d].slots);
+  free(a->convs);
+  free(a->halves);
+  an_map_free(&a->map);
+  ornic_analysis_cfg cfg = a->cfg;
+  memset(a, 0, sizeof *a);
+  a->cfg = cfg;
+}
+
+void ornic_analysis_free(ornic_analysis *a) {
+  if (!a) return;
+  clear(a);
+  free(a);
+}
+
+void ornic_analysis_reset(ornic_analysis *a) {
+  if (a) clear(a);
+}
+
+static bool valid_pmtu(size_t n) {
+  return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
+}
+
+/* A payload-carrying packet that does not end its message is PMTU-sized. */
+uint32_t an_conv_pmtu(ornic_analysis *a, an_conv *c, const ornic_frame *f) {
+  if (a->cfg.pmtu) return a->cfg.pmtu;
+  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  if (!c->pmtu && (fl & ORNIC_OPF_PAYLOAD) && !(fl & ORNIC_OPF_LAST) && valid_pmtu(f->payload_len))
+    c->pmtu = (uint32_t)f->payload_len;
+  return c->pmtu;
+}
+
+void an_note_time(ornic_an_dir_stats *st, const ornic_an_input *in) {
+  if (!st->have_time) {
+    st->have_time = true;
+    st->first_sec = in->sec;
+    st->first_nsec = in->nsec;
+  }
+  st->last_sec = in->sec;
+  st->last_nsec = in->nsec;
+}
+
+/* Transports whose PSNs follow IBA reliable or unreliable connection rules.
+ * UD, RD (and the vendor DC transport that reuses its opcodes) and unknown
+ * opcodes are counted by nobody here: stock decoders show them as they are. */
+static bool analysed(uint8_t op) {
+  if (op == ORNIC_OP_CNP) return true;
+  if (!ornic_opcode_info_get(op)->name) return false;
+  ornic_transport t = ornic_opcode_transport(op);
+  return t == ORNIC_TRANSPORT_RC || t == ORNIC_TRANSPORT_UC || t == ORNIC_TRANSPORT_XRC ||
+         t == ORNIC_TRANSPORT_ORNIC;
+}
+
+static bool ecn_marked(const ornic_frame *f) {
+  bool ip_ce = (f->l3 == ORNIC_L3_IPV4 || f->l3 == ORNIC_L3_IPV6) && (f->ip.tos & 3) == 3;
+  return ip_ce || f->bth.fecn || f->bth.becn;
+}
+
+int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *v) {
+  if (v) memset(v, 0, sizeof *v);
+  if (!a || !in || !in->f || !v) return ORNIC_ERR_INVALID_ARG;
+  const ornic_frame *f = in->f;
+  if (!analysed(f->bth.opcode)) return ORNIC_OK;
+  an_half *h = an_half_for(a, in);
+  if (!h) {
+    v->flags = ORNIC_AN_UNTRACKED;
+    return ORNIC_OK;
+  }
+  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  bool request = (fl & ORNIC_OPF_REQUEST) != 0;
+  if (!a->convs[h->conv].pub.qp_a_known && an_try_pair(a, h, in)) v->flags |= ORNIC_AN_PAIRED;
+  an_conv *c = an_conv_at(a, h->conv);
+  unsigned dir = request ? h->side : 1u - h->side;
+  an_dir *d = &c->dir[dir];
+  v->conv = c->pub.id;
+  v->dir = (uint8_t)dir;
+  if (ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC) c->pub.transport_ornic = true;
+  an_note_time(d->st, in);
+  if (ecn_marked(f)) {
+    v->flags |= ORNIC_AN_ECN;
+    d->st->ecn++;
+  }
+  if (f->bth.opcode == ORNIC_OP_CNP) {
+    v->role = ORNIC_AN_ROLE_CNP;
+    d->st->cnp++;
+  } else if (request) {
+    an_request(a, c, d, in, v);
+  } else if (fl & ORNIC_OPF_RESPONSE) {
+    an_response(a, c, d, in, v);
+  }
+  return ORNIC_OK;
+}
+
+uint32_t ornic_analysis_conv_count(const ornic_analysis *a) { return a ? a->nconvs : 0; }
+
+const ornic_an_conv *ornic_analysis_conv(const ornic_analysis *a, uint32_t id) {
+  return a && id >= 1 && id <= a->nconvs ? &a->convs[id - 1].pub : NULL;
+}
+
+const ornic_an_conv *ornic_analysis_conv_final(const ornic_analysis *a, uint32_t id) {
+  const ornic_an_conv *c = ornic_analysis_conv(a, id);
+  while (c && c->merged_into) c = ornic_analysis_conv(a, c->merged_into);
+  return c;
+}
+
+static void addr_str(char *out, size_t cap, const uint8_t *addr, uint8_t alen) {
+  if (!alen || !inet_ntop(alen == 4 ? AF_INET : AF_INET6, addr, out, (socklen_t)cap))
+    snprintf(out, cap, "?");
+}
+
+static void qp_str(char *out, size_t cap, bool known, uint32_t qp) {
+  if (known) snprintf(out, cap, "0x%06x", qp);
+  else snprintf(out, cap, "?");
+}
+
+void ornic_an_conv_label(const ornic_an_conv *c, char *out, size_t cap) {
+  char a[48], b[48], qa[12], qb[12];
+  addr_str(a, sizeof a, c->a, c->addr_len);
+  addr_str(b, sizeof b, c->b, c->addr_len);
+  qp_str(qa, sizeof qa, c->qp_a_known, c->qp_a);
+  qp_str(qb, sizeof qb, c->qp_b_known, c->qp_b);
+  snprintf(out, cap, "%s QP %s <-> %s QP %s", a, qa, b, qb);
+}
+
+void ornic_an_dir_label(const ornic_an_conv *c, unsigned dir, char *out, size_t cap) {
+  char a[48], b[48];
+  addr_str(a, sizeof a, c->a, c->addr_len);
+  addr_str(b, sizeof b, c->b, c->addr_len);
+  snprintf(out, cap, "%s -> %s", dir == ORNIC_AN_DIR_AB ? a : b, dir == ORNIC_AN_DIR_AB ? b : a);
+}
+
+unsigned ornic_an_ooo_bucket(uint32_t distance) {
+  unsigned b = 0;
+  while (distance > 1 && b < ORNIC_AN_OOO_BUCKETS - 1) {
+    distance >>= 1;
+    b++;
+  }
+  return b;
+}
+
+const char *ornic_an_ooo_bucket_name(unsigned bucket) {
+  static const char *const names[ORNIC_AN_OOO_BUCKETS] = {"1",     "2-3",   "4-7",    "8-15",
+                                                          "16-31", "32-63", "64-127", "128+"};
+  return bucket < ORNIC_AN_OOO_BUCKETS ? names[bucket] : "?";
+}
+
+const char *ornic_an_flag_name(uint32_t flag_bit) {
+  switch (flag_bit) {
+  case ORNIC_AN_RETRANS: return "retransmission";
+  case ORNIC_AN_DUP: return "duplicate";
+  case ORNIC_AN_LOSS: return "loss";
+  case ORNIC_AN_NAK: return "nak";
+  case ORNIC_AN_NOT_CAPTURED: return "not_captured";
+  case ORNIC_AN_ACK_STALE: return "ack_stale";
+  case ORNIC_AN_OOO: return "ooo";
+  case ORNIC_AN_PROBE: return "probe";
+  case ORNIC_AN_OTD_EXCEEDED: return "otd_exceeded";
+  case ORNIC_AN_ADDR: return "addr";
+  case ORNIC_AN_ADDR_UNKNOWN: return "addr_unknown";
+  case ORNIC_AN_PMTU_UNKNOWN: return "pmtu_unknown";
+  case ORNIC_AN_WQE: return "wqe";
+  case ORNIC_AN_NEW_WQE: return "new_wqe";
+  case ORNIC_AN_ACK: return "ack";
+  case ORNIC_AN_MSN: return "msn";
+  case ORNIC_AN_WQE_DONE: return "wqe_done";
+  case ORNIC_AN_SEQ: return "seq";
+  case ORNIC_AN_ECN: return "ecn";
+  case ORNIC_AN_READ_RETRY: return "read_retry";
+  case ORNIC_AN_BEFORE_CAPTURE: return "before_capture";
+  case ORNIC_AN_UNTRACKED: return "untracked";
+  case ORNIC_AN_PAIRED: return "paired";
+  case ORNIC_AN_FIRST_NOTE: return "first_note";
+  default: return NULL;
+  }
+}

@@ -1,0 +1,161 @@
+#include "rcpair.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rcpair_int.h"
+#include "workload.h"
+
+/* ---- the two hosts' QPs, keys and workload ----------------------------------- */
+
+/* Host A's QPs are the other profiles' requester QPs, host B's their responder QPs. */
+uint32_t rc_qpn(int node, uint32_t q) { return node == NODE_REQ ? wl_req_qpn(q) : wl_resp_qpn(q); }
+
+/* Each direction has its own memory content; 4096 is past every QP index. */
+uint64_t rc_key(const options *o, int node, uint32_t q) { return wl_key(o, q + 4096u * (uint32_t)node); }
+
+uint32_t rc_rkey(int node, uint32_t q) { return wl_rkey(q) ^ (node == NODE_REQ ? 0 : 0x00ff0000u); }
+
+/* The ops of --rc-ops in turn, rotated per QP and host, so every QP of a
+ * short run still mixes them and the two directions differ. */
+uint8_t rc_wqe_op(const rcpair *r, int node, uint32_t q, uint64_t id) {
+  return r->ops[(id + q + (uint64_t)node) % r->nops];
+}
+
+uint32_t rc_imm(int node, uint32_t q, uint64_t id) {
+  return (uint32_t)(id * 0x9e3779b1u) ^ (q << 8) ^ (uint32_t)node;
+}
+
+/* A frame from `node` to the peer's QP of pair q (requests and responses alike). */
+void rc_frame(rcpair *r, int node, uint32_t q, ornic_frame *f, uint8_t opcode, uint32_t psn) {
+  sim_frame(r->s, node, f);
+  f->bth.opcode = opcode;
+  f->bth.destqp = rc_qpn(!node, q);
+  f->bth.psn = psn & RC_PSN_MASK;
+}
+
+/* ConnectX hashes a QP to one UDP source port: one path per QP pair, so
+ * nothing is reordered unless --rc-spray asks for it. */
+pkt *rc_encode(rcpair *r, int node, uint32_t q, ornic_frame *f, const pkt_meta *m) {
+  unsigned path = r->o->rc_spray ? SIM_PATH_SPRAY : q % r->o->paths;
+  return sim_encode_on(r->s, node, f, m, path);
+}
+
+/* Ping-pong (--rc-outstanding 1, both directions), as ib_send_lat: host B
+ * posts message w once it received A's message w, and A posts w + 1 once it
+ * received B's message w. */
+bool rc_may_post(const rcpair *r, int node, uint32_t q, uint64_t id) {
+  if (!r->pingpong) return true;
+  uint64_t got = r->resp[node][q].msgs;
+  return node == NODE_REQ ? id == 0 || got >= id : got >= id + 1;
+}
+
+/* ---- the NIC: round-robin over every QP's responder and requester ----------- */
+
+void rc_ready(rcpair *r, int node, uint32_t src) {
+  bool *flag = src & 1 ? &r->req[node][src >> 1].in_ready : &r->resp[node][src >> 1].in_ready;
+  if (!*flag) {
+    *flag = true;
+    if (fifo_push(&r->host[node].ready, src) < 0) sim_fail(r->s, "out of memory (ready list)");
+  }
+  sim_kick(r->s, node);
+}
+
+static pkt *source_next(rcpair *r, int node, uint32_t src) {
+  uint32_t q = src >> 1;
+  return src & 1 ? rc_req_next(r, &r->req[node][q]) : rc_resp_next(r, &r->resp[node][q]);
+}
+
+static pkt *host_next_tx(void *self) {
+  rc_host *h = self;
+  rcpair *r = h->r;
+  uint32_t src;
+  while (!sim_failed(r->s) && fifo_pop(&h->ready, &src)) {
+    pkt *p = source_next(r, h->node, src);
+    if (p) {
+      if (fifo_push(&h->ready, src) < 0) sim_fail(r->s, "out of memory (ready list)");
+      return p;
+    }
+    if (src & 1) r->req[h->node][src >> 1].in_ready = false;
+    else r->resp[h->node][src >> 1].in_ready = false;
+  }
+  return NULL;
+}
+
+static bool is_response(uint8_t op) {
+  return op == ORNIC_OP_RC_ACK ||
+         (op >= ORNIC_OP_RC_RDMA_READ_RESP_FIRST && op <= ORNIC_OP_RC_RDMA_READ_RESP_ONLY);
+}
+
+static void host_rx(void *self, pkt *p, const ornic_frame *f) {
+  rc_host *h = self;
+  rcpair *r = h->r;
+  uint32_t base = h->node == NODE_REQ ? WL_REQ_QPN_BASE : WL_RESP_QPN_BASE;
+  uint32_t q = f->bth.destqp - base;
+  if (f->bth.destqp < base || q >= r->o->qps) return;
+  if (is_response(f->bth.opcode)) rc_req_rx(r, &r->req[h->node][q], p, f);
+  else rc_resp_rx(r, &r->resp[h->node][q], f);
+}
+
+static void host_timer(void *self, uint32_t arg) {
+  rc_host *h = self;
+  rc_req_timer(h->r, &h->r->req[h->node][arg]);
+}
+
+/* ---- life cycle ------------------------------------------------------------- */
+
+static bool alloc_hosts(rcpair *r, const options *o) {
+  for (int n = 0; n < NODE_COUNT; n++) {
+    r->req[n] = calloc(o->qps, sizeof *r->req[n]);
+    r->resp[n] = calloc(o->qps, sizeof *r->resp[n]);
+    if (!r->req[n] || !r->resp[n]) return false;
+    r->host[n].r = r;
+    r->host[n].node = n;
+    for (uint32_t q = 0; q < o->qps; q++) {
+      if (rc_req_init(r, &r->req[n][q], n, q) < 0) return false;
+      rc_resp_init(r, &r->resp[n][q], n, q);
+    }
+  }
+  return true;
+}
+
+rcpair *rcpair_new(sim *s, const options *o) {
+  rcpair *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->s = s;
+  r->o = o;
+  memcpy(r->ops, o->rc_ops, sizeof r->ops);
+  r->nops = o->rc_nops;
+  r->pingpong = o->rc_outstanding == 1 && !o->rc_a2b;
+  r->scratch = malloc(o->pmtu);
+  if (!r->scratch || !alloc_hosts(r, o)) {
+    rcpair_free(r);
+    return NULL;
+  }
+  if (o->rc_a2b)
+    for (uint32_t q = 0; q < o->qps; q++) r->req[NODE_RESP][q].total = 0;
+  sim_stats(s)->wqes_total = wl_total_wqes(o) * (o->rc_a2b ? 1 : 2);
+  static const endpoint_ops ops = {host_next_tx, host_rx, host_timer};
+  for (int n = 0; n < NODE_COUNT; n++) sim_set_endpoint(s, n, &ops, &r->host[n]);
+  return r;
+}
+
+void rcpair_free(rcpair *r) {
+  if (!r) return;
+  for (int n = 0; n < NODE_COUNT; n++) {
+    for (uint32_t q = 0; q < r->o->qps; q++) {
+      if (r->req[n]) rc_req_free(&r->req[n][q]);
+      if (r->resp[n]) rc_resp_free(&r->resp[n][q]);
+    }
+    free(r->req[n]);
+    free(r->resp[n]);
+    fifo_free(&r->host[n].ready);
+  }
+  free(r->scratch);
+  free(r);
+}
+
+void rcpair_start(rcpair *r) {
+  for (uint32_t q = 0; q < r->o->qps && !sim_failed(r->s); q++)
+    for (int n = 0; n < NODE_COUNT; n++) rc_req_post(r, &r->req[n][q]);
+}

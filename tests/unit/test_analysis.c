@@ -1,0 +1,493 @@
+/* Unit tests of the conversation analysis (ornic/analysis.h, rules in
+ * docs/PROTOCOL.md section 8). Every packet is built with the encoder and
+ * read back with the decoder, so the engine sees what a tool would give it.
+ * Each test is one hand-built sequence for one rule; the expected verdicts
+ * come from the rule's text, not from running the engine. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#define A 0
+#define B 1
+#define QA 0x000011u /* host A's QP */
+#define QB 0x000022u /* host B's QP */
+
+typedef struct {
+  uint32_t len;       /* payload bytes */
+  bool ackreq;
+  uint64_t va;        /* RETH */
+  uint32_t dmalen, rkey;
+  uint32_t offset;    /* OFFETH */
+  uint8_t syndrome;   /* AETH */
+  uint32_t msn;
+  uint8_t oack;       /* OACKETH flags */
+  uint8_t nak_reason; /* NAKETH: reason, trigger, blocks (host order) */
+  uint32_t nak_trigger;
+  uint8_t nak_nblocks;
+  uint16_t nak_blocks[8];
+  uint8_t tos;
+} opt;
+
+typedef struct {
+  ornic_analysis *an;
+  uint64_t frame;
+  uint8_t buf[9100], payload[4096], bitmap[16];
+  ornic_frame g;
+  uint64_t acked_data[64], acked_by[64];
+  unsigned nacked;
+} T;
+
+static void on_acked(void *user, uint64_t data_frame, uint64_t ack_frame) {
+  T *t = user;
+  if (t->nacked < 64) {
+    t->acked_data[t->nacked] = data_frame;
+    t->acked_by[t->nacked++] = ack_frame;
+  }
+}
+
+static T *t_new(uint32_t pmtu) {
+  T *t = calloc(1, sizeof *t);
+  ornic_analysis_cfg cfg;
+  ornic_analysis_cfg_init(&cfg);
+  cfg.pmtu = pmtu;
+  cfg.on_acked = on_acked;
+  cfg.user = t;
+  t->an = ornic_analysis_new(&cfg);
+  ck_assert_ptr_nonnull(t->an);
+  return t;
+}
+
+static void t_free(T *t) {
+  ornic_analysis_free(t->an);
+  free(t);
+}
+
+/* Host `from` sends opcode op with psn to QP qp of the other host. */
+static ornic_an_verdict feed(T *t, int from, uint32_t qp, uint8_t op, uint32_t psn, const opt *o) {
+  static const opt none;
+  if (!o) o = &none;
+  ornic_frame f;
+  ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 4);
+  f.ip.src[3] = from == A ? 1 : 2;
+  f.ip.dst[3] = from == A ? 2 : 1;
+  f.ip.tos = o->tos;
+  f.bth.opcode = op;
+  f.bth.destqp = qp;
+  f.bth.psn = psn & ORNIC_PSN_MASK;
+  f.bth.ackreq = o->ackreq;
+  f.ext.reth = (ornic_reth){o->va, o->rkey, o->dmalen};
+  f.ext.offeth.offset = o->offset;
+  f.ext.aeth = (ornic_aeth){o->syndrome, o->msn};
+  f.ext.oacketh.flags = o->oack;
+  if (o->nak_nblocks) {
+    ornic_nak_bitmap_pack(t->bitmap, o->nak_blocks, o->nak_nblocks);
+    f.ext.naketh = (ornic_naketh){o->nak_reason, o->nak_trigger, o->nak_nblocks, psn, t->bitmap};
+  }
+  f.payload = t->payload;
+  f.payload_len = o->len;
+  ornic_ssize n = ornic_frame_encode(t->buf, sizeof t->buf, &f);
+  ck_assert_int_gt(n, 0);
+  ck_assert_int_eq(ornic_frame_decode(&t->g, t->buf, (size_t)n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+  ornic_an_input in = {.frame = ++t->frame, .sec = (int64_t)t->frame, .f = &t->g};
+  ornic_an_verdict v;
+  ck_assert_int_eq(ornic_analysis_add(t->an, &in, &v), ORNIC_OK);
+  return v;
+}
+
+static opt ack_msn(uint32_t msn) { return (opt){.syndrome = 0x1f, .msn = msn}; }
+
+#define NO_PROBLEM(v) ck_assert_msg(((v).flags & ORNIC_AN_PROBLEMS) == 0, "frame flags 0x%x", (v).flags)
+
+/* 8.1: both ends of one QP pair send SENDs and ACK each other's (ib_send_lat,
+ * NCCL). B's SEND PSNs and the ACKs of A's SENDs both travel towards A's QP
+ * and must not be compared. */
+START_TEST(ping_pong_two_psn_spaces) {
+  T *t = t_new(0);
+  opt send = {.len = 64, .ackreq = true};
+  for (uint32_t i = 0; i < 50; i++) {
+    opt ack_a = ack_msn(i + 1), ack_b = ack_msn(i + 1);
+    ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 1000 + i, &send);
+    NO_PROBLEM(v);
+    ck_assert_uint_eq(v.role, ORNIC_AN_ROLE_REQUEST);
+    v = feed(t, B, QA, ORNIC_OP_RC_ACK, 1000 + i, &ack_a);
+    NO_PROBLEM(v);
+    ck_assert_uint_eq(v.role, ORNIC_AN_ROLE_RESPONSE);
+    v = feed(t, B, QA, ORNIC_OP_RC_SEND_ONLY, 900000 + i, &send);
+    NO_PROBLEM(v);
+    v = feed(t, A, QB, ORNIC_OP_RC_ACK, 900000 + i, &ack_b);
+    NO_PROBLEM(v);
+    ck_assert_uint_eq(v.dir, ORNIC_AN_DIR_BA);
+  }
+  const ornic_an_conv *c = ornic_analysis_conv_final(t->an, 1);
+  ck_assert_ptr_nonnull(c);
+  ck_assert(c->qp_a_known && c->qp_b_known);
+  ck_assert_uint_eq(c->qp_a, QA);
+  ck_assert_uint_eq(c->qp_b, QB);
+  for (int d = 0; d < 2; d++) {
+    ck_assert_uint_eq(c->dir[d].req_packets, 50);
+    ck_assert_uint_eq(c->dir[d].acks, 50);
+    ck_assert_uint_eq(c->dir[d].wqes, 50);
+    ck_assert_uint_eq(c->dir[d].wqes_done, 49);
+    ck_assert_uint_eq(c->dir[d].retrans + c->dir[d].dups + c->dir[d].ooo, 0);
+  }
+  /* every SEND acknowledged by the ACK right after it */
+  ck_assert_uint_eq(t->nacked, 64);
+  ck_assert_uint_eq(t->acked_data[0], 1);
+  ck_assert_uint_eq(t->acked_by[0], 2);
+  t_free(t);
+}
+END_TEST
+
+/* Pipelined READs (ib_read_bw): each reserves N PSNs; the responses to READ
+ * k+1 are not repeats of READ k's. With and without a known PMTU. */
+static void pipelined_reads(uint32_t pmtu_cfg) {
+  T *t = t_new(pmtu_cfg);
+  const uint32_t pmtu = 1024, n = 4, len = n * pmtu, reads = 8, p0 = 0xfffff0; /* wraps */
+  uint64_t req_frame[8];
+  for (uint32_t k = 0; k < reads; k++) {
+    opt rd = {.va = 0x10000, .rkey = 7, .dmalen = len};
+    ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p0 + k * n, &rd);
+    NO_PROBLEM(v);
+    ck_assert(v.flags & ORNIC_AN_NEW_WQE);
+    req_frame[k] = t->frame;
+  }
+  for (uint32_t k = 0; k < reads; k++) {
+    for (uint32_t i = 0; i < n; i++) {
+      uint8_t op = i == 0 ? ORNIC_OP_RC_RDMA_READ_RESP_FIRST
+                   : i == n - 1 ? ORNIC_OP_RC_RDMA_READ_RESP_LAST : ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE;
+      opt r = {.len = pmtu, .syndrome = 0x1f, .msn = k + 1};
+      ornic_an_verdict v = feed(t, B, QA, op, p0 + k * n + i, &r);
+      NO_PROBLEM(v);
+      ck_assert_msg(!(v.flags & ORNIC_AN_OOO), "READ %u response %u flagged OOO", k, i);
+      ck_assert_uint_eq(v.read_frame, req_frame[k]);
+      ck_assert_msg(v.flags & ORNIC_AN_ADDR, "READ %u response %u: no address (flags 0x%x)", k, i, v.flags);
+      ck_assert_uint_eq(v.addr, 0x10000 + (uint64_t)i * pmtu);
+    }
+  }
+  const ornic_an_conv *c = ornic_analysis_conv_final(t->an, 1);
+  ck_assert_uint_eq(c->dir[ORNIC_AN_DIR_AB].wqes, reads);
+  ck_assert_uint_eq(c->dir[ORNIC_AN_DIR_AB].resp_packets, reads * n);
+  t_free(t);
+}
+
+START_TEST(pipelined_reads_learnt_pmtu) { pipelined_reads(0); }
+END_TEST
+START_TEST(pipelined_reads_known_pmtu) { pipelined_reads(1024); }
+END_TEST
+
+/* A WRITE both ways at once: A writes to B while B writes to A. */
+START_TEST(writes_both_ways) {
+  T *t = t_new(0);
+  for (int from = A; from <= B; from++) {
+    uint32_t qp = from == A ? QB : QA, p = from == A ? 10 : 70000;
+    opt first = {.len = 1024, .va = 0x5000, .rkey = 3, .dmalen = 3072}, mid = {.len = 1024},
+        last = {.len = 1024, .ackreq = true};
+    NO_PROBLEM(feed(t, from, qp, ORNIC_OP_RC_RDMA_WRITE_FIRST, p, &first));
+    ornic_an_verdict v = feed(t, from, qp, ORNIC_OP_RC_RDMA_WRITE_MIDDLE, p + 1, &mid);
+    NO_PROBLEM(v);
+    ck_assert(v.flags & ORNIC_AN_ADDR);
+    ck_assert_uint_eq(v.addr, 0x5400);
+    v = feed(t, from, qp, ORNIC_OP_RC_RDMA_WRITE_LAST, p + 2, &last);
+    ck_assert_uint_eq(v.addr, 0x5800);
+    ck_assert_uint_eq(v.wqe_npkts, 3);
+  }
+  opt ack = ack_msn(1);
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_ACK, 12, &ack));
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_ACK, 70002, &ack));
+  ck_assert_uint_eq(ornic_analysis_conv_count(t->an), 2); /* B's WRITE came first on its half */
+  const ornic_an_conv *c = ornic_analysis_conv_final(t->an, 2);
+  ck_assert_uint_eq(c->id, 1);
+  ck_assert_uint_eq(c->dir[0].req_packets, 3);
+  ck_assert_uint_eq(c->dir[1].req_packets, 3);
+  ck_assert_uint_eq(c->dir[0].acks + c->dir[1].acks, 2);
+  t_free(t);
+}
+END_TEST
+
+/* 8.5: a capture that starts mid-stream: ACKs of data before it, Middles
+ * of a WRITE whose First was not captured. Nothing is a problem; the address
+ * is unknown, said once. */
+START_TEST(capture_starts_mid_stream) {
+  T *t = t_new(0);
+  opt mid = {.len = 1024}, ack = ack_msn(3);
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_ACK, 4990, &ack));
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_MIDDLE, 5000, &mid);
+  NO_PROBLEM(v);
+  ck_assert(v.flags & ORNIC_AN_ADDR_UNKNOWN);
+  ck_assert(v.flags & ORNIC_AN_FIRST_NOTE);
+  v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_MIDDLE, 5001, &mid);
+  ck_assert(v.flags & ORNIC_AN_ADDR_UNKNOWN);
+  ck_assert(!(v.flags & ORNIC_AN_FIRST_NOTE));
+  ack.msn = 4;
+  v = feed(t, B, QA, ORNIC_OP_RC_ACK, 5001, &ack);
+  NO_PROBLEM(v);
+  ck_assert(v.flags & ORNIC_AN_ACK);
+  t_free(t);
+}
+END_TEST
+
+/* 8.5: an ACK covering a PSN the capture never saw: not captured, not loss. */
+START_TEST(acked_unseen_is_not_captured) {
+  T *t = t_new(0);
+  opt only = {.len = 100, .va = 0x1000, .rkey = 1, .dmalen = 100};
+  for (uint32_t p = 0; p < 20; p++)
+    if (p != 7 && p != 8) NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only));
+  opt ack = ack_msn(20);
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 19, &ack);
+  ck_assert(v.flags & ORNIC_AN_NOT_CAPTURED);
+  ck_assert(!(v.flags & (ORNIC_AN_LOSS | ORNIC_AN_RETRANS)));
+  ck_assert_uint_eq(v.not_captured_first, 7);
+  ck_assert_uint_eq(v.not_captured, 2);
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[0].not_captured, 2);
+  t_free(t);
+}
+END_TEST
+
+/* ORNIC OOO WRITE at the responder's tap: PSN 10 lost, the responder's NAK
+ * declares it (4.4), the retransmission fills it. */
+START_TEST(ornic_nak_loss_retransmission) {
+  T *t = t_new(1024);
+  const uint32_t s = 100, npk = 100;
+  opt fspot = {.len = 1024, .va = 0x100000, .rkey = 9, .dmalen = npk * 1024}, spot = {.len = 1024};
+  for (uint32_t i = 0; i < 80; i++) {
+    if (i == 10) continue;
+    fspot.va = 0x100000 + i * 1024;
+    fspot.offset = i * 1024;
+    ornic_an_verdict v = feed(t, A, QB, i < 3 ? ORNIC_OP_OOO_WRITE_FSPOT : ORNIC_OP_OOO_WRITE_SPOT,
+                              s + i, i < 3 ? &fspot : &spot);
+    NO_PROBLEM(v);
+    if (i >= 3) {
+      ck_assert(v.flags & ORNIC_AN_ADDR);
+      ck_assert_uint_eq(v.addr, 0x100000 + i * 1024);
+    }
+    if (i == 75) { /* 75 - 10 > OTD 64 */
+      ck_assert(v.flags & ORNIC_AN_OTD_EXCEEDED);
+      ck_assert_uint_eq(v.hole_first, s + 10);
+      ck_assert_uint_eq(v.hole_count, 1);
+    }
+  }
+  opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAK_OTD_EXCEEDED, .nak_trigger = s + 75,
+             .nak_nblocks = 5, .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, s + 10, &nak);
+  ck_assert(v.flags & ORNIC_AN_NAK);
+  ck_assert(v.flags & ORNIC_AN_LOSS);
+  ck_assert_uint_eq(v.loss_first_psn, s + 10);
+  ck_assert_uint_eq(v.loss_count, 1);
+  ck_assert_uint_eq(v.nak_lost, 1);
+  uint64_t nak_frame = t->frame;
+  v = feed(t, A, QB, ORNIC_OP_OOO_WRITE_SPOT, s + 10, &spot);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  ck_assert(!(v.flags & (ORNIC_AN_LOSS | ORNIC_AN_DUP | ORNIC_AN_OOO)));
+  ck_assert_uint_eq(v.asked_frame, nak_frame);
+  ck_assert_uint_eq(v.addr, 0x100000 + 10 * 1024);
+  /* a PSN seen before, nobody asked: a duplicate */
+  v = feed(t, A, QB, ORNIC_OP_OOO_WRITE_SPOT, s + 20, &spot);
+  ck_assert(v.flags & ORNIC_AN_DUP);
+  ck_assert_uint_eq(v.first_frame, 20); /* frames 1-10 are PSNs s..s+9, 11 is s+11 */
+  /* A = 1: a probe on the RTO is a retransmission */
+  spot.ackreq = true;
+  v = feed(t, A, QB, ORNIC_OP_OOO_WRITE_SPOT, s + 11, &spot);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  ck_assert(v.flags & ORNIC_AN_PROBE);
+  const ornic_an_dir_stats *st = &ornic_analysis_conv_final(t->an, 1)->dir[0];
+  ck_assert_uint_eq(st->loss, 1);
+  ck_assert_uint_eq(st->retrans, 2);
+  ck_assert_uint_eq(st->dups, 1);
+  ck_assert_uint_eq(st->naks, 1);
+  t_free(t);
+}
+END_TEST
+
+/* ORNIC ACKs cross a sprayed fabric: an older one arriving late is stale,
+ * which is information, not a problem. */
+START_TEST(ornic_stale_ack_is_information) {
+  T *t = t_new(1024);
+  opt fspot = {.len = 1024, .va = 0x1000, .rkey = 9, .dmalen = 64 * 1024};
+  for (uint32_t i = 0; i < 20; i++) {
+    fspot.va = 0x1000 + i * 1024;
+    fspot.offset = i * 1024;
+    feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 500 + i, &fspot);
+  }
+  opt ack = {.syndrome = 0x1f, .msn = 0, .oack = ORNIC_OACK_ADDR_CACHED};
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_ACK, 515, &ack));
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_ACK, 510, &ack);
+  NO_PROBLEM(v);
+  ck_assert(v.flags & ORNIC_AN_ACK_STALE);
+  t_free(t);
+}
+END_TEST
+
+/* RC go-back-N at the responder's tap: PSN 5 lost; the NAK (sequence
+ * error) names it; the requester resends 5 .. 9. */
+START_TEST(rc_go_back_n) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64};
+  for (uint32_t p = 0; p < 10; p++)
+    if (p != 5) NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only));
+  opt nak = {.syndrome = 0x60, .msn = 5};
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 5, &nak);
+  ck_assert(v.flags & ORNIC_AN_NAK);
+  ck_assert(v.flags & ORNIC_AN_LOSS);
+  ck_assert_uint_eq(v.loss_count, 1);
+  for (uint32_t p = 5; p < 10; p++) {
+    v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only);
+    ck_assert_msg(v.flags & ORNIC_AN_RETRANS, "PSN %u flags 0x%x", p, v.flags);
+    ck_assert(!(v.flags & (ORNIC_AN_DUP | ORNIC_AN_LOSS)));
+  }
+  opt ack = ack_msn(10);
+  v = feed(t, B, QA, ORNIC_OP_RC_ACK, 9, &ack);
+  NO_PROBLEM(v);
+  t_free(t);
+}
+END_TEST
+
+/* 4.5 / IBA: READ responses 2 and 3 of 4 missing; the requester re-reads
+ * from PSN P+2 (VA advanced by 2 PMTUs). */
+START_TEST(read_retry_fills_holes) {
+  T *t = t_new(1024);
+  const uint32_t p = 40;
+  opt rd = {.va = 0x8000, .rkey = 5, .dmalen = 4096};
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p, &rd));
+  uint64_t read_frame = t->frame;
+  opt first = {.len = 1024, .syndrome = 0x1f, .msn = 1}, mid = {.len = 1024};
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_RDMA_READ_RESP_FIRST, p, &first));
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE, p + 1, &mid));
+  opt retry = {.va = 0x8000 + 2048, .rkey = 5, .dmalen = 2048};
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p + 2, &retry);
+  ck_assert(v.flags & ORNIC_AN_READ_RETRY);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  ck_assert(v.flags & ORNIC_AN_LOSS);
+  ck_assert_uint_eq(v.loss_count, 2);
+  ck_assert_uint_eq(v.read_frame, read_frame);
+  uint64_t retry_frame = t->frame;
+  opt rfirst = {.len = 1024, .syndrome = 0x1f, .msn = 1}, last = {.len = 1024, .syndrome = 0x1f, .msn = 1};
+  v = feed(t, B, QA, ORNIC_OP_RC_RDMA_READ_RESP_FIRST, p + 2, &rfirst);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  ck_assert_uint_eq(v.asked_frame, retry_frame);
+  ck_assert_uint_eq(v.addr, 0x8000 + 2048);
+  v = feed(t, B, QA, ORNIC_OP_RC_RDMA_READ_RESP_LAST, p + 3, &last);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  ck_assert(!(v.flags & ORNIC_AN_DUP));
+  t_free(t);
+}
+END_TEST
+
+/* ConnectX DC reuses the RD opcodes (0x40-0x5F): not analysed at all. */
+START_TEST(vendor_opcodes_not_analysed) {
+  T *t = t_new(0);
+  ornic_frame f;
+  memset(&f, 0, sizeof f);
+  f.bth.opcode = 0x51;
+  f.bth.psn = 7;
+  ornic_an_input in = {.frame = 1, .f = &f};
+  ornic_an_verdict v;
+  ck_assert_int_eq(ornic_analysis_add(t->an, &in, &v), ORNIC_OK);
+  ck_assert_uint_eq(v.conv, 0);
+  ck_assert_uint_eq(v.role, ORNIC_AN_ROLE_NONE);
+  f.bth.opcode = ORNIC_OP_UD_SEND_ONLY;
+  ck_assert_int_eq(ornic_analysis_add(t->an, &in, &v), ORNIC_OK);
+  ck_assert_uint_eq(v.conv, 0);
+  ck_assert_uint_eq(ornic_analysis_conv_count(t->an), 0);
+  ck_assert_int_eq(ornic_analysis_add(t->an, NULL, &v), ORNIC_ERR_INVALID_ARG);
+  t_free(t);
+}
+END_TEST
+
+/* Two QP pairs between the same hosts (NCCL): each ACK finds its own pair. */
+START_TEST(two_qp_pairs_same_hosts) {
+  T *t = t_new(0);
+  opt send = {.len = 64};
+  for (uint32_t i = 0; i < 10; i++) {
+    NO_PROBLEM(feed(t, A, 0x100, ORNIC_OP_RC_SEND_ONLY, 100 + i, &send));
+    NO_PROBLEM(feed(t, A, 0x200, ORNIC_OP_RC_SEND_ONLY, 3000000 + i, &send));
+  }
+  opt ack = ack_msn(10);
+  ornic_an_verdict v1 = feed(t, B, 0x101, ORNIC_OP_RC_ACK, 3000009, &ack);
+  ornic_an_verdict v2 = feed(t, B, 0x102, ORNIC_OP_RC_ACK, 109, &ack);
+  NO_PROBLEM(v1);
+  NO_PROBLEM(v2);
+  ck_assert_uint_eq(v1.conv, 2);
+  ck_assert_uint_eq(v2.conv, 1);
+  ck_assert_uint_eq(ornic_analysis_conv(t->an, 1)->qp_a, 0x102);
+  ck_assert_uint_eq(ornic_analysis_conv(t->an, 2)->qp_a, 0x101);
+  t_free(t);
+}
+END_TEST
+
+/* Labels and names are stable text. */
+START_TEST(labels_and_names) {
+  T *t = t_new(0);
+  opt send = {.len = 8};
+  feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 1, &send);
+  char buf[160];
+  ornic_an_conv_label(ornic_analysis_conv(t->an, 1), buf, sizeof buf);
+  ck_assert_str_eq(buf, "10.0.0.1 QP ? <-> 10.0.0.2 QP 0x000022");
+  ornic_an_dir_label(ornic_analysis_conv(t->an, 1), ORNIC_AN_DIR_BA, buf, sizeof buf);
+  ck_assert_str_eq(buf, "10.0.0.2 -> 10.0.0.1");
+  ck_assert_str_eq(ornic_an_flag_name(ORNIC_AN_NOT_CAPTURED), "not_captured");
+  ck_assert_ptr_null(ornic_an_flag_name(1u << 31));
+  ck_assert_uint_eq(ornic_an_ooo_bucket(1), 0);
+  ck_assert_uint_eq(ornic_an_ooo_bucket(3), 1);
+  ck_assert_uint_eq(ornic_an_ooo_bucket(100000), 7);
+  ck_assert_str_eq(ornic_an_ooo_bucket_name(7), "128+");
+  t_free(t);
+}
+END_TEST
+
+/* ECN CE in the IP header is counted per direction. */
+START_TEST(ecn_marks) {
+  T *t = t_new(0);
+  opt send = {.len = 8, .tos = 3};
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 1, &send);
+  ck_assert(v.flags & ORNIC_AN_ECN);
+  ck_assert_uint_eq(ornic_analysis_conv(t->an, 1)->dir[0].ecn, 1);
+  t_free(t);
+}
+END_TEST
+
+/* A gap wider than the initial window: the window grows, and the ACK still
+ * reports exactly the PSNs not captured. */
+START_TEST(window_grows) {
+  T *t = t_new(0);
+  opt send = {.len = 8};
+  for (uint32_t p = 0; p < 3000; p++)
+    if (p < 1000 || p > 1999) feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, p, &send);
+  opt ack = ack_msn(3000);
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 2999, &ack);
+  ck_assert(v.flags & ORNIC_AN_NOT_CAPTURED);
+  ck_assert_uint_eq(v.not_captured, 1000);
+  ck_assert_uint_eq(v.not_captured_first, 1000);
+  t_free(t);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("analysis");
+  TCase *tc = tcase_create("rules");
+  tcase_add_test(tc, ping_pong_two_psn_spaces);
+  tcase_add_test(tc, pipelined_reads_learnt_pmtu);
+  tcase_add_test(tc, pipelined_reads_known_pmtu);
+  tcase_add_test(tc, writes_both_ways);
+  tcase_add_test(tc, capture_starts_mid_stream);
+  tcase_add_test(tc, acked_unseen_is_not_captured);
+  tcase_add_test(tc, ornic_nak_loss_retransmission);
+  tcase_add_test(tc, ornic_stale_ack_is_information);
+  tcase_add_test(tc, rc_go_back_n);
+  tcase_add_test(tc, read_retry_fills_holes);
+  tcase_add_test(tc, vendor_opcodes_not_analysed);
+  tcase_add_test(tc, two_qp_pairs_same_hosts);
+  tcase_add_test(tc, labels_and_names);
+  tcase_add_test(tc, ecn_marks);
+  tcase_add_test(tc, window_grows);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
