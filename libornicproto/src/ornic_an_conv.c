@@ -222,6 +222,7 @@ static void dir_absorb(an_dir *dst, an_dir *src) {
   if (!dst->have_req && src->have_req) {
     dst->have_req = true;
     dst->floor = src->floor;
+    dst->first = src->first;
     dst->hpsn = src->hpsn;
     dst->epsn = src->epsn;
     dst->last_psn = src->last_psn;

@@ -42,16 +42,28 @@ enum {
   S_REQ = 1u << 0,      /* a request with this PSN was seen (frame: its first copy) */
   S_RESV = 1u << 1,     /* reserved by a READ request (P+1 .. P+N-1) */
   S_RESP = 1u << 2,     /* a READ response with this PSN was seen (resp_frame) */
-  S_ASKED = 1u << 3,    /* a NAK asked for the request again (asked: that NAK) */
-  S_RASKED = 1u << 4,   /* a READ retry asked for the response again (asked) */
+  S_ASKED = 0xfu << 8,  /* copies of the request NAKs asked for and not yet seen (a count) */
+  S_RASKED = 0xfu << 12,/* copies of the READ response retries asked for (a count) */
   S_DECLARED = 1u << 5, /* declared lost (counted in a LOSS) since it was last seen */
   S_ACKED = 1u << 6     /* covered by a cumulative ACK (on_acked already called) */
 };
 
 typedef struct {
-  uint32_t frame, resp_frame, asked; /* frame numbers, truncated to 32 bits */
+  uint32_t frame, resp_frame, asked; /* frame numbers, truncated to 32 bits; asked: the last asker */
   uint32_t bits;
 } an_slot;
+
+/* The ask counters (S_ASKED, S_RASKED): each NAK or READ retry asks for one
+ * more copy, each copy that arrives answers one. */
+static inline uint32_t an_asks(const an_slot *s, uint32_t field) {
+  return (s->bits & field) / (field & -field);
+}
+static inline void an_ask(an_slot *s, uint32_t field) {
+  if (an_asks(s, field) < 15) s->bits += field & -field;
+}
+static inline void an_answer(an_slot *s, uint32_t field) {
+  if (an_asks(s, field)) s->bits -= field & -field;
+}
 
 /* ---- WQEs / messages ---------------------------------------------------- */
 enum { W_SEND = 1, W_WRITE = 2, W_READ = 3, W_ATOMIC = 4 };
@@ -60,6 +72,7 @@ typedef struct {
   uint8_t kind;       /* W_* */
   bool has_reth;      /* va, len, rkey valid */
   bool ornic;         /* ORNIC OOO WQE: any packet may come first */
+  bool single;        /* an Only opcode: one packet, whatever its length */
   uint32_t start_psn;
   uint32_t end_psn;   /* exclusive end when known from the next message (ends_known) */
   bool ends_known;
@@ -79,12 +92,15 @@ typedef struct {
 typedef struct {
   /* requests */
   bool have_req;
-  uint32_t floor;    /* first request PSN seen: nothing before it is judged */
+  uint32_t floor;    /* lowest request PSN seen: nothing before it is judged */
+  uint32_t first;    /* first request PSN seen: not-captured is judged from it on */
   uint32_t hpsn;     /* highest request PSN */
   uint32_t epsn;     /* first PSN from floor on neither seen nor reserved */
   uint32_t last_psn; /* the previous request's PSN */
   bool hole_flagged;
   uint32_t hole_epsn;
+  uint16_t sport;    /* UDP source port of the first request */
+  bool sprayed;      /* requests came from more than one source port (paths) */
   /* window */
   an_slot *slots;
   uint32_t cap;      /* 0 until the first PSN */
@@ -94,6 +110,8 @@ typedef struct {
   /* responses */
   bool have_cum, have_msn, have_resp;
   uint32_t cum, msn, resp_hpsn;
+  uint32_t resp_last; /* the previous READ response's PSN */
+  bool resp_retry;    /* it answered a retry: the next in sequence does too */
   /* once-per-direction notes */
   bool noted_addr, noted_pmtu, noted_unseen;
   an_wqe_hist wqes;

@@ -21,7 +21,7 @@ static uint32_t cover(ornic_analysis *a, an_dir *d, uint32_t q, const ornic_an_i
     return 0;
   }
   if (s && (s->bits & (S_RESV | S_RESP))) return 0;
-  if (!d->have_req || ornic_psn_diff(q, d->floor) < (int32_t)margin) return 0;
+  if (!d->have_req || ornic_psn_diff(q, d->first) < (int32_t)margin) return 0;
   /* past the window's top: requests never captured; below it: a gap */
   return s || ornic_psn_diff(q, d->top) > 0;
 }
@@ -47,8 +47,8 @@ static void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t psn,
     n = (uint32_t)dd;
   } else {
     /* The first acknowledgement seen: it covers what was captured before it. */
-    int32_t dd = d->have_req ? ornic_psn_diff(psn, d->floor) : -1;
-    from = d->floor;
+    int32_t dd = d->have_req ? ornic_psn_diff(psn, d->first) : -1;
+    from = d->first;
     n = dd >= 0 ? (uint32_t)dd + 1 : 0;
     v->ack_prev = ornic_psn_add(psn, -(int32_t)n);
   }
@@ -79,7 +79,7 @@ static uint32_t ask(ornic_analysis *a, an_dir *d, uint32_t q, uint64_t frame, bo
   if (an_window_touch(d, q, a->cfg.window) < 0) return 0;
   an_slot *s = an_slot_at(d, q);
   if (!s) return 0;
-  s->bits |= S_ASKED;
+  an_ask(s, S_ASKED);
   s->asked = (uint32_t)frame;
   if (!declare || (s->bits & S_DECLARED)) return 0;
   s->bits |= S_DECLARED;
@@ -177,10 +177,26 @@ static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
     rc_nak(a, d, psn, syn == 0x60, in, v);
 }
 
+/* Is this READ response an answer to a retry? ORNIC: any copy may be
+ * (responses are sprayed). In order (RC): a retry's answer starts with a
+ * First (or Only) at a PSN other than its READ's first, or repeats a PSN,
+ * and continues from there; responses past the highest one, in the
+ * original stream, are the originals still arriving after the retry was
+ * sent (the responder answers it after them). */
+static bool is_retry_copy(const an_dir *d, const ornic_an_input *in, const an_wqe *w, bool repeat,
+                          bool ahead, bool ornic) {
+  uint32_t q = in->f->bth.psn;
+  if (ornic || repeat || !ahead) return true;
+  if ((ornic_opcode_info_get(in->f->bth.opcode)->flags & ORNIC_OPF_FIRST) && q != w->start_psn)
+    return true;
+  return d->resp_retry && q == ornic_psn_add(d->resp_last, 1);
+}
+
 /* A READ response q: its READ, its address, first copy or repeat. */
 static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t pmtu,
                           ornic_an_verdict *v) {
   uint32_t q = in->f->bth.psn;
+  bool ornic = ornic_opcode_transport(in->f->bth.opcode) == ORNIC_TRANSPORT_ORNIC;
   an_wqe *w = an_wqe_find(&d->wqes, q, W_READ, pmtu);
   if (!w) {
     v->flags |= ORNIC_AN_BEFORE_CAPTURE | ORNIC_AN_ADDR_UNKNOWN;
@@ -195,34 +211,28 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
   if (!s) return;
   v->flags |= ORNIC_AN_SEQ;
   v->hpsn = d->have_resp ? d->resp_hpsn : q;
-  if (s->bits & S_RESP) {
-    v->first_frame = s->resp_frame;
-    v->ooo_distance = d->have_resp && ornic_psn_lt(q, d->resp_hpsn)
-                          ? (uint32_t)ornic_psn_diff(d->resp_hpsn, q) : 0;
-    if (s->bits & S_RASKED) {
-      v->flags |= ORNIC_AN_RETRANS;
-      v->asked_frame = s->asked;
-      s->bits &= ~(uint32_t)S_RASKED;
-      d->st->retrans++;
-    } else {
-      v->flags |= ORNIC_AN_DUP;
-      d->st->dups++;
-    }
-    return;
-  }
-  if (s->bits & S_RASKED) {
+  bool repeat = (s->bits & S_RESP) != 0, ahead = !d->have_resp || ornic_psn_lt(d->resp_hpsn, q);
+  if (repeat) v->first_frame = s->resp_frame;
+  if (!ahead) v->ooo_distance = (uint32_t)ornic_psn_diff(d->resp_hpsn, q);
+  if (is_retry_copy(d, in, w, repeat, ahead, ornic) && an_asks(s, S_RASKED)) {
     v->flags |= ORNIC_AN_RETRANS;
     v->asked_frame = s->asked;
-    s->bits &= ~(uint32_t)S_RASKED;
+    /* An ORNIC late original cannot be told from the copy a retry asked
+     * for: the ask stays for the copy still to come (8.3). */
+    if (repeat || !ornic) an_answer(s, S_RASKED);
     d->st->retrans++;
-  } else if (d->have_resp && ornic_psn_lt(q, d->resp_hpsn)) {
-    uint32_t dist = (uint32_t)ornic_psn_diff(d->resp_hpsn, q);
+  } else if (repeat) {
+    v->flags |= ORNIC_AN_DUP;
+    d->st->dups++;
+  } else if (!ahead && !an_asks(s, S_RASKED)) {
     v->flags |= ORNIC_AN_OOO;
-    v->ooo_distance = dist;
     d->st->ooo++;
-    d->st->ooo_hist[ornic_an_ooo_bucket(dist)]++;
-    if (dist > d->st->ooo_max) d->st->ooo_max = dist;
+    d->st->ooo_hist[ornic_an_ooo_bucket(v->ooo_distance)]++;
+    if (v->ooo_distance > d->st->ooo_max) d->st->ooo_max = v->ooo_distance;
   }
+  d->resp_last = q;
+  d->resp_retry = (v->flags & ORNIC_AN_RETRANS) || (repeat && !ornic);
+  if (repeat) return;
   s->bits = (s->bits | S_RESP) & ~(uint32_t)S_DECLARED;
   s->resp_frame = (uint32_t)in->frame;
   if (!d->have_resp || ornic_psn_lt(d->resp_hpsn, q)) d->resp_hpsn = q;

@@ -37,19 +37,24 @@ static int grow(an_dir *d, uint32_t cap) {
   return 0;
 }
 
+/* PSNs kept below the oldest one still needed, so that late repeats of
+ * acknowledged packets are still recognised (8.3). */
+#define AN_HISTORY 2048u
+
 /* The oldest PSN the direction still needs: unacknowledged data, the OTD
- * hole, the first PSN captured. */
+ * hole, and AN_HISTORY below them. */
 static uint32_t oldest_needed(const an_dir *d, uint32_t psn) {
   uint32_t low = d->have_req ? d->epsn : psn;
   if (d->have_cum && ornic_psn_lt(ornic_psn_add(d->cum, 1), low)) low = ornic_psn_add(d->cum, 1);
-  return ornic_psn_lt(psn, low) ? psn : low;
+  if (ornic_psn_lt(psn, low)) low = psn;
+  return ornic_psn_add(low, -(int32_t)AN_HISTORY);
 }
 
 int an_window_touch(an_dir *d, uint32_t psn, uint32_t max_cap) {
   if (!d->have_top) {
     if (grow(d, 256) < 0) return -1;
     d->top = psn;
-    d->valid = 1;
+    d->valid = d->cap; /* nothing before the first PSN was captured */
     d->have_top = true;
     return 0;
   }
@@ -87,7 +92,7 @@ static void count_ooo(an_dir *d, uint32_t dist) {
 }
 
 static void set_seen(an_slot *s, uint64_t frame) {
-  s->bits = (s->bits | S_REQ) & ~(uint32_t)(S_ASKED | S_DECLARED);
+  s->bits = (s->bits | S_REQ) & ~(uint32_t)S_DECLARED;
   s->frame = (uint32_t)frame;
 }
 
@@ -95,9 +100,10 @@ static void set_seen(an_slot *s, uint64_t frame) {
 static void repeat(an_dir *d, an_slot *s, const ornic_an_input *in, bool ornic,
                    ornic_an_verdict *v) {
   v->first_frame = s->frame;
-  if (s->bits & S_ASKED) {
+  if (an_asks(s, S_ASKED)) {
     v->flags |= ORNIC_AN_RETRANS;
     v->asked_frame = s->asked;
+    an_answer(s, S_ASKED);
   } else if (!ornic) {
     v->flags |= ORNIC_AN_RETRANS; /* an in-order sender went back: a timeout */
   } else if (in->f->bth.ackreq) {
@@ -105,19 +111,40 @@ static void repeat(an_dir *d, an_slot *s, const ornic_an_input *in, bool ornic,
   } else {
     v->flags |= ORNIC_AN_DUP;
   }
-  s->bits &= ~(uint32_t)(S_ASKED | S_DECLARED);
+  s->bits &= ~(uint32_t)S_DECLARED;
   if (v->flags & ORNIC_AN_RETRANS) d->st->retrans++;
   else d->st->dups++;
 }
 
 /* A first arrival below the highest PSN (8.2): out of order, or the first
  * copy the capture sees of a packet sent again. */
-static void late_first(an_dir *d, an_slot *s, const ornic_an_input *in, bool ornic,
-                       uint32_t back, ornic_an_verdict *v) {
+/* How far behind the highest PSN an original may still arrive: the
+ * direction's reordering so far, and for sprayed in-order transports (RC
+ * opcodes over several UDP source ports: IRN, MP-RDMA) at least OTD before
+ * any has been seen. ORNIC NAKs ask only for PSNs more than OTD behind. */
+static uint32_t reorder_reach(const ornic_analysis *a, const an_dir *d, bool ornic) {
+  uint32_t r = d->st->ooo_max;
+  return !ornic && d->sprayed && r < a->cfg.otd ? a->cfg.otd : r;
+}
+
+static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const ornic_an_input *in,
+                       bool ornic, uint32_t back, ornic_an_verdict *v) {
   uint32_t psn = in->f->bth.psn;
-  if (s->bits & S_ASKED) {
-    v->flags |= ORNIC_AN_RETRANS;
+  if (an_asks(s, S_ASKED)) {
     v->asked_frame = s->asked;
+    /* Asked for, and first seen now: the copy the NAK asked for, or the
+     * original still arriving late (a NAK may declare lost what is only
+     * reordered). An original lags at most as far as the direction's
+     * reordering has gone; a copy sent after the NAK lags further. The
+     * ask stays for a late original: the copy still to come answers it. */
+    if (back <= reorder_reach(a, d, ornic)) {
+      v->flags |= ORNIC_AN_OOO;
+      count_ooo(d, back);
+      set_seen(s, in->frame);
+      return;
+    }
+    v->flags |= ORNIC_AN_RETRANS;
+    an_answer(s, S_ASKED);
   } else if (ornic && in->f->bth.ackreq) {
     v->flags |= ORNIC_AN_RETRANS | ORNIC_AN_PROBE;
   }
@@ -133,11 +160,7 @@ static void late_first(an_dir *d, an_slot *s, const ornic_an_input *in, bool orn
     v->flags |= ORNIC_AN_OOO;
     count_ooo(d, back);
   }
-  /* Still asked: if this was a late original, the copy the NAK asked for
-   * is yet to come, and is a retransmission too (8.3). */
-  uint32_t asked = s->bits & S_ASKED;
   set_seen(s, in->frame);
-  s->bits |= asked;
 }
 
 /* ---- the OTD rule (PROTOCOL.md 4.4 reason 1, as an observer sees it) ----- */
@@ -157,11 +180,10 @@ static void advance_epsn(an_dir *d) {
 static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdict *v) {
   int32_t ahead = ornic_psn_diff(psn, d->epsn);
   if (ahead <= (int32_t)a->cfg.otd || (d->hole_flagged && d->hole_epsn == d->epsn)) return;
-  uint32_t limit = ornic_psn_add(psn, -(int32_t)a->cfg.otd), n = 0;
-  for (uint32_t q = d->epsn; q != limit && n < d->cap; q = ornic_psn_add(q, 1)) {
-    an_slot *s = an_slot_at(d, q);
-    n += s && !(s->bits & (S_REQ | S_RESV));
-  }
+  uint32_t span = (uint32_t)ahead - a->cfg.otd, n = 0, mask = d->cap - 1;
+  if (span > d->valid) span = d->valid;
+  for (uint32_t i = 0, q = d->epsn; i < span; i++, q++)
+    n += !(d->slots[q & mask].bits & (S_REQ | S_RESV));
   v->flags |= ORNIC_AN_OTD_EXCEEDED;
   v->hole_first = d->epsn;
   v->hole_count = n;
@@ -217,7 +239,8 @@ static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool f
 /* An RC/UC/XRC First or Only: a new message (only its first copy). */
 static void rc_message(an_dir *d, const ornic_an_input *in, uint16_t fl, ornic_an_verdict *v) {
   const ornic_ext *e = &in->f->ext;
-  an_wqe w = {.kind = kind_of(fl), .start_psn = in->f->bth.psn, .frame = in->frame};
+  an_wqe w = {.kind = kind_of(fl), .start_psn = in->f->bth.psn, .frame = in->frame,
+              .single = (fl & ORNIC_OPF_FIRST) && (fl & ORNIC_OPF_LAST) && !(fl & ORNIC_OPF_READ)};
   if ((e->present & in->f->decoded & ORNIC_HDR_RETH)) {
     w.has_reth = true;
     w.len = e->reth.dmalen;
@@ -295,7 +318,7 @@ static void read_retry(ornic_analysis *a, an_dir *d, an_wqe *w, const ornic_an_i
     uint32_t q = ornic_psn_add(psn, (int32_t)i);
     an_slot *s = an_slot_at(d, q);
     if (!s) continue;
-    s->bits |= S_RASKED;
+    an_ask(s, S_RASKED);
     s->asked = (uint32_t)in->frame;
     if (!(s->bits & (S_RESP | S_DECLARED))) {
       if (!lost++) first = q;
@@ -326,9 +349,10 @@ static void new_read(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uin
 }
 
 /* A READ of unknown length (PMTU unknown) ends where the next request starts. */
-static void close_open_read(ornic_analysis *a, an_dir *d, uint32_t psn) {
+static void close_open_read(ornic_analysis *a, an_dir *d, uint32_t psn, uint32_t pmtu) {
   an_wqe *w = an_wqe_newest(&d->wqes);
   if (!w || w->kind != W_READ || w->ends_known || ornic_psn_diff(psn, w->start_psn) <= 0) return;
+  if (an_npkts(w->len, pmtu)) return; /* its length says where it ends */
   an_wqe_close(&d->wqes, psn);
   uint32_t n = (uint32_t)ornic_psn_diff(psn, w->start_psn);
   if (n > 1) mark_reserved(a, d, ornic_psn_add(w->start_psn, 1), n - 1);
@@ -338,13 +362,13 @@ static void close_open_read(ornic_analysis *a, an_dir *d, uint32_t psn) {
 
 /* Classifies the PSN of a request. Returns false when it is not judged. */
 static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, bool ornic,
-                     bool *fresh, ornic_an_verdict *v) {
+                     uint32_t pmtu, bool *fresh, ornic_an_verdict *v) {
   uint32_t p = in->f->bth.psn;
   *fresh = false;
   if (!d->have_req) {
     if (an_window_touch(d, p, a->cfg.window) < 0) return false;
     d->have_req = true;
-    d->floor = d->hpsn = d->epsn = d->last_psn = p;
+    d->floor = d->first = d->hpsn = d->epsn = d->last_psn = p;
     d->st->have_psn = true;
     d->st->psn_first = p;
     set_seen(an_slot_at(d, p), in->frame);
@@ -355,7 +379,7 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
   v->hpsn = d->hpsn;
   int32_t dd = ornic_psn_diff(p, d->hpsn);
   if (dd > 0) {
-    close_open_read(a, d, p);
+    close_open_read(a, d, p, pmtu);
     if (an_window_touch(d, p, a->cfg.window) < 0) return false;
     an_slot *s = an_slot_at(d, p);
     if (s->bits & S_REQ) { /* reserved-range request seen before via a retry */
@@ -368,16 +392,20 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
     return true;
   }
   an_slot *s = an_slot_at(d, p);
-  bool before = ornic_psn_lt(p, d->floor);
-  if (!s || (before && !(s->bits & (S_REQ | S_ASKED)))) {
+  if (!s) {
     v->flags |= ORNIC_AN_BEFORE_CAPTURE;
     return false;
   }
+  /* Below the lowest PSN captured but within the window: a first arrival
+   * that a faster path overtook (sprayed traffic starts out of order).
+   * Whether it is a copy of a packet from before the capture cannot be
+   * told; it is judged as out of order, never as a problem. */
+  if (ornic_psn_lt(p, d->floor)) d->floor = p;
   v->ooo_distance = (uint32_t)-dd;
   if (s->bits & S_REQ) {
     repeat(d, s, in, ornic, v);
   } else {
-    late_first(d, s, in, ornic, (uint32_t)-dd, v);
+    late_first(a, d, s, in, ornic, (uint32_t)-dd, v);
     *fresh = !(v->flags & ORNIC_AN_RETRANS);
   }
   return true;
@@ -391,6 +419,8 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
   uint32_t pmtu = an_conv_pmtu(a, c, f);
   v->role = ORNIC_AN_ROLE_REQUEST;
   v->pmtu = pmtu;
+  if (!d->have_req) d->sport = f->udp.sport;
+  else if (f->udp.sport != d->sport) d->sprayed = true;
   d->st->req_packets++;
   if (fl & ORNIC_OPF_PAYLOAD) d->st->req_bytes += f->payload_len;
   if ((fl & ORNIC_OPF_READ) && d->have_req && (f->ext.present & f->decoded & ORNIC_HDR_RETH)) {
@@ -401,7 +431,7 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
     }
   }
   bool fresh;
-  if (!sequence(a, d, in, ornic, &fresh, v)) return;
+  if (!sequence(a, d, in, ornic, pmtu, &fresh, v)) return;
   v->flags |= ORNIC_AN_SEQ;
   d->last_psn = f->bth.psn;
   d->st->psn_high = d->hpsn;

@@ -37,7 +37,7 @@ void an_wqe_close(an_wqe_hist *h, uint32_t psn) {
 static bool holds(const an_wqe *w, uint32_t psn, uint32_t pmtu) {
   int32_t k = ornic_psn_diff(psn, w->start_psn);
   if (k < 0) return false;
-  uint32_t n = w->has_reth ? an_npkts(w->len, pmtu) : 0;
+  uint32_t n = w->single ? 1 : w->has_reth ? an_npkts(w->len, pmtu) : 0;
   if (n) return (uint32_t)k < n;
   if (w->ends_known) return ornic_psn_diff(w->end_psn, psn) > 0;
   return true; /* the newest message, length unknown: any PSN after its start */
@@ -61,7 +61,7 @@ void an_wqe_fill(ornic_an_verdict *v, const an_wqe *w, uint32_t psn, uint32_t pm
   v->wqe_start_psn = w->start_psn;
   v->wqe_pkt = k;
   v->wqe_frame = w->frame;
-  v->wqe_npkts = w->has_reth ? an_npkts(w->len, pmtu) : 0;
+  v->wqe_npkts = w->single ? 1 : w->has_reth ? an_npkts(w->len, pmtu) : 0;
   if (!v->wqe_npkts && w->ends_known) v->wqe_npkts = (uint32_t)ornic_psn_diff(w->end_psn, w->start_psn);
   if (v->wqe_npkts) v->wqe_last_psn = ornic_psn_add(w->start_psn, (int32_t)v->wqe_npkts - 1);
   if (!w->has_reth) return;

@@ -4,6 +4,7 @@
  * string for the same reason (nanoseconds since 1970 need 19 digits). */
 #include <ornic/ornic.h>
 
+#include "analysis.h"
 #include "lint.h"
 #include "nak.h"
 #include "print.h"
@@ -244,12 +245,114 @@ static void put_transport(dec_out *o, const dec_packet *pk, bool *f) {
   put_warnings(o, pk->warnings, f);
 }
 
+/* A frame number, null when 0 (unknown). */
+static void frame_ref(dec_out *o, const char *k, size_t n, uint64_t v, bool *first) {
+  key(o, k, n, first);
+  if (v) dec_out_u64(o, v);
+  else dec_out_lit(o, "null");
+}
+
+static void put_an_flags(dec_out *o, uint32_t flags, bool *outer) {
+  key(o, K("flags"), outer);
+  dec_out_char(o, '[');
+  bool first = true;
+  for (unsigned i = 0; i < 32; i++) {
+    if (!(flags & (1u << i))) continue;
+    const char *name = ornic_an_flag_name(1u << i);
+    if (!name) continue;
+    if (!first) dec_out_char(o, ',');
+    dec_out_json_str(o, name);
+    first = false;
+  }
+  dec_out_char(o, ']');
+}
+
+static void put_an_wqe(dec_out *o, const ornic_an_verdict *v, bool *outer) {
+  bool f;
+  obj_open(o, K("wqe"), outer, &f);
+  num(o, K("id"), v->wqe, &f);
+  num(o, K("start_psn"), v->wqe_start_psn, &f);
+  if (v->wqe_npkts) { /* the message's size is known */
+    num(o, K("last_psn"), v->wqe_last_psn, &f);
+    num(o, K("npkts"), v->wqe_npkts, &f);
+  } else {
+    key(o, K("last_psn"), &f);
+    dec_out_lit(o, "null");
+    key(o, K("npkts"), &f);
+    dec_out_lit(o, "null");
+  }
+  num(o, K("pkt"), v->wqe_pkt, &f);
+  if (v->flags & (ORNIC_AN_ADDR | ORNIC_AN_PMTU_UNKNOWN)) { /* it has a RETH */
+    hexstr(o, K("start_addr"), v->wqe_start_addr, 16, &f);
+    num(o, K("len"), v->wqe_len, &f);
+  }
+  frame_ref(o, K("frame"), v->wqe_frame, &f);
+  dec_out_char(o, '}');
+}
+
+/* `{first,count}` objects: not_captured, loss, hole. */
+static void put_an_run(dec_out *o, const char *k, size_t n, const char *fk, size_t fn,
+                       uint32_t first, uint32_t count, bool *outer) {
+  bool f;
+  obj_open(o, k, n, outer, &f);
+  num(o, fk, fn, first, &f);
+  num(o, K("count"), count, &f);
+  dec_out_char(o, '}');
+}
+
+/* The engine's verdict; a field appears when the flags say it is valid. */
+static void put_analysis(dec_out *o, const dec_packet *pk, bool *outer) {
+  const ornic_an_verdict *v = &pk->an;
+  uint32_t fl = v->flags;
+  bool f;
+  obj_open(o, K("analysis"), outer, &f);
+  frame_ref(o, K("conv"), v->conv, &f);
+  if (v->conv) {
+    str(o, K("dir"), dec_an_dir_key(v->dir), &f);
+    str(o, K("role"), dec_an_role_key(v->role), &f);
+  } else { /* untracked: no conversation to be in */
+    key(o, K("dir"), &f);
+    dec_out_lit(o, "null");
+    key(o, K("role"), &f);
+    dec_out_lit(o, "null");
+  }
+  put_an_flags(o, fl, &f);
+  if (v->pmtu) num(o, K("pmtu"), v->pmtu, &f);
+  if (fl & ORNIC_AN_SEQ) {
+    num(o, K("hpsn"), v->hpsn, &f);
+    num(o, K("epsn"), v->epsn, &f);
+  }
+  if (fl & (ORNIC_AN_OOO | ORNIC_AN_DUP | ORNIC_AN_RETRANS)) num(o, K("ooo_distance"), v->ooo_distance, &f);
+  if (fl & (ORNIC_AN_DUP | ORNIC_AN_RETRANS)) frame_ref(o, K("first_frame"), v->first_frame, &f);
+  if (fl & ORNIC_AN_RETRANS) frame_ref(o, K("asked_frame"), v->asked_frame, &f);
+  if (fl & ORNIC_AN_OTD_EXCEEDED) put_an_run(o, K("hole"), K("first_psn"), v->hole_first, v->hole_count, &f);
+  if (fl & ORNIC_AN_ADDR) hexstr(o, K("addr"), v->addr, 16, &f);
+  if (fl & ORNIC_AN_WQE) put_an_wqe(o, v, &f);
+  if (v->read_frame) num(o, K("read_frame"), v->read_frame, &f);
+  if (fl & ORNIC_AN_ACK) {
+    bool a;
+    obj_open(o, K("ack"), &f, &a);
+    num(o, K("prev"), v->ack_prev, &a);
+    num(o, K("newly"), v->ack_newly, &a);
+    frame_ref(o, K("frame_of"), v->ack_frame_of, &a);
+    dec_out_char(o, '}');
+  }
+  if (fl & ORNIC_AN_NOT_CAPTURED)
+    put_an_run(o, K("not_captured"), K("first"), v->not_captured_first, v->not_captured, &f);
+  if (fl & ORNIC_AN_LOSS) put_an_run(o, K("loss"), K("first_psn"), v->loss_first_psn, v->loss_count, &f);
+  if (fl & ORNIC_AN_MSN) num(o, K("msn_delta"), v->msn_delta, &f);
+  if (fl & ORNIC_AN_WQE_DONE) num(o, K("wqe_completed"), v->wqe_completed, &f);
+  if ((fl & ORNIC_AN_NAK) && (pk->f.ext.present & ORNIC_HDR_NAKETH)) num(o, K("nak_lost"), v->nak_lost, &f);
+  dec_out_char(o, '}');
+}
+
 void dec_json_packet(dec_out *o, const dec_packet *pk) {
   bool f = true;
   dec_out_char(o, '{');
   put_head(o, pk, &f);
   put_layers(o, pk, &f);
   if (pk->has_bth) put_transport(o, pk, &f);
+  if (dec_has_verdict(pk)) put_analysis(o, pk, &f);
   key(o, K("error"), &f);
   if (pk->error) dec_out_json_str(o, pk->error);
   else dec_out_lit(o, "null");

@@ -12,6 +12,7 @@
 
 #include <ornic/ornic.h>
 
+#include "analysis.h"
 #include "capture.h"
 #include "outbuf.h"
 #include "packet.h"
@@ -27,12 +28,13 @@ enum {
 
 typedef struct {
   const char *path; /* NULL: stdin */
-  bool json, stats, verbose, strict, line_buffered, verify_icrc;
+  bool json, stats, verbose, strict, line_buffered, verify_icrc, analysis;
   bool have_qp;
   uint32_t qp;
   uint64_t count; /* 0: no limit */
   uint16_t port;  /* 0: 4791 */
   uint32_t otd;
+  uint32_t pmtu; /* 0: learnt per conversation */
 } dec_opts;
 
 typedef struct {
@@ -56,12 +58,19 @@ static const char usage_text[] =
     "  -s, --stats          a summary at the end instead of per-packet lines;\n"
     "                       with --json, as one JSON object\n"
     "  -v, --verbose        also a line for each skipped (non-RoCE) packet\n"
-    "  -q, --qp QPN         only packets whose BTH DestQP is QPN (decimal or 0x..)\n"
+    "  -q, --qp QPN         only packets whose BTH DestQP is QPN (decimal or 0x..);\n"
+    "                       every packet is still analysed, and --stats lists the\n"
+    "                       conversations QPN is one end of\n"
     "  -c, --count N        stop after N packets that passed -q (skipped packets\n"
     "                       do not count)\n"
     "  -p, --port N         RoCEv2 UDP destination port (default 4791)\n"
     "      --otd N          the QPs' OOO Tolerance Distance, for the lost set of\n"
-    "                       reason 1 NAKs (default 64, as ornic-pcapgen)\n"
+    "                       reason 1 NAKs and the analysis (default 64, as\n"
+    "                       ornic-pcapgen; the analysis reads 0 as 64)\n"
+    "      --pmtu N         path MTU for the implied addresses: 256, 512, 1024,\n"
+    "                       2048 or 4096; 0 (default) learns it per conversation\n"
+    "      --no-analysis    no conversation analysis (faster; no tags, no\n"
+    "                       \"analysis\" objects, no conversations in --stats)\n"
     "      --no-icrc        do not verify the iCRC (faster; shown as 'unchecked')\n"
     "      --strict         exit with status 3 if any iCRC is bad or any packet\n"
     "                       has a decode error\n"
@@ -73,7 +82,8 @@ static const char usage_text[] =
     "Text output, one line per RoCE packet:\n"
     "  FRAME TIME SRC > DST [RoCEv1] [vlan=ID] OPCODE qp=0xQPN psn=PSN\n"
     "  [A,SE,M,FECN,BECN] [pkey=..] [header fields] len=PAYLOAD [captured=N]\n"
-    "  [snap=CAPLEN/LEN] icrc=STATE [warn=NAMES] [error: TEXT]\n"
+    "  [snap=CAPLEN/LEN] icrc=STATE [warn=NAMES] [conv=ID] [wqe=N] [addr=0x..]\n"
+    "  [TAGS] [error: TEXT]\n"
     "  TIME: seconds since 1970 with nanoseconds. SRC/DST: IP addresses, GIDs for\n"
     "  RoCEv1. Header fields: RETH va= rkey= dmalen=; AETH aeth=SYNDROME(name) msn=;\n"
     "  OFFETH offset=; OACKETH oack=FLAGS(names) count=; NAKETH nak=REASON(name)\n"
@@ -93,6 +103,15 @@ static const char usage_text[] =
     "  and no error. A frame captured whole but shorter than its own IP/UDP\n"
     "  lengths, or whose fields contradict each other, gets 'error: TEXT'\n"
     "  (malformed frames name the docs/PROTOCOL.md rule they break).\n"
+    "  Conversation analysis (libornicproto's engine, docs/PROTOCOL.md section 8)\n"
+    "  of every RC/UC/XRC/ORNIC packet without a decode error: conv= is the\n"
+    "  conversation (QP pair) number, wqe= the message number in its direction,\n"
+    "  addr= the address the packet's payload goes to (WRITE) or comes from\n"
+    "  (READ). Tags, as tshark's Info column: [Retransmission] [Duplicate]\n"
+    "  [Loss: N PSNs from P] [NAK] [Stale ACK] [ACKed unseen: N PSNs from P]\n"
+    "  (delivered, but not in the capture) [OOO D] (D below the highest PSN)\n"
+    "  [Probe] [READ retry] [OTD exceeded: N PSNs from P] (the hole the\n"
+    "  responder should now NAK) [Untracked: conversation table full].\n"
     "\n"
     "JSON output (--json), one object per line:\n"
     "  frame, time (a string, 9 decimals), frame_len, cap_len, vlan,\n"
@@ -106,7 +125,16 @@ static const char usage_text[] =
     "  naketh {reason, reason_name, trigger_psn, nblocks, base_psn,\n"
     "  blocks [16-bit values], missing_psns [PSNs]}, immdt, ieth, cnp {};\n"
     "  then payload_len, payload_caplen (if cut), icrc {value, ok, expected (if\n"
-    "  bad)}, warnings [names] (if any) and error (null or text).\n"
+    "  bad)}, warnings [names] (if any), analysis (if analysed) and error (null\n"
+    "  or text). analysis: {conv, dir (a_to_b|b_to_a: the PSN space),\n"
+    "  role (request|response|cnp), flags [names], pmtu (if known), then what the\n"
+    "  flags make valid: hpsn, epsn (seq); ooo_distance (ooo, duplicate,\n"
+    "  retransmission); first_frame; asked_frame (retransmission; null: timeout);\n"
+    "  hole {first_psn, count} (otd_exceeded); addr \"0x..\"; wqe {id, start_psn,\n"
+    "  last_psn, npkts, pkt, start_addr, len, frame}; read_frame; ack {prev,\n"
+    "  newly, frame_of}; not_captured {first, count}; loss {first_psn, count};\n"
+    "  msn_delta; wqe_completed; nak_lost (ORNIC NAK)}. Frame numbers are null\n"
+    "  when unknown.\n"
     "  Keys of layers that were not decoded are absent. 64-bit values (va,\n"
     "  swap_add, compare, orig_rdata) are hex strings \"0x...\": JSON numbers are\n"
     "  exact only up to 2^53. icrc.value is \"0x%08x\", or null when not captured;\n"
@@ -115,13 +143,25 @@ static const char usage_text[] =
     "\n"
     "Statistics (--stats): packets total / RoCE / skipped (by reason) / broken\n"
     "(error before the BTH), decode errors, warnings, iCRC ok / bad / n/a /\n"
-    "unchecked, packets per opcode, and per QP (DestQP + source + destination\n"
-    "address): packets, payload bytes, first / lowest / highest PSN (24-bit,\n"
-    "wrap-aware), out-of-order packets (first arrivals below the highest PSN so\n"
-    "far; ooo_max is the largest distance), duplicates (a PSN seen again within\n"
-    "the 4096 PSNs below the highest), arrivals too far back to check for\n"
-    "duplicates, and bad iCRCs. CNPs carry no PSN and are only counted. At most\n"
-    "65536 QPs are tracked (memory stays under ~40 MB).\n"
+    "unchecked, packets per opcode, and the conversations (QP pairs, host A being\n"
+    "the source of the first packet) with, per requester direction (A->B: A's\n"
+    "requests and B's responses; B->A), requests and their payload bytes,\n"
+    "responses, WQEs / messages seen and completed, out-of-order arrivals (with\n"
+    "the largest distance and a histogram), retransmissions, duplicates, PSNs\n"
+    "lost, PSNs acknowledged but not captured, NAKs, ACKs, stale ACKs, ECN marks,\n"
+    "CNPs and the time from the first to the last packet. Conversations are\n"
+    "listed by number; one found to be part of another is counted there. At most\n"
+    "65536 conversations are tracked; packets of further ones are counted as\n"
+    "untracked. JSON: capture, damaged, packets {total, roce, skipped, broken,\n"
+    "filtered_out}, skipped {..}, errors, warnings, icrc {..}, time {first,\n"
+    "last}, opcodes [{opcode, name, count}], analysis {otd, pmtu, window,\n"
+    "max_convs, conversations, merged, untracked_packets} and conversations\n"
+    "[{id, a, b, qp_a, qp_b, ornic, directions {a_to_b, b_to_a}}], each\n"
+    "direction {requests, request_bytes, responses, response_bytes, wqes,\n"
+    "wqes_completed, ooo, ooo_max_distance, ooo_histogram {\"1\", \"2-3\", ..,\n"
+    "\"128+\"}, retransmissions, duplicates, losses, not_captured, naks, acks,\n"
+    "acks_stale, ecn, cnps, psn_first, psn_high, time {first, last}, duration};\n"
+    "analysis and conversations are null with --no-analysis.\n"
     "\n"
     "Exit status:\n"
     "  0  success (bad iCRCs and decode errors are reported, not fatal)\n"
@@ -147,14 +187,15 @@ static int parse_u64(const char *s, uint64_t max, uint64_t *v) {
   return 0;
 }
 
-enum { OPT_NO_ICRC = 256, OPT_STRICT, OPT_OTD };
+enum { OPT_NO_ICRC = 256, OPT_STRICT, OPT_OTD, OPT_PMTU, OPT_NO_ANALYSIS };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, 'j'},        {"stats", no_argument, NULL, 's'},
     {"verbose", no_argument, NULL, 'v'},     {"qp", required_argument, NULL, 'q'},
     {"count", required_argument, NULL, 'c'}, {"port", required_argument, NULL, 'p'},
     {"no-icrc", no_argument, NULL, OPT_NO_ICRC}, {"strict", no_argument, NULL, OPT_STRICT},
-    {"otd", required_argument, NULL, OPT_OTD},
+    {"otd", required_argument, NULL, OPT_OTD}, {"pmtu", required_argument, NULL, OPT_PMTU},
+    {"no-analysis", no_argument, NULL, OPT_NO_ANALYSIS},
     {"line-buffered", no_argument, NULL, 'l'}, {"read", required_argument, NULL, 'r'},
     {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -174,6 +215,7 @@ static int parse_option(dec_opts *o, int c) {
   case 'l': o->line_buffered = true; return 0;
   case 'r': o->path = optarg; return 0;
   case OPT_NO_ICRC: o->verify_icrc = false; return 0;
+  case OPT_NO_ANALYSIS: o->analysis = false; return 0;
   case OPT_STRICT: o->strict = true; return 0;
   case 'q':
     if (parse_u64(optarg, ORNIC_PSN_MASK, &v) < 0) return bad_value("--qp (0..0xffffff)", optarg);
@@ -192,6 +234,11 @@ static int parse_option(dec_opts *o, int c) {
     if (parse_u64(optarg, 4080, &v) < 0) return bad_value("--otd (0..4080)", optarg);
     o->otd = (uint32_t)v;
     return 0;
+  case OPT_PMTU: /* 0, or a power of two from 256 to 4096 */
+    if (parse_u64(optarg, 4096, &v) < 0 || (v && (v < 256 || (v & (v - 1)))))
+      return bad_value("--pmtu (0, 256, 512, 1024, 2048 or 4096)", optarg);
+    o->pmtu = (uint32_t)v;
+    return 0;
   case 'h': fputs(usage_text, stdout); return 1;
   case 'V': print_version(); return 1;
   case ':': /* getopt: an option without its argument */
@@ -203,6 +250,7 @@ static int parse_option(dec_opts *o, int c) {
 static int parse_args(dec_opts *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->verify_icrc = true;
+  o->analysis = true;
   o->otd = 64;
   int c;
   opterr = 0; /* our messages name the program, not its path */
@@ -241,8 +289,10 @@ static void print_packet(const dec_opts *o, const dec_packet *pk) {
   }
 }
 
-/* The read loop. Returns dec_capture_next's last result. */
-static int run(const dec_opts *o, dec_capture *cap, dec_stats *st, dec_run *r) {
+/* The read loop. The engine (an, NULL with --no-analysis) sees every
+ * packet, -q or not: pairing a QP needs both directions. Returns
+ * dec_capture_next's last result. */
+static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stats *st, dec_run *r) {
   dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .verify_icrc = o->verify_icrc,
                         .otd = o->otd};
   const struct pcap_pkthdr *h;
@@ -251,6 +301,7 @@ static int run(const dec_opts *o, dec_capture *cap, dec_stats *st, dec_run *r) {
   int rc;
   while ((rc = dec_capture_next(cap, &h, &data)) == 1) {
     dec_packet_decode(&pk, &cfg, cap->records, h, data);
+    if (an) dec_analyse(an, &pk);
     if (!wanted(o, &pk)) {
       if (o->stats) dec_stats_add_filtered(st, &pk);
       continue;
@@ -297,8 +348,23 @@ int main(int argc, char **argv) {
   dec_out_init(&out, stdout, o.line_buffered || isatty(STDOUT_FILENO));
   dec_stats st;
   dec_stats_init(&st);
+  ornic_analysis *an = NULL;
+  if (o.analysis) {
+    ornic_analysis_cfg_init(&st.an_cfg);
+    st.an_cfg.otd = o.otd;
+    st.an_cfg.pmtu = o.pmtu;
+    an = ornic_analysis_new(&st.an_cfg);
+    if (!an) {
+      fputs("ornic-decode: out of memory for the conversation analysis\n", stderr);
+      dec_capture_close(&cap);
+      return EXIT_USAGE;
+    }
+  }
+  st.an = an;
+  st.have_qp = o.have_qp;
+  st.qp = o.qp;
   dec_run r = {0};
-  if (run(&o, &cap, &st, &r) < 0) {
+  if (run(&o, &cap, an, &st, &r) < 0) {
     r.damaged = true;
     dec_capture_damage(&cap, err, sizeof err);
     dec_out_flush(&out); /* the good packets first, then the complaint */
@@ -306,6 +372,7 @@ int main(int argc, char **argv) {
   }
   int status = finish(&o, &cap, &st, &r);
   dec_stats_free(&st);
+  if (an) ornic_analysis_free(an);
   dec_capture_close(&cap);
   return status;
 }

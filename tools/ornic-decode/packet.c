@@ -144,5 +144,6 @@ void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame
   pk->icrc = DEC_ICRC_NA;
   pk->warnings = 0;
   pk->error = NULL;
+  pk->analysed = false;
   decode_link(pk, cfg, data);
 }

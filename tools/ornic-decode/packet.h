@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <ornic/analysis.h>
 #include <ornic/ornic.h>
 #include <pcap/pcap.h>
 
@@ -61,6 +62,8 @@ typedef struct {
   const char *error; /* NULL, or text (may point into errbuf) */
   char errbuf[160];
   ornic_frame f;
+  bool analysed;      /* an valid: the conversation engine saw the packet (analysis.h) */
+  ornic_an_verdict an;
 } dec_packet;
 
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,

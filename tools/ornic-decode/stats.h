@@ -1,26 +1,15 @@
-/* --stats: counters over the whole capture and per QP, in bounded memory. */
+/* --stats: counters over the whole capture, plus the conversation engine's
+ * per-conversation, per-direction counters (ornic/analysis.h). */
 #ifndef DEC_STATS_H
 #define DEC_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <ornic/analysis.h>
+
 #include "outbuf.h"
 #include "packet.h"
-
-#define DEC_STATS_MAX_QPS 65536u /* QPs tracked; later ones are only counted */
-#define DEC_DUP_WINDOW 4096u     /* PSNs below the highest that duplicates are checked in */
-
-typedef struct {
-  uint32_t destqp;
-  uint8_t l3; /* ornic_l3: says how to print src/dst */
-  uint8_t src[16], dst[16];
-  bool psn_seen; /* false while only CNPs (which carry no PSN) were seen */
-  uint32_t psn_first, psn_min, psn_max;
-  uint32_t ooo_max;      /* largest distance below psn_max of an out-of-order arrival */
-  uint64_t packets, payload_bytes, ooo, dups, beyond_window, icrc_bad;
-  uint64_t window[DEC_DUP_WINDOW / 64]; /* bit (psn % WINDOW): seen, for PSNs near psn_max */
-} dec_qp_stats;
 
 typedef struct {
   uint64_t total, roce, broken, filtered, errors, warned;
@@ -31,12 +20,13 @@ typedef struct {
   int64_t first_sec, last_sec;
   uint32_t first_nsec, last_nsec;
   bool damaged; /* the capture ended in a damaged record */
-  /* QP table: open addressing over `slots` (indices into `qps`, or UINT32_MAX). */
-  dec_qp_stats *qps;
-  uint32_t nqps, qps_cap;
-  uint32_t *slots;
-  uint32_t nslots;
-  uint64_t untracked; /* packets of QPs past DEC_STATS_MAX_QPS */
+  /* Conversations: the engine that analysed the capture (NULL: none, as with
+   * --no-analysis), its configuration, and the packets it refused. */
+  const ornic_analysis *an;
+  ornic_analysis_cfg an_cfg;
+  uint64_t an_untracked; /* packets of conversations past an_cfg.max_convs */
+  bool have_qp;          /* -q: list only the conversations of this QP */
+  uint32_t qp;
 } dec_stats;
 
 void dec_stats_init(dec_stats *st);

@@ -1,32 +1,14 @@
-/* The --stats summary, as text for people or one JSON object. QPs are
- * listed sorted by QPN, then addresses, so two runs diff cleanly. */
+/* The --stats summary, as text for people or one JSON object. Conversations
+ * are the analysis engine's, listed by id (the order they were first seen),
+ * so two runs diff cleanly; conversations merged into another are not
+ * listed, their counters live in the one they merged into. */
 #include <stdlib.h>
 #include <string.h>
 
 #include <ornic/ornic.h>
 
+#include "analysis.h"
 #include "stats.h"
-
-static const dec_qp_stats *sort_base;
-
-static int qp_cmp(const void *a, const void *b) {
-  const dec_qp_stats *x = &sort_base[*(const uint32_t *)a], *y = &sort_base[*(const uint32_t *)b];
-  if (x->destqp != y->destqp) return x->destqp < y->destqp ? -1 : 1;
-  if (x->l3 != y->l3) return x->l3 < y->l3 ? -1 : 1;
-  int c = memcmp(x->src, y->src, 16);
-  return c ? c : memcmp(x->dst, y->dst, 16);
-}
-
-/* Indices of the QPs in report order; NULL when there are none (or no memory). */
-static uint32_t *sorted_qps(const dec_stats *st) {
-  if (!st->nqps) return NULL;
-  uint32_t *idx = malloc(st->nqps * sizeof *idx);
-  if (!idx) return NULL;
-  for (uint32_t i = 0; i < st->nqps; i++) idx[i] = i;
-  sort_base = st->qps;
-  qsort(idx, st->nqps, sizeof *idx, qp_cmp);
-  return idx;
-}
 
 static uint64_t skipped_total(const dec_stats *st) {
   uint64_t n = 0;
@@ -72,40 +54,125 @@ static void text_opcodes(dec_out *o, const dec_stats *st) {
                      (unsigned long long)st->opcodes[op]);
 }
 
-static void text_qp(dec_out *o, const dec_qp_stats *q) {
-  dec_out_printf(o, "  0x%06x %10llu %14llu ", q->destqp, (unsigned long long)q->packets,
-                 (unsigned long long)q->payload_bytes);
-  if (q->psn_seen) dec_out_printf(o, "%9u %9u %9u", q->psn_first, q->psn_min, q->psn_max);
-  else dec_out_printf(o, "%9s %9s %9s", "-", "-", "-");
-  dec_out_printf(o, " %9llu %8u %9llu %8llu %8llu  ", (unsigned long long)q->ooo, q->ooo_max,
-                 (unsigned long long)q->dups, (unsigned long long)q->beyond_window,
-                 (unsigned long long)q->icrc_bad);
-  bool v4 = q->l3 == ORNIC_L3_IPV4;
-  dec_out_addr(o, q->src, v4);
-  dec_out_lit(o, " > ");
-  dec_out_addr(o, q->dst, v4);
+/* ---- conversations (both formats) ---- */
+
+/* Conversations to list: final ones (not merged) of the -q QP, if any. */
+static bool conv_listed(const dec_stats *st, const ornic_an_conv *c) {
+  if (!c || c->merged_into) return false;
+  if (!st->have_qp) return true;
+  return (c->qp_a_known && c->qp_a == st->qp) || (c->qp_b_known && c->qp_b == st->qp);
+}
+
+static uint32_t conv_count_listed(const dec_stats *st, uint32_t *merged) {
+  uint32_t n = 0, m = 0, total = ornic_analysis_conv_count(st->an);
+  for (uint32_t id = 1; id <= total; id++) {
+    const ornic_an_conv *c = ornic_analysis_conv(st->an, id);
+    if (c && c->merged_into) m++;
+    n += conv_listed(st, c);
+  }
+  if (merged) *merged = m;
+  return n;
+}
+
+/* Nanoseconds from the direction's first to its last packet. */
+static uint64_t dir_duration_ns(const ornic_an_dir_stats *d) {
+  int64_t ns = (d->last_sec - d->first_sec) * 1000000000ll + (int64_t)d->last_nsec - (int64_t)d->first_nsec;
+  return ns > 0 ? (uint64_t)ns : 0;
+}
+
+static void put_duration(dec_out *o, uint64_t ns) {
+  dec_out_printf(o, "%llu.%09llu", (unsigned long long)(ns / 1000000000u),
+                 (unsigned long long)(ns % 1000000000u));
+}
+
+static void put_conv_addr(dec_out *o, const ornic_an_conv *c, const uint8_t *addr) {
+  dec_out_addr(o, addr, c->addr_len == 4);
+}
+
+/* ---- text ---- */
+
+static void text_qp(dec_out *o, bool known, uint32_t qp) {
+  dec_out_lit(o, " QP ");
+  if (known) dec_out_hex(o, qp, 6);
+  else dec_out_char(o, '?');
+}
+
+static void text_conv_label(dec_out *o, const ornic_an_conv *c) {
+  dec_out_printf(o, "  %u: A ", c->id);
+  if (c->addr_len) put_conv_addr(o, c, c->a);
+  text_qp(o, c->qp_a_known, c->qp_a);
+  dec_out_lit(o, " <-> B ");
+  if (c->addr_len) put_conv_addr(o, c, c->b);
+  text_qp(o, c->qp_b_known, c->qp_b);
+  if (c->transport_ornic) dec_out_lit(o, " (ORNIC)");
   dec_out_char(o, '\n');
 }
 
-static void text_qps(dec_out *o, const dec_stats *st) {
-  dec_out_printf(o, "qps       %u", st->nqps);
-  if (st->untracked)
-    dec_out_printf(o, " (table full at %u: %llu packets of further QPs not tracked)",
-                   DEC_STATS_MAX_QPS, (unsigned long long)st->untracked);
+/* "1:5,2-3:7" over the buckets that are not empty, or "-". */
+static void text_ooo_hist(dec_out *o, const ornic_an_dir_stats *d) {
+  bool first = true;
+  for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) {
+    if (!d->ooo_hist[b]) continue;
+    dec_out_printf(o, "%s%s:%llu", first ? "" : ",", ornic_an_ooo_bucket_name(b),
+                   (unsigned long long)d->ooo_hist[b]);
+    first = false;
+  }
+  if (first) dec_out_char(o, '-');
+}
+
+#define U(x) ((unsigned long long)(x))
+
+static void text_dir(dec_out *o, uint32_t id, const char *dir, const ornic_an_dir_stats *d) {
+  dec_out_printf(o, "  %-5u %-4s %10llu %14llu %10llu %7llu %7llu %9llu %7u %8llu %8llu %8llu %8llu %6llu "
+                    "%9llu %6llu %7llu %6llu ",
+                 id, dir, U(d->req_packets), U(d->req_bytes), U(d->resp_packets), U(d->wqes),
+                 U(d->wqes_done), U(d->ooo), d->ooo_max, U(d->retrans), U(d->dups), U(d->loss),
+                 U(d->not_captured), U(d->naks), U(d->acks), U(d->acks_stale), U(d->ecn), U(d->cnp));
+  if (d->have_time) {
+    char buf[32];
+    uint64_t ns = dir_duration_ns(d);
+    snprintf(buf, sizeof buf, "%llu.%09llu", U(ns / 1000000000u), U(ns % 1000000000u));
+    dec_out_printf(o, "%14s  ", buf);
+  } else {
+    dec_out_printf(o, "%14s  ", "-");
+  }
+  text_ooo_hist(o, d);
   dec_out_char(o, '\n');
-  if (!st->nqps) return;
-  dec_out_printf(o, "  %-8s %10s %14s %9s %9s %9s %9s %8s %9s %8s %8s  %s\n", "destqp", "packets",
-                 "payload_bytes", "psn_first", "psn_min", "psn_max", "ooo", "ooo_max", "dups",
-                 "beyond_win", "icrc_bad", "src > dst");
-  uint32_t *idx = sorted_qps(st);
-  for (uint32_t i = 0; i < st->nqps; i++) text_qp(o, &st->qps[idx ? idx[i] : i]);
-  free(idx);
+}
+
+static void text_convs(dec_out *o, const dec_stats *st) {
+  if (!st->an) {
+    dec_out_lit(o, "conversations not analysed (--no-analysis)\n");
+    return;
+  }
+  uint32_t merged, n = conv_count_listed(st, &merged);
+  const ornic_analysis_cfg *cfg = &st->an_cfg;
+  dec_out_printf(o, "conversations %u", n);
+  if (st->have_qp) dec_out_printf(o, " of QP 0x%06x", st->qp);
+  dec_out_printf(o, " (otd %u, pmtu ", cfg->otd ? cfg->otd : 64);
+  if (cfg->pmtu) dec_out_printf(o, "%u", cfg->pmtu);
+  else dec_out_lit(o, "learnt");
+  dec_out_printf(o, "; at most %u tracked, %llu packets untracked)\n",
+                 cfg->max_convs ? cfg->max_convs : 65536u, U(st->an_untracked));
+  if (!n) return;
+  dec_out_printf(o, "  %-5s %-4s %10s %14s %10s %7s %7s %9s %7s %8s %8s %8s %8s %6s %9s %6s %7s %6s %14s  %s\n",
+                 "conv", "dir", "requests", "req_bytes", "responses", "wqes", "done", "ooo",
+                 "ooo_max", "retrans", "dups", "loss", "not_capt", "naks", "acks", "stale", "ecn",
+                 "cnp", "duration_s", "ooo_hist");
+  uint32_t total = ornic_analysis_conv_count(st->an);
+  for (uint32_t id = 1; id <= total; id++) {
+    const ornic_an_conv *c = ornic_analysis_conv(st->an, id);
+    if (!conv_listed(st, c)) continue;
+    text_conv_label(o, c);
+    text_dir(o, c->id, "A->B", &c->dir[ORNIC_AN_DIR_AB]);
+    text_dir(o, c->id, "B->A", &c->dir[ORNIC_AN_DIR_BA]);
+  }
 }
 
 void dec_stats_print_text(dec_out *o, const dec_stats *st, const char *name) {
   text_summary(o, st, name);
   text_opcodes(o, st);
-  text_qps(o, st);
+  text_convs(o, st);
 }
 
 /* ---- JSON ---- */
@@ -151,35 +218,85 @@ static void json_opcodes(dec_out *o, const dec_stats *st) {
   dec_out_char(o, ']');
 }
 
-static void json_qp(dec_out *o, const dec_qp_stats *q) {
-  bool v4 = q->l3 == ORNIC_L3_IPV4;
-  dec_out_printf(o, "{\"destqp\":%u,\"l3\":\"%s\",\"src\":\"", q->destqp,
-                 v4 ? "ipv4" : q->l3 == ORNIC_L3_IPV6 ? "ipv6" : "grh");
-  dec_out_addr(o, q->src, v4);
-  dec_out_str(o, "\",\"dst\":\"");
-  dec_out_addr(o, q->dst, v4);
-  dec_out_printf(o, "\",\"packets\":%llu,\"payload_bytes\":%llu,", (unsigned long long)q->packets,
-                 (unsigned long long)q->payload_bytes);
-  if (q->psn_seen)
-    dec_out_printf(o, "\"psn_first\":%u,\"psn_min\":%u,\"psn_max\":%u,", q->psn_first, q->psn_min,
-                   q->psn_max);
-  else
-    dec_out_str(o, "\"psn_first\":null,\"psn_min\":null,\"psn_max\":null,");
-  dec_out_printf(o, "\"ooo\":%llu,\"ooo_max_distance\":%u,\"duplicates\":%llu,"
-                    "\"ooo_beyond_window\":%llu,\"icrc_bad\":%llu}",
-                 (unsigned long long)q->ooo, q->ooo_max, (unsigned long long)q->dups,
-                 (unsigned long long)q->beyond_window, (unsigned long long)q->icrc_bad);
+static void json_qp(dec_out *o, const char *key, bool known, uint32_t qp) {
+  if (known) dec_out_printf(o, ",\"%s\":%u", key, qp);
+  else dec_out_printf(o, ",\"%s\":null", key);
 }
 
-static void json_qps(dec_out *o, const dec_stats *st) {
-  dec_out_str(o, ",\"qps\":[");
-  uint32_t *idx = sorted_qps(st);
-  for (uint32_t i = 0; i < st->nqps; i++) {
-    if (i) dec_out_char(o, ',');
-    json_qp(o, &st->qps[idx ? idx[i] : i]);
+static void json_conv_addr(dec_out *o, const char *key, const ornic_an_conv *c, const uint8_t *a) {
+  dec_out_printf(o, ",\"%s\":", key);
+  if (!c->addr_len) {
+    dec_out_lit(o, "null");
+    return;
   }
-  free(idx);
-  dec_out_printf(o, "],\"qps_untracked_packets\":%llu", (unsigned long long)st->untracked);
+  dec_out_char(o, '"');
+  put_conv_addr(o, c, a);
+  dec_out_char(o, '"');
+}
+
+static void json_dir(dec_out *o, const ornic_an_dir_stats *d) {
+  dec_out_printf(o, "{\"requests\":%llu,\"request_bytes\":%llu,\"responses\":%llu,"
+                    "\"response_bytes\":%llu,\"wqes\":%llu,\"wqes_completed\":%llu,\"ooo\":%llu,"
+                    "\"ooo_max_distance\":%u,\"ooo_histogram\":{",
+                 U(d->req_packets), U(d->req_bytes), U(d->resp_packets), U(d->resp_bytes),
+                 U(d->wqes), U(d->wqes_done), U(d->ooo), d->ooo_max);
+  for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++)
+    dec_out_printf(o, "%s\"%s\":%llu", b ? "," : "", ornic_an_ooo_bucket_name(b), U(d->ooo_hist[b]));
+  dec_out_printf(o, "},\"retransmissions\":%llu,\"duplicates\":%llu,\"losses\":%llu,"
+                    "\"not_captured\":%llu,\"naks\":%llu,\"acks\":%llu,\"acks_stale\":%llu,"
+                    "\"ecn\":%llu,\"cnps\":%llu,",
+                 U(d->retrans), U(d->dups), U(d->loss), U(d->not_captured), U(d->naks), U(d->acks),
+                 U(d->acks_stale), U(d->ecn), U(d->cnp));
+  if (d->have_psn) dec_out_printf(o, "\"psn_first\":%u,\"psn_high\":%u,", d->psn_first, d->psn_high);
+  else dec_out_lit(o, "\"psn_first\":null,\"psn_high\":null,");
+  if (!d->have_time) {
+    dec_out_lit(o, "\"time\":null,\"duration\":null}");
+    return;
+  }
+  dec_out_lit(o, "\"time\":{\"first\":\"");
+  dec_out_time(o, d->first_sec, d->first_nsec);
+  dec_out_lit(o, "\",\"last\":\"");
+  dec_out_time(o, d->last_sec, d->last_nsec);
+  dec_out_lit(o, "\"},\"duration\":\"");
+  put_duration(o, dir_duration_ns(d));
+  dec_out_lit(o, "\"}");
+}
+
+static void json_conv(dec_out *o, const ornic_an_conv *c) {
+  dec_out_printf(o, "{\"id\":%u", c->id);
+  json_conv_addr(o, "a", c, c->a);
+  json_conv_addr(o, "b", c, c->b);
+  json_qp(o, "qp_a", c->qp_a_known, c->qp_a);
+  json_qp(o, "qp_b", c->qp_b_known, c->qp_b);
+  dec_out_printf(o, ",\"ornic\":%s,\"directions\":{\"a_to_b\":", c->transport_ornic ? "true" : "false");
+  json_dir(o, &c->dir[ORNIC_AN_DIR_AB]);
+  dec_out_lit(o, ",\"b_to_a\":");
+  json_dir(o, &c->dir[ORNIC_AN_DIR_BA]);
+  dec_out_lit(o, "}}");
+}
+
+static void json_convs(dec_out *o, const dec_stats *st) {
+  if (!st->an) {
+    dec_out_str(o, ",\"analysis\":null,\"conversations\":null");
+    return;
+  }
+  const ornic_analysis_cfg *cfg = &st->an_cfg;
+  uint32_t merged, n = conv_count_listed(st, &merged);
+  dec_out_printf(o, ",\"analysis\":{\"otd\":%u,\"pmtu\":%u,\"window\":%u,\"max_convs\":%u,"
+                    "\"conversations\":%u,\"merged\":%u,\"untracked_packets\":%llu},"
+                    "\"conversations\":[",
+                 cfg->otd ? cfg->otd : 64, cfg->pmtu, cfg->window ? cfg->window : 16384,
+                 cfg->max_convs ? cfg->max_convs : 65536, n, merged, U(st->an_untracked));
+  uint32_t total = ornic_analysis_conv_count(st->an);
+  bool first = true;
+  for (uint32_t id = 1; id <= total; id++) {
+    const ornic_an_conv *c = ornic_analysis_conv(st->an, id);
+    if (!conv_listed(st, c)) continue;
+    if (!first) dec_out_char(o, ',');
+    json_conv(o, c);
+    first = false;
+  }
+  dec_out_char(o, ']');
 }
 
 void dec_stats_print_json(dec_out *o, const dec_stats *st, const char *name) {
@@ -189,7 +306,7 @@ void dec_stats_print_json(dec_out *o, const dec_stats *st, const char *name) {
   json_counts(o, st);
   json_time(o, st);
   json_opcodes(o, st);
-  json_qps(o, st);
-  dec_out_printf(o, ",\"dup_window\":%u}", DEC_DUP_WINDOW);
+  json_convs(o, st);
+  dec_out_char(o, '}');
   dec_out_eol(o);
 }

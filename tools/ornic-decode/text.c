@@ -1,9 +1,12 @@
 /* The one-line text format:
  *   frame time src > dst OPCODE qp=0x.. psn=N [flags] headers... len=N icrc=ok
  * key=value tokens so that grep and awk work on it; names in parentheses
- * are for people. */
+ * are for people. The conversation engine's verdict comes last: conv=,
+ * wqe=, addr= tokens, then one bracketed tag per finding, as tshark's
+ * "[TCP Retransmission]" in its Info column. */
 #include <ornic/ornic.h>
 
+#include "analysis.h"
 #include "lint.h"
 #include "nak.h"
 #include "print.h"
@@ -190,9 +193,59 @@ static void put_body(dec_out *o, const dec_packet *pk) {
   put_warnings(o, pk->warnings);
 }
 
+/* " N PSN(s) from FIRST" */
+static void put_psn_run(dec_out *o, uint32_t count, uint32_t first) {
+  dec_out_char(o, ' ');
+  dec_out_u64(o, count);
+  if (count == 1) dec_out_lit(o, " PSN from ");
+  else dec_out_lit(o, " PSNs from ");
+  dec_out_u64(o, first);
+}
+
+/* The tags, problems first, in a fixed order. */
+static void put_tags(dec_out *o, const ornic_an_verdict *v) {
+  uint32_t fl = v->flags;
+  if (fl & ORNIC_AN_UNTRACKED) dec_out_lit(o, " [Untracked: conversation table full]");
+  if (fl & ORNIC_AN_RETRANS) dec_out_lit(o, " [Retransmission]");
+  if (fl & ORNIC_AN_DUP) dec_out_lit(o, " [Duplicate]");
+  if (fl & ORNIC_AN_LOSS) {
+    dec_out_lit(o, " [Loss:");
+    put_psn_run(o, v->loss_count, v->loss_first_psn);
+    dec_out_char(o, ']');
+  }
+  if (fl & ORNIC_AN_NAK) dec_out_lit(o, " [NAK]");
+  if (fl & ORNIC_AN_ACK_STALE) dec_out_lit(o, " [Stale ACK]");
+  if (fl & ORNIC_AN_NOT_CAPTURED) {
+    dec_out_lit(o, " [ACKed unseen:");
+    put_psn_run(o, v->not_captured, v->not_captured_first);
+    dec_out_char(o, ']');
+  }
+  if (fl & ORNIC_AN_OOO) {
+    dec_out_lit(o, " [OOO ");
+    dec_out_u64(o, v->ooo_distance);
+    dec_out_char(o, ']');
+  }
+  if (fl & ORNIC_AN_PROBE) dec_out_lit(o, " [Probe]");
+  if (fl & ORNIC_AN_READ_RETRY) dec_out_lit(o, " [READ retry]");
+  if (fl & ORNIC_AN_OTD_EXCEEDED) {
+    dec_out_lit(o, " [OTD exceeded:");
+    put_psn_run(o, v->hole_count, v->hole_first);
+    dec_out_char(o, ']');
+  }
+}
+
+static void put_analysis(dec_out *o, const dec_packet *pk) {
+  const ornic_an_verdict *v = &pk->an;
+  if (v->conv) kv_u64(o, KEY(" conv="), v->conv);
+  if (v->flags & ORNIC_AN_WQE) kv_u64(o, KEY(" wqe="), v->wqe);
+  if (v->flags & ORNIC_AN_ADDR) kv_hex(o, KEY(" addr="), v->addr, 16);
+  put_tags(o, v);
+}
+
 void dec_text_packet(dec_out *o, const dec_packet *pk) {
   put_prefix(o, pk);
   if (pk->has_bth) put_body(o, pk);
+  if (dec_has_verdict(pk)) put_analysis(o, pk);
   if (pk->error) {
     dec_out_lit(o, " error: ");
     dec_out_str(o, pk->error);

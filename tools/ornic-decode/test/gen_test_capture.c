@@ -4,6 +4,10 @@
  *       one frame per edge case (listed in case_table below, frame N = row N)
  *   gen_test_capture bulk N OUT.pcap
  *       N frames of 1 KiB RDMA WRITE payload over 16 QPs, for speed tests
+ *   gen_test_capture pair OUT.pcap
+ *       one RC QP pair, both ends sending SENDs and ACKing each other, clean
+ *   gen_test_capture unseen OUT.pcap
+ *       one RC QP, two SENDs missing from the capture but covered by an ACK
  *
  * Writes classic pcap itself (24-byte header, 16-byte records), so that the
  * bytes on disk are exactly what the tests expect. */
@@ -445,9 +449,69 @@ static int gen_bulk(writer *w, unsigned long n) {
   return 0;
 }
 
+/* Conversation tests: host A 10.0.0.1 QP 0x100, host B 10.0.0.2 QP 0x200. */
+#define QP_A 0x100u
+#define QP_B 0x200u
+
+static void emit(writer *w, ornic_frame *f) {
+  static uint8_t buf[MAX_FRAME];
+  size_t len = encode_for_link(w, f, buf);
+  write_record(w, buf, (uint32_t)len, (uint32_t)len);
+}
+
+/* A SEND Only of 64 bytes, from A (b_to_a false) or from B. */
+static void send_only(writer *w, bool from_b, uint32_t psn) {
+  ornic_frame f;
+  base(&f, 4, 0x04, from_b ? QP_A : QP_B, psn, 64);
+  if (from_b) {
+    f.ip.src[3] = 2;
+    f.ip.dst[3] = 1;
+  }
+  emit(w, &f);
+}
+
+/* An RC ACK (syndrome 0x1f: ACK, unlimited credit) for PSN psn, MSN msn. */
+static void ack(writer *w, bool from_b, uint32_t psn, uint32_t msn) {
+  ornic_frame f;
+  base(&f, 4, 0x11, from_b ? QP_A : QP_B, psn, 0);
+  f.ext.aeth = (ornic_aeth){0x1f, msn};
+  if (from_b) {
+    f.ip.src[3] = 2;
+    f.ip.dst[3] = 1;
+  }
+  emit(w, &f);
+}
+
+/* A sends PSNs 100-103, B 5000-5002; every SEND is acknowledged, in order:
+ * the analysis must find one conversation and nothing wrong with it. */
+static int gen_pair(writer *w) {
+  for (uint32_t p = 100; p <= 102; p++) send_only(w, false, p); /* frames 1-3 */
+  ack(w, true, 102, 3);                                          /* 4: pairs the QPs */
+  send_only(w, true, 5000);                                      /* 5 */
+  send_only(w, true, 5001);                                      /* 6 */
+  ack(w, false, 5001, 2);                                        /* 7 */
+  send_only(w, false, 103);                                      /* 8 */
+  send_only(w, true, 5002);                                      /* 9 */
+  ack(w, false, 5002, 3);                                        /* 10 */
+  ack(w, true, 103, 4);                                          /* 11 */
+  return 0;
+}
+
+/* A sends PSNs 10-14 and B acknowledges them all, but the capture lost 12
+ * and 13: the ACK covers two PSNs the file never shows (not a network loss). */
+static int gen_unseen(writer *w) {
+  send_only(w, false, 10); /* 1 */
+  send_only(w, false, 11); /* 2 */
+  ack(w, true, 11, 2);     /* 3 */
+  send_only(w, false, 14); /* 4: 12 and 13 are not in the capture */
+  ack(w, true, 14, 5);     /* 5: covers 12 and 13 */
+  return 0;
+}
+
 static int usage(void) {
   fputs("usage: gen_test_capture cases [--link eth|raw|sll|sll2] [--ns] OUT\n"
-        "       gen_test_capture bulk N OUT\n",
+        "       gen_test_capture bulk N OUT\n"
+        "       gen_test_capture pair|unseen OUT\n",
         stderr);
   return 1;
 }
@@ -475,7 +539,11 @@ int main(int argc, char **argv) {
   }
   setvbuf(w.fp, NULL, _IOFBF, 1 << 20);
   write_file_header(&w);
-  int rc = strcmp(mode, "cases") == 0 ? gen_cases(&w) : strcmp(mode, "bulk") == 0 ? gen_bulk(&w, n) : usage();
+  int rc = !strcmp(mode, "cases")    ? gen_cases(&w)
+           : !strcmp(mode, "bulk")   ? gen_bulk(&w, n)
+           : !strcmp(mode, "pair")   ? gen_pair(&w)
+           : !strcmp(mode, "unseen") ? gen_unseen(&w)
+                                     : usage();
   if (fclose(w.fp) != 0) rc = 1;
   return rc;
 }

@@ -248,15 +248,99 @@ eq(s["packets"]["total"], 45, "total")
 eq(s["packets"]["skipped"], 5, "skipped")
 eq(s["skipped"]["ipv4_fragment"], 1, "fragments")
 eq(s["icrc"]["bad"], 1, "bad icrc")
-qp = {(q["destqp"], q["src"]): q for q in s["qps"]}
-q = qp[(0x33, "10.0.0.1")]
-eq((q["packets"], q["psn_min"], q["psn_max"], q["ooo"], q["ooo_max_distance"], q["duplicates"]),
-   (5, 10, 13, 1, 1, 1), "QP 0x33")
-q = qp[(0x22, "10.0.0.1")]
-eq((q["psn_first"], q["psn_min"], q["psn_max"], q["ooo"]), (0xffffff, 0xffffff, 0, 0), "PSN wrap")
-eq(qp[(0x16, "10.0.0.1")]["psn_first"], None, "CNP has no PSN")
+eq(s["analysis"]["untracked_packets"], 0, "untracked")
+def conv(qp):  # the one conversation QP qp is an end of
+    c = [c for c in s["conversations"] if qp in (c["qp_a"], c["qp_b"])]
+    eq(len(c), 1, f"conversations of QP {qp:#x}")
+    return c[0]
+c = conv(0x33)
+eq((c["a"], c["b"], c["qp_b"]), ("10.0.0.1", "10.0.0.2", 0x33), "QP 0x33 ends")
+d = c["directions"]["a_to_b"]
+eq((d["requests"], d["request_bytes"], d["psn_first"], d["psn_high"], d["ooo"], d["ooo_max_distance"],
+    d["ooo_histogram"]["1"], d["duplicates"], d["retransmissions"]),
+   (5, 320, 10, 13, 1, 1, 1, 0, 1), "QP 0x33 A->B")  # RC is in order: a repeat is a go-back (timeout)
+eq(c["directions"]["b_to_a"]["requests"], 0, "QP 0x33 B->A")
+d = conv(0x22)["directions"]["a_to_b"]
+eq((d["psn_first"], d["psn_high"], d["ooo"]), (0xffffff, 0, 0), "PSN wrap")
+eq(sorted(s["conversations"], key=lambda c: c["id"]), s["conversations"], "sorted by id")
+eq(len({c["id"] for c in s["conversations"]}), len(s["conversations"]), "ids unique")
 PYEOF
 check "stats text" grep -q '^packets   45 total' <("$DEC" --stats cases.pcap)
+has cases.pcap 32 "psn=12 len=64 icrc=ok conv="
+has cases.pcap 32 " [OOO 1]"
+has cases.pcap 33 " [Retransmission]"
+
+# ---- conversation analysis (libornicproto's engine) ----
+"$GEN" pair pair.pcap && "$GEN" unseen unseen.pcap || fail "generator pair/unseen"
+for c in pair unseen; do
+  "$DEC" --json "$c.pcap" > "$c.json"
+  "$DEC" --stats --json "$c.pcap" > "${c}_stats.json"
+  "$DEC" --stats "$c.pcap" > "${c}_stats.txt"
+done
+check "analysis JSON: clean QP pair" "$PY" - pair.json pair_stats.json <<'PYEOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+s = json.load(open(sys.argv[2]))
+def eq(a, b, what):
+    if a != b: sys.exit(f"{what}: {a!r} != {b!r}")
+PROBLEMS = {"retransmission", "duplicate", "loss", "nak", "ack_stale", "not_captured", "ooo", "probe",
+            "otd_exceeded", "untracked", "before_capture"}
+eq(len(rows), 11, "packets")
+for r in rows:
+    a = r["analysis"]
+    eq(sorted(set(a["flags"]) & PROBLEMS), [], f"frame {r['frame']} flags {a['flags']}")
+    eq(a["role"], "response" if "aeth" in r else "request", f"frame {r['frame']} role")
+# A's SENDs and B's ACKs of them are one PSN space, B's SENDs and A's ACKs the other
+dirs = {r["frame"]: r["analysis"]["dir"] for r in rows}
+eq({dirs[f] for f in (1, 2, 3, 4, 8, 11)}, {"a_to_b"}, "A->B space")
+eq({dirs[f] for f in (5, 6, 7, 9, 10)}, {"b_to_a"}, "B->A space")
+eq(rows[3]["analysis"]["ack"]["newly"], 3, "ACK 102 acknowledges 100-102")
+eq(rows[10]["analysis"]["ack"], {"prev": 102, "newly": 1, "frame_of": 8}, "ACK 103")
+eq(len(s["conversations"]), 1, "one conversation")
+c = s["conversations"][0]
+eq((c["a"], c["qp_a"], c["b"], c["qp_b"]), ("10.0.0.1", 0x100, "10.0.0.2", 0x200), "the QP pair")
+for k, (req, resp, wqes) in {"a_to_b": (4, 2, 4), "b_to_a": (3, 2, 3)}.items():
+    d = c["directions"][k]
+    eq((d["requests"], d["request_bytes"], d["responses"], d["wqes"], d["acks"]),
+       (req, 64 * req, resp, wqes, resp), k)
+    eq((d["ooo"], d["retransmissions"], d["duplicates"], d["losses"], d["not_captured"], d["naks"],
+        d["acks_stale"]), (0,) * 7, k + " problems")
+PYEOF
+check "analysis JSON: ACK of PSNs not captured" "$PY" - unseen.json unseen_stats.json <<'PYEOF'
+import json, sys
+rows = {o["frame"]: o for o in map(json.loads, open(sys.argv[1]))}
+s = json.load(open(sys.argv[2]))
+def eq(a, b, what):
+    if a != b: sys.exit(f"{what}: {a!r} != {b!r}")
+a = rows[5]["analysis"]
+eq("not_captured" in a["flags"], True, f"frame 5 flags {a['flags']}")
+eq(a["not_captured"], {"first": 12, "count": 2}, "not_captured")
+eq([f for f in a["flags"] if f in ("loss", "retransmission", "duplicate")], [], "no network problem")
+for f in (1, 2, 3, 4):
+    eq("not_captured" in rows[f]["analysis"]["flags"], False, f"frame {f}")
+d = s["conversations"][0]["directions"]["a_to_b"]
+eq((d["requests"], d["responses"], d["not_captured"], d["losses"]), (3, 2, 2, 0), "A->B counts")
+PYEOF
+has unseen.pcap 5 "RC_ACKNOWLEDGE qp=0x000100 psn=14 aeth=0x1f(ACK) msn=5 len=0 icrc=ok conv=1 [ACKed unseen: 2 PSNs from 12]"
+tags=' \[(Retransmission|Duplicate|Loss|NAK|Stale ACK|ACKed unseen|OOO|Probe|READ retry|OTD exceeded|Untracked)'
+check "clean QP pair: no tags" test -z "$("$DEC" pair.pcap | grep -E "$tags")"
+check "clean QP pair: conv=1 on every line" test "$("$DEC" pair.pcap | grep -c ' conv=1\( \|$\)')" -eq 11
+check "stats table: A->B row" grep -qE '^  1 +A->B +4 +256 +2 ' pair_stats.txt
+check "stats table: B->A row" grep -qE '^  1 +B->A +3 +192 +2 ' pair_stats.txt
+check "stats table: the pair" grep -q '^  1: A 10.0.0.1 QP 0x000100 <-> B 10.0.0.2 QP 0x000200' pair_stats.txt
+check "stats table: not captured" test "$(awk '$2 == "A->B" {print $13}' unseen_stats.txt)" = 2
+# -q prints one QP's packets, but the engine still sees both directions
+check "-q: analysed with the other direction" \
+  test "$("$DEC" -q 0x100 pair.pcap | grep -c ' conv=1')" -eq 5
+check "-q --stats: the QP's conversation" grep -q '"qp_a":256,"qp_b":512' <("$DEC" -q 0x100 --stats --json pair.pcap)
+check "-q --stats: other QPs' conversations left out" \
+  grep -q '"conversations":\[\]' <("$DEC" -q 0x999 --stats --json pair.pcap)
+check "--no-analysis: no tokens" test -z "$("$DEC" --no-analysis pair.pcap | grep conv=)"
+check "--no-analysis: no JSON analysis" test -z "$("$DEC" --no-analysis --json pair.pcap | grep analysis)"
+check "--no-analysis: no conversations" grep -q '"analysis":null,"conversations":null' \
+  <("$DEC" --no-analysis --stats --json pair.pcap)
+check "--pmtu 1024 accepted" "$DEC" --pmtu 1024 pair.pcap > /dev/null
+"$DEC" --pmtu 1000 pair.pcap > /dev/null 2>&1; check "--pmtu 1000 refused" test $? -eq 1
 
 # ---- exit codes ----
 "$DEC" --strict cases.pcap > /dev/null; check "--strict: exit 3" test $? -eq 3

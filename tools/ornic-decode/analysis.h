@@ -1,0 +1,27 @@
+/* The link to libornicproto's conversation-analysis engine (ornic/analysis.h):
+ * which packets it sees, and the per-packet verdict's text forms. Every
+ * per-QP judgement (out of order, duplicate, retransmission, loss, ...) is
+ * the engine's; this tool only feeds it and prints what it says. */
+#ifndef DEC_ANALYSIS_H
+#define DEC_ANALYSIS_H
+
+#include <ornic/analysis.h>
+
+#include "packet.h"
+
+/* Feeds pk to the engine when it has a BTH and no decode error (frames cut
+ * by the snaplen included; bad iCRCs too, as tshark's TCP analysis does) and
+ * sets pk->analysed and pk->an. Packets must come in capture order. */
+void dec_analyse(ornic_analysis *a, dec_packet *pk);
+
+/* Whether pk carries a verdict worth printing: analysed, and either given
+ * a role in a conversation or refused for a full table. */
+static inline bool dec_has_verdict(const dec_packet *pk) {
+  return pk->analysed && (pk->an.role != ORNIC_AN_ROLE_NONE || (pk->an.flags & ORNIC_AN_UNTRACKED));
+}
+
+/* "a_to_b" / "b_to_a"; "request" / "response" / "cnp". */
+const char *dec_an_dir_key(unsigned dir);
+const char *dec_an_role_key(unsigned role);
+
+#endif
