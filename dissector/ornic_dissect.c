@@ -117,8 +117,8 @@ static guint8 tree_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, con
   if (!loc->from_ip) {
     proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, NULL, pinfo, 0,
                             ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_NO_FLAGS);
-    expert_add_info_format(pinfo, proto_tree_get_parent(tree), &ei.no_ip,
-                           "iCRC not verified: %s", loc->no_ip);
+    proto_tree_add_expert_format(tree, pinfo, &ei.no_ip, tvb, off, 4, "iCRC not verified: %s",
+                                 loc->no_ip);
     return PROTO_CHECKSUM_E_UNVERIFIED;
   }
   guint32 want = 0;
@@ -153,35 +153,41 @@ static void tree_payload(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f) 
 
 /* ---- expert checks that need no state ---------------------------------------- */
 
-static void lint(proto_tree *tree, packet_info *pinfo, const located *loc, tvbuff_t *tvb) {
+/* own: an opcode this plugin decodes. For the others the stock InfiniBand
+ * dissector owns the decode and its verdict: the library's layout may not
+ * fit them (ConnectX DC uses the RD block), so its errors are a field, not
+ * expert info. */
+static void lint(proto_tree *tree, packet_info *pinfo, const located *loc, tvbuff_t *tvb,
+                 gboolean own, gboolean analysed) {
   const ornic_frame *f = &loc->f;
   proto_item *top = proto_tree_get_parent(tree);
-  switch (loc->rc) {
-  case ORNIC_OK:
-    break;
-  case ORNIC_ERR_TRUNCATED:
-    expert_add_info_format(pinfo, top, &ei.truncated, "Packet cut short by the capture (%u of %u bytes): %s",
-                           tvb_captured_length(tvb), tvb_reported_length(tvb), ornic_strerror(loc->rc));
-    break;
-  case ORNIC_ERR_UNKNOWN_OPCODE:
-    expert_add_info_format(pinfo, top, &ei.unknown_opcode, "Opcode 0x%02x has no known layout",
-                           f->bth.opcode);
-    break;
-  default:
-    expert_add_info_format(pinfo, top, &ei.malformed, "Malformed: %s (%s)", ornic_strerror(loc->rc),
-                           ornic_errname(loc->rc));
-    break;
+  if (loc->rc != ORNIC_OK) {
+    proto_item *pi = proto_tree_add_string_format_value(
+        tree, hf.decode_error, tvb, 0, 0, ornic_errname(loc->rc), "%s (%s)",
+        ornic_strerror(loc->rc), ornic_errname(loc->rc));
+    proto_item_set_generated(pi);
+    if (own) {
+      switch (loc->rc) {
+      case ORNIC_ERR_TRUNCATED:
+        expert_add_info(pinfo, top, &ei.truncated);
+        break;
+      case ORNIC_ERR_UNKNOWN_OPCODE:
+        expert_add_info(pinfo, top, &ei.unknown_opcode);
+        break;
+      default:
+        expert_add_info(pinfo, top, &ei.malformed);
+        break;
+      }
+    }
   }
-  if (f->bth.fecn || f->bth.becn)
-    expert_add_info_format(pinfo, top, &ei.ecn, "%s%s set", f->bth.fecn ? "FECN " : "",
-                           f->bth.becn ? "BECN " : "");
-  if ((f->ext.present & ORNIC_HDR_NAKETH) && f->ext.naketh.base_psn != f->bth.psn)
-    expert_add_info_format(pinfo, top, &ei.lint, "NAK BTH.PSN %u differs from its Base PSN %u",
-                           f->bth.psn, f->ext.naketh.base_psn);
-  if ((f->ext.present & ORNIC_HDR_OACKETH) &&
+  (void)tvb;
+  if (!analysed && (f->bth.fecn || f->bth.becn)) expert_add_info(pinfo, top, &ei.ecn);
+  if ((f->ext.present & f->decoded & ORNIC_HDR_NAKETH) && f->ext.naketh.base_psn != f->bth.psn)
+    expert_add_info_format(pinfo, top, &ei.lint, "NAK BTH.PSN differs from its Base PSN");
+  if ((f->ext.present & f->decoded & ORNIC_HDR_OACKETH) &&
       (f->ext.oacketh.flags & (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE)) ==
           (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE))
-    expert_add_info(pinfo, top, &ei.lint);
+    expert_add_info_format(pinfo, top, &ei.lint, "OACKETH ADDR_CACHED and WQE_DONE both set");
 }
 
 /* ---- Info column --------------------------------------------------------------- */
@@ -198,8 +204,8 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
     col_add_fstr(pinfo->cinfo, COL_INFO, "Reserved opcode 0x%02x", f->bth.opcode);
   col_append_fstr(pinfo->cinfo, COL_INFO, " QP=0x%06x PSN=%u", f->bth.destqp, f->bth.psn);
   const ornic_ext *e = &f->ext;
-  if (an && (an->flags & ORNIC_AN_ADDR))
-    col_append_fstr(pinfo->cinfo, COL_INFO, " addr=0x%" PRIx64, an->addr);
+  if (an && (an->v.flags & ORNIC_AN_ADDR))
+    col_append_fstr(pinfo->cinfo, COL_INFO, " addr=0x%" PRIx64, an->v.addr);
   if (e->present & ORNIC_HDR_OFFETH) col_append_fstr(pinfo->cinfo, COL_INFO, " off=%u", e->offeth.offset);
   if ((e->present & ORNIC_HDR_RETH) && !(e->present & ORNIC_HDR_OFFETH))
     col_append_fstr(pinfo->cinfo, COL_INFO, " va=0x%" PRIx64 " len=%u", e->reth.va, e->reth.dmalen);
@@ -217,40 +223,39 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
 
 static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
   if (an) {
-    if (an->flags & ORNIC_AN_DUP)
+    const ornic_an_verdict *v = &an->v;
+    if (v->flags & ORNIC_AN_DUP)
       col_append_str(pinfo->cinfo, COL_INFO, " [Duplicate]");
-    else if (an->flags & ORNIC_AN_RETRANS)
+    else if (v->flags & ORNIC_AN_RETRANS)
       col_append_str(pinfo->cinfo, COL_INFO, " [Retransmission]");
-    else if (an->flags & ORNIC_AN_OOO)
-      col_append_fstr(pinfo->cinfo, COL_INFO, " [OOO %u]", an->ooo_distance);
-    if (an->flags & ORNIC_AN_LOSS)
-      col_append_fstr(pinfo->cinfo, COL_INFO, " [Loss inferred: %u missing]", an->loss_count);
+    else if (v->flags & ORNIC_AN_OOO)
+      col_append_fstr(pinfo->cinfo, COL_INFO, " [OOO %u]", v->ooo_distance);
+    if (v->flags & ORNIC_AN_NAK) col_append_str(pinfo->cinfo, COL_INFO, " [NAK]");
+    if (v->flags & ORNIC_AN_LOSS)
+      col_append_fstr(pinfo->cinfo, COL_INFO, " [Loss: %u lost]", v->loss_count);
+    if (v->flags & ORNIC_AN_NOT_CAPTURED)
+      col_append_fstr(pinfo->cinfo, COL_INFO, " [Not captured: %u]", v->not_captured);
   }
   if (icrc == PROTO_CHECKSUM_E_BAD) col_append_str(pinfo->cinfo, COL_INFO, " [BAD iCRC]");
 }
 
 /* ---- the dissector ------------------------------------------------------------- */
 
-static ornic_pkt *analysis_for(packet_info *pinfo, const located *loc, const guint32 *lost,
-                               guint32 nlost) {
+static const ornic_pkt *analysis_for(packet_info *pinfo, const located *loc) {
   if (pinfo->flags.in_error_pkt) return NULL; /* a copy inside an ICMP error */
-  guint32 key = pinfo->curr_layer_num;
-  ornic_pkt *an = p_get_proto_data(wmem_file_scope(), pinfo, proto_ornic, key);
-  if (an || PINFO_FD_VISITED(pinfo)) return an;
-  ornic_an_input in = {.f = &loc->f, .frame_num = pinfo->num, .nak_missing = lost,
-                       .nak_missing_n = nlost};
-  if (loc->from_ip) {
-    in.src = loc->f.ip.src;
-    in.dst = loc->f.ip.dst;
-    in.addr_len = loc->f.l3 == ORNIC_L3_IPV4 ? 4 : 16;
-  } else if (pinfo->net_src.type == AT_IPv4 || pinfo->net_src.type == AT_IPv6) {
+  const ornic_frame *f = &loc->f;
+  ornic_an_input in = {.frame = pinfo->num, .sec = (int64_t)pinfo->abs_ts.secs,
+                       .nsec = (uint32_t)pinfo->abs_ts.nsecs, .f = f};
+  /* From the IP header, the engine reads the addresses in f->ip itself. */
+  if (!loc->from_ip && (pinfo->net_src.type == AT_IPv4 || pinfo->net_src.type == AT_IPv6) &&
+      pinfo->net_dst.type == pinfo->net_src.type) {
     in.src = pinfo->net_src.data;
     in.dst = pinfo->net_dst.data;
-    in.addr_len = (guint8)pinfo->net_src.len;
+    in.addr_len = (uint8_t)pinfo->net_src.len;
   }
-  an = ornic_analyse(&in);
-  p_add_proto_data(wmem_file_scope(), pinfo, proto_ornic, key, an);
-  return an;
+  guint16 need = ornic_opcode_info_get(f->bth.opcode)->hdrs;
+  in.headers_complete = (need & ~f->decoded) == 0;
+  return ornic_analysis_packet(pinfo, &in);
 }
 
 static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
@@ -271,7 +276,11 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
   proto_tree *ot = proto_item_add_subtree(ti, ett.root);
   if (!have_bth) {
     col_add_fstr(pinfo->cinfo, COL_INFO, "RoCEv2, not decodable: %s", ornic_strerror(loc->rc));
-    expert_add_info_format(pinfo, ti, &ei.malformed, "No BTH: %s", ornic_strerror(loc->rc));
+    proto_item *pi = proto_tree_add_string_format_value(ot, hf.decode_error, tvb, 0, 0,
+                                                        ornic_errname(loc->rc), "no BTH: %s",
+                                                        ornic_strerror(loc->rc));
+    proto_item_set_generated(pi);
+    expert_add_info(pinfo, ti, &ei.malformed);
     return (int)tvb_captured_length(tvb);
   }
 
@@ -280,7 +289,7 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
     lost = wmem_alloc_array(pinfo->pool, guint32, 16u * ORNIC_NAK_MAX_BLOCKS);
     nlost = ornic_nak_lost_set(&f->ext.naketh, ornic_pref_otd, lost, 16u * ORNIC_NAK_MAX_BLOCKS);
   }
-  ornic_pkt *an = analysis_for(pinfo, loc, lost, nlost);
+  const ornic_pkt *an = analysis_for(pinfo, loc);
 
   /* Own opcodes get every header; stock-decoded ones only what stock lacks. */
   guint16 which = own ? 0xffff : (ORNIC_HDR_XRCETH | ORNIC_HDR_FETH | ORNIC_HDR_CNP);
@@ -293,7 +302,7 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
                         f->pad_len, ENC_NA);
   }
   guint8 icrc = tree_icrc(ot, tvb, pinfo, loc);
-  lint(ot, pinfo, loc, tvb);
+  lint(ot, pinfo, loc, tvb, own, an != NULL);
   if (an) ornic_tree_analysis(ot, tvb, pinfo, f, an);
   info_tags(pinfo, an, icrc);
   proto_item_append_text(ti, ", %s, QP 0x%06x, PSN %u", ornic_opcode_name(f->bth.opcode),
@@ -303,7 +312,7 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
   tap->an = an;
   tap->opcode = f->bth.opcode;
   tap->icrc_status = icrc;
-  tap->malformed = loc->rc != ORNIC_OK && loc->rc != ORNIC_ERR_TRUNCATED;
+  tap->malformed = own && loc->rc != ORNIC_OK && loc->rc != ORNIC_ERR_TRUNCATED;
   tap_queue_packet(ornic_tap, pinfo, tap);
   return (int)tvb_captured_length(tvb);
 }
@@ -313,10 +322,10 @@ void proto_reg_handoff_ornic(void);
 
 void proto_register_ornic(void) {
   proto_ornic = proto_register_protocol("ORNIC out-of-order RDMA over RoCEv2", "ORNIC", "ornic");
-  ornic_register_fields();
+  ornic_register_fields(ornic_analysis_prefs_changed);
   ornic_handle = register_dissector("ornic", dissect_ornic, proto_ornic);
   ornic_tap = register_tap("ornic");
-  ornic_analysis_init();
+  ornic_analysis_register();
 }
 
 void proto_reg_handoff_ornic(void) {

@@ -87,7 +87,7 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
   }
 }
 
-static void tree_naketh(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int off,
+static void tree_naketh(proto_tree *tree, tvbuff_t *tvb, int off,
                         const ornic_naketh *nak, const guint32 *lost, guint32 nlost) {
   int len = ORNIC_NAK_FIXED_LEN + 2 * nak->nblocks;
   proto_tree *t = hdr_tree(tree, tvb, hf.naketh, off, len);
@@ -96,10 +96,6 @@ static void tree_naketh(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, int
   proto_tree_add_uint(t, hf.nak_nblocks, tvb, off + 4, 1, nak->nblocks);
   proto_tree_add_uint(t, hf.nak_base, tvb, off + 5, 3, nak->base_psn);
   tree_nak_bitmap(t, tvb, off, nak, lost, nlost);
-  expert_add_info_format(pinfo, proto_tree_get_parent(t), &ei.nak,
-                         "NAK (%s): %u PSN%s declared lost, first %u",
-                         ornic_nak_reason_name(nak->reason), nlost, nlost == 1 ? "" : "s",
-                         nak->base_psn);
 }
 
 static void tree_oacketh(proto_tree *tree, tvbuff_t *tvb, int off, const ornic_oacketh *o) {
@@ -113,7 +109,7 @@ static void tree_oacketh(proto_tree *tree, tvbuff_t *tvb, int off, const ornic_o
   proto_tree_add_uint(t, hf.oack_count, tvb, off + 2, 2, o->count);
 }
 
-static void tree_one(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_ext *e,
+static void tree_one(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo _U_, const ornic_ext *e,
                      guint16 bit, int off, const guint32 *lost, guint32 nlost) {
   proto_tree *t;
   proto_item *ti;
@@ -167,7 +163,7 @@ static void tree_one(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const 
     tree_oacketh(tree, tvb, off, &e->oacketh);
     break;
   case ORNIC_HDR_NAKETH:
-    tree_naketh(tree, tvb, pinfo, off, &e->naketh, lost, nlost);
+    tree_naketh(tree, tvb, off, &e->naketh, lost, nlost);
     break;
   case ORNIC_HDR_IMMDT:
     proto_tree_add_uint(tree, hf.immdt, tvb, off, 4, e->immdt.data);
@@ -219,95 +215,150 @@ static proto_item *gen_flag(proto_tree *t, int id, tvbuff_t *tvb) {
 
 static void tree_wqe(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const ornic_pkt *an,
                      const ornic_frame *f) {
-  if (an->flags & ORNIC_AN_ADDR) {
-    proto_item *pi = gen_u64(t, hf.an_addr, tvb, an->addr);
+  const ornic_an_verdict *v = &an->v;
+  proto_item *top = proto_tree_get_parent(t);
+  if (v->flags & ORNIC_AN_ADDR) {
+    proto_item *pi = gen_u64(t, hf.an_addr, tvb, v->addr);
     if (ornic_opcode_info_get(f->bth.opcode)->flags & ORNIC_OPF_READ)
       proto_item_append_text(pi, " (remote source of the READ)");
   }
-  if (an->flags & ORNIC_AN_ADDR_UNKNOWN)
-    expert_add_info(pinfo, proto_tree_get_parent(t), &ei.addr_unknown);
-  if (an->flags & ORNIC_AN_PMTU_UNKNOWN)
-    expert_add_info(pinfo, proto_tree_get_parent(t), &ei.pmtu_unknown);
-  if (!(an->flags & ORNIC_AN_WQE)) return;
-  gen_uint(t, hf.an_wqe, tvb, an->wqe);
-  gen_uint(t, hf.an_wqe_start_psn, tvb, an->wqe_start_psn);
-  if (an->wqe_npkts) {
-    gen_uint(t, hf.an_wqe_last_psn, tvb, an->wqe_last_psn);
-    gen_uint(t, hf.an_wqe_npkts, tvb, an->wqe_npkts);
+  if (v->flags & ORNIC_AN_ADDR_UNKNOWN) {
+    gen_flag(t, hf.an_addr_unknown, tvb);
+    if (an->once & ORNIC_ONCE_ADDR_UNKNOWN) expert_add_info(pinfo, top, &ei.addr_unknown);
   }
-  gen_uint(t, hf.an_wqe_pkt, tvb, an->wqe_pkt);
-  gen_u64(t, hf.an_wqe_start_addr, tvb, an->wqe_start_addr);
-  gen_uint(t, hf.an_wqe_len, tvb, an->wqe_len);
-  gen_uint(t, hf.an_wqe_frame, tvb, an->wqe_frame);
-  if (an->read_frame) gen_uint(t, hf.an_read_frame, tvb, an->read_frame);
+  if (v->flags & ORNIC_AN_PMTU_UNKNOWN) {
+    gen_flag(t, hf.an_pmtu_unknown, tvb);
+    if (an->once & ORNIC_ONCE_PMTU_UNKNOWN) expert_add_info(pinfo, top, &ei.pmtu_unknown);
+  }
+  if (v->flags & ORNIC_AN_NEW_WQE) gen_flag(t, hf.an_new_wqe, tvb);
+  if (v->flags & ORNIC_AN_READ_RETRY) gen_flag(t, hf.an_read_retry, tvb);
+  if (v->flags & ORNIC_AN_WQE) {
+    gen_uint(t, hf.an_wqe, tvb, v->wqe);
+    gen_uint(t, hf.an_wqe_start_psn, tvb, v->wqe_start_psn);
+    if (v->wqe_npkts) {
+      gen_uint(t, hf.an_wqe_last_psn, tvb, v->wqe_last_psn);
+      gen_uint(t, hf.an_wqe_npkts, tvb, v->wqe_npkts);
+    }
+    gen_uint(t, hf.an_wqe_pkt, tvb, v->wqe_pkt);
+    if (v->flags & (ORNIC_AN_ADDR | ORNIC_AN_PMTU_UNKNOWN)) { /* a RETH revealed it (not SEND) */
+      gen_u64(t, hf.an_wqe_start_addr, tvb, v->wqe_start_addr);
+      gen_uint(t, hf.an_wqe_len, tvb, v->wqe_len);
+    }
+    if (v->wqe_frame) gen_uint(t, hf.an_wqe_frame, tvb, (guint32)v->wqe_frame);
+  }
+  if (v->read_frame) gen_uint(t, hf.an_read_frame, tvb, (guint32)v->read_frame);
 }
 
 static void tree_sequence(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const ornic_pkt *an) {
-  proto_item *top = proto_tree_get_parent(t);
-  if (an->flags & ORNIC_AN_HPSN) {
-    gen_uint(t, hf.an_hpsn, tvb, an->hpsn);
-    gen_uint(t, hf.an_epsn, tvb, an->epsn);
+  const ornic_an_verdict *v = &an->v;
+  if (v->flags & ORNIC_AN_SEQ) {
+    gen_uint(t, hf.an_hpsn, tvb, v->hpsn);
+    gen_uint(t, hf.an_epsn, tvb, v->epsn);
   }
-  if (an->flags & ORNIC_AN_OOO) {
+  if (v->flags & ORNIC_AN_OOO) {
     gen_flag(t, hf.an_ooo, tvb);
-    expert_add_info_format(pinfo, top, &ei.ooo, "Out of order by %u PSNs", an->ooo_distance);
+    expert_add_info(pinfo, proto_tree_get_parent(t), &ei.ooo);
   }
-  /* Distance below the highest PSN of every late arrival (a retransmission
-   * above it, an RTO probe, has none). */
-  if ((an->flags & (ORNIC_AN_OOO | ORNIC_AN_DUP)) || ((an->flags & ORNIC_AN_RETRANS) && an->ooo_distance))
-    gen_uint(t, hf.an_ooo_distance, tvb, an->ooo_distance);
-  if (an->flags & ORNIC_AN_DUP) {
-    gen_flag(t, hf.an_dup, tvb);
-    gen_uint(t, hf.an_first_frame, tvb, an->first_frame);
-    expert_add_info_format(pinfo, top, &ei.dup, "Duplicate PSN, first seen in frame %u",
-                           an->first_frame);
-  }
-  if (an->flags & ORNIC_AN_RETRANS) {
-    gen_flag(t, hf.an_retrans, tvb);
-    if (an->nak_frame) gen_uint(t, hf.an_nak_frame, tvb, an->nak_frame);
-    if (an->flags & ORNIC_AN_PROBE) gen_flag(t, hf.an_probe, tvb);
-    expert_add_info(pinfo, top, &ei.retrans);
-  }
-  if (an->flags & ORNIC_AN_LOSS) {
-    gen_flag(t, hf.an_loss, tvb);
-    gen_uint(t, hf.an_loss_first_psn, tvb, an->loss_first_psn);
-    gen_uint(t, hf.an_loss_count, tvb, an->loss_count);
-    expert_add_info_format(pinfo, top, &ei.loss,
-                           "Loss inferred: %u PSNs missing from %u, more than OTD=%u behind",
-                           an->loss_count, an->loss_first_psn, ornic_pref_otd);
+  /* Distance below the highest PSN of every late arrival (0: a repeat at or
+   * above the highest, an RTO probe). */
+  if (v->flags & (ORNIC_AN_OOO | ORNIC_AN_DUP | ORNIC_AN_RETRANS))
+    gen_uint(t, hf.an_ooo_distance, tvb, v->ooo_distance);
+  if (v->flags & ORNIC_AN_OTD_EXCEEDED) {
+    gen_flag(t, hf.an_otd_exceeded, tvb);
+    gen_uint(t, hf.an_hole_first, tvb, v->hole_first);
+    gen_uint(t, hf.an_hole_count, tvb, v->hole_count);
   }
   if (an->acked_in) gen_uint(t, hf.an_acked_in, tvb, an->acked_in);
 }
 
+/* The problems, under the umbrella ornic.analysis.flags (as tcp.analysis.flags). */
+static void tree_problems(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const ornic_pkt *an,
+                          gboolean ornic_nak) {
+  const ornic_an_verdict *v = &an->v;
+  if (!(v->flags & ORNIC_AN_PROBLEMS)) return;
+  proto_item *fi = gen_flag(t, hf.an_flags, tvb);
+  proto_tree *ft = proto_item_add_subtree(fi, ett.an_flags);
+  proto_item *pi;
+  if (v->flags & ORNIC_AN_DUP) {
+    pi = gen_flag(ft, hf.an_dup, tvb);
+    expert_add_info(pinfo, pi, &ei.dup);
+    if (v->first_frame) gen_uint(ft, hf.an_first_frame, tvb, (guint32)v->first_frame);
+  }
+  if (v->flags & ORNIC_AN_RETRANS) {
+    pi = gen_flag(ft, hf.an_retrans, tvb);
+    expert_add_info(pinfo, pi, &ei.retrans);
+    if (v->first_frame && !(v->flags & ORNIC_AN_DUP))
+      gen_uint(ft, hf.an_first_frame, tvb, (guint32)v->first_frame);
+    if (v->asked_frame) gen_uint(ft, hf.an_nak_frame, tvb, (guint32)v->asked_frame);
+  }
+  if (v->flags & ORNIC_AN_PROBE) gen_flag(ft, hf.an_probe, tvb);
+  if (v->flags & ORNIC_AN_LOSS) {
+    pi = gen_flag(ft, hf.an_loss, tvb);
+    expert_add_info(pinfo, pi, &ei.loss);
+    gen_uint(ft, hf.an_loss_first_psn, tvb, v->loss_first_psn);
+    gen_uint(ft, hf.an_loss_count, tvb, v->loss_count);
+  }
+  if (v->flags & ORNIC_AN_NAK) {
+    pi = gen_flag(ft, hf.an_nak, tvb);
+    expert_add_info(pinfo, pi, &ei.nak);
+    if (ornic_nak) gen_uint(ft, hf.an_nak_lost, tvb, v->nak_lost);
+  }
+  if (v->flags & ORNIC_AN_NOT_CAPTURED) {
+    pi = gen_flag(ft, hf.an_not_captured, tvb);
+    if (an->once & ORNIC_ONCE_NOT_CAPTURED) expert_add_info(pinfo, pi, &ei.not_captured);
+    gen_uint(ft, hf.an_not_captured_first, tvb, v->not_captured_first);
+    gen_uint(ft, hf.an_not_captured_count, tvb, v->not_captured);
+  }
+}
+
 static void tree_ack(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const ornic_pkt *an) {
-  proto_item *top = proto_tree_get_parent(t);
-  if (an->flags & ORNIC_AN_ACK) {
-    if (an->ack_prev || an->ack_newly || (an->flags & ORNIC_AN_ACK_STALE))
-      gen_uint(t, hf.an_ack_prev, tvb, an->ack_prev);
-    if (!(an->flags & ORNIC_AN_ACK_STALE)) gen_uint(t, hf.an_ack_newly, tvb, an->ack_newly);
+  const ornic_an_verdict *v = &an->v;
+  if (v->flags & ORNIC_AN_ACK) {
+    gen_uint(t, hf.an_ack_prev, tvb, v->ack_prev);
+    gen_uint(t, hf.an_ack_newly, tvb, v->ack_newly);
+    if (v->ack_frame_of) gen_uint(t, hf.an_ack_frame_of, tvb, (guint32)v->ack_frame_of);
   }
-  if (an->flags & ORNIC_AN_ACK_STALE) {
-    gen_flag(t, hf.an_ack_stale, tvb);
-    expert_add_info(pinfo, top, &ei.ack_stale);
+  if (v->flags & ORNIC_AN_ACK_STALE) {
+    /* ACKs cross a sprayed fabric too: an older one arriving late is ignored (4.2). */
+    proto_item *pi = gen_flag(t, hf.an_ack_stale, tvb);
+    expert_add_info(pinfo, pi, &ei.ack_stale);
   }
-  if (an->flags & ORNIC_AN_MSN) gen_uint(t, hf.an_msn_delta, tvb, an->msn_delta);
-  if (an->flags & ORNIC_AN_WQE_DONE) {
-    gen_uint(t, hf.an_wqe_completed, tvb, an->wqe_completed);
-    expert_add_info_format(pinfo, top, &ei.wqe_done, "WQE %u completed", an->wqe_completed);
+  if (v->flags & ORNIC_AN_MSN) gen_uint(t, hf.an_msn_delta, tvb, v->msn_delta);
+  if (v->flags & ORNIC_AN_WQE_DONE) {
+    gen_uint(t, hf.an_wqe_completed, tvb, v->wqe_completed);
+    expert_add_info(pinfo, proto_tree_get_parent(t), &ei.wqe_done);
   }
 }
 
 void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
                          const ornic_frame *f, const ornic_pkt *an) {
+  const ornic_an_verdict *v = &an->v;
   proto_item *ti = proto_tree_add_item(tree, hf.an, tvb, 0, 0, ENC_NA);
   proto_item_set_generated(ti);
   proto_tree *t = proto_item_add_subtree(ti, ett.an);
-  gen_uint(t, hf.an_conv, tvb, an->conv->id);
-  proto_item_append_text(ti, ": %s", an->conv->label);
-  if (an->conv->resp_qp != G_MAXUINT32) gen_uint(t, hf.an_resp_qp, tvb, an->conv->resp_qp);
+  if (tree) {
+    char label[200];
+    ornic_analysis_label(an, label, sizeof(label));
+    proto_item_append_text(ti, ": %s, %s", label, v->dir == ORNIC_AN_DIR_AB ? "A->B" : "B->A");
+  }
+  gen_uint(t, hf.an_conv, tvb, v->conv);
+  gen_uint(t, hf.an_dir, tvb, v->dir);
+  gen_uint(t, hf.an_role, tvb, v->role);
   if (an->req_qp != G_MAXUINT32) gen_uint(t, hf.an_req_qp, tvb, an->req_qp);
-  if (an->pmtu) gen_uint(t, hf.an_pmtu, tvb, an->pmtu);
+  if (an->resp_qp != G_MAXUINT32) gen_uint(t, hf.an_resp_qp, tvb, an->resp_qp);
+  if (v->flags & ORNIC_AN_PAIRED) gen_flag(t, hf.an_paired, tvb);
+  if (v->flags & ORNIC_AN_UNTRACKED) gen_flag(t, hf.an_untracked, tvb);
+  if (v->flags & ORNIC_AN_BEFORE_CAPTURE) {
+    proto_item *pi = gen_flag(t, hf.an_before_capture, tvb);
+    if (an->once & ORNIC_ONCE_BEFORE_CAPTURE) expert_add_info(pinfo, pi, &ei.before_capture);
+  }
+  if (v->pmtu) gen_uint(t, hf.an_pmtu, tvb, v->pmtu);
+  tree_problems(t, tvb, pinfo, an, (f->ext.present & f->decoded & ORNIC_HDR_NAKETH) != 0);
   tree_wqe(t, tvb, pinfo, an, f);
   tree_sequence(t, tvb, pinfo, an);
   tree_ack(t, tvb, pinfo, an);
+  if (v->flags & ORNIC_AN_ECN) {
+    proto_item *pi = gen_flag(t, hf.an_ecn, tvb);
+    expert_add_info(pinfo, pi, &ei.ecn);
+  }
 }

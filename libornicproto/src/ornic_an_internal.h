@@ -51,6 +51,7 @@ enum {
 typedef struct {
   uint32_t frame, resp_frame, asked; /* frame numbers, truncated to 32 bits; asked: the last asker */
   uint32_t bits;
+  int64_t passed;                    /* ns: when the window's top first reached this PSN */
 } an_slot;
 
 /* The ask counters (S_ASKED, S_RASKED): each NAK or READ retry asks for one
@@ -79,6 +80,7 @@ typedef struct {
   uint32_t len, rkey;
   uint64_t va;        /* WRITE: Start_Addr; READ: the remote source */
   uint64_t frame;     /* the packet that revealed it */
+  uint64_t cached_frame; /* ORNIC: the first ACK with ADDR_CACHED for it (3.4), 0 none */
 } an_wqe;
 #define AN_WQE_HIST 64u
 
@@ -112,6 +114,8 @@ typedef struct {
   uint32_t cum, msn, resp_hpsn;
   uint32_t resp_last; /* the previous READ response's PSN */
   bool resp_retry;    /* it answered a retry: the next in sequence does too */
+  int64_t now;       /* ns: the packet being analysed */
+  int64_t lag_max;   /* ns: the longest an out-of-order first arrival lagged behind a later PSN */
   /* once-per-direction notes */
   bool noted_addr, noted_pmtu, noted_unseen;
   an_wqe_hist wqes;

@@ -109,15 +109,17 @@ static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in, or
 }
 
 /* RC NAK (PROTOCOL.md 8.6): the requester goes back to psn, so every PSN
- * from it to the highest sent is asked for again; only psn is declared
- * lost (the responder dropped the rest as out of sequence). */
+ * from it to the highest sent is asked for again. On one path the NAK
+ * proves psn lost (the responder dropped the rest as out of sequence);
+ * sprayed over several, it may only have been overtaken. */
 static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
                    const ornic_an_input *in, ornic_an_verdict *v) {
   if (!d->have_req) return;
   int32_t n = ornic_psn_diff(d->hpsn, psn);
   if (n < 0 || (uint32_t)n >= a->cfg.window) n = 0;
   uint32_t lost = 0;
-  for (int32_t i = 0; i <= n; i++) lost += ask(a, d, ornic_psn_add(psn, i), in->frame, seq_error && i == 0);
+  bool proof = seq_error && !d->sprayed;
+  for (int32_t i = 0; i <= n; i++) lost += ask(a, d, ornic_psn_add(psn, i), in->frame, proof && i == 0);
   declare_loss(d, v, psn, lost);
 }
 
@@ -146,6 +148,13 @@ static void completion(an_dir *d, const ornic_frame *f, uint32_t pmtu, ornic_an_
   v->wqe_completed = w->idx;
 }
 
+/* ADDR_CACHED refers to the WQE in flight (3.4), the newest: from now on the
+ * requester sends its packets, first copies or not, as Spot and Last. */
+static void note_cached(an_dir *d, const ornic_an_input *in) {
+  an_wqe *w = an_wqe_newest(&d->wqes);
+  if (w && w->ornic && w->kind == W_WRITE && !w->cached_frame) w->cached_frame = in->frame;
+}
+
 static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
                  uint32_t pmtu, ornic_an_verdict *v) {
   const ornic_frame *f = in->f;
@@ -162,6 +171,8 @@ static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
   }
   if (type == ORNIC_AETH_ACK) {
     d->st->acks++;
+    if ((f->ext.present & f->decoded & ORNIC_HDR_OACKETH) && (f->ext.oacketh.flags & ORNIC_OACK_ADDR_CACHED))
+      note_cached(d, in);
     cumulative(a, c, d, psn, in, true, v);
     completion(d, f, pmtu, v);
     return;

@@ -2,6 +2,7 @@
  * slots below the highest PSN, first arrivals told from repeats, repeats
  * told apart as retransmissions (asked for, or timed out on) and
  * duplicates (nobody asked), READ reservations, and the OTD rule. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,7 @@ static uint32_t oldest_needed(const an_dir *d, uint32_t psn) {
 int an_window_touch(an_dir *d, uint32_t psn, uint32_t max_cap) {
   if (!d->have_top) {
     if (grow(d, 256) < 0) return -1;
+    for (uint32_t i = 0; i < d->cap; i++) d->slots[i].passed = d->now;
     d->top = psn;
     d->valid = d->cap; /* nothing before the first PSN was captured */
     d->have_top = true;
@@ -67,8 +69,11 @@ int an_window_touch(an_dir *d, uint32_t psn, uint32_t max_cap) {
     if (grow(d, cap) < 0) return -1;
   }
   uint32_t clear = (uint32_t)dd < d->cap ? (uint32_t)dd : d->cap;
-  for (uint32_t i = 1; i <= clear; i++)
-    memset(&d->slots[ornic_psn_add(psn, -(int32_t)(clear - i)) & (d->cap - 1)], 0, sizeof(an_slot));
+  for (uint32_t i = 1; i <= clear; i++) {
+    an_slot *s = &d->slots[ornic_psn_add(psn, -(int32_t)(clear - i)) & (d->cap - 1)];
+    memset(s, 0, sizeof *s);
+    s->passed = d->now;
+  }
   d->top = psn;
   d->valid = d->valid + clear < d->cap ? d->valid + clear : d->cap;
   return 0;
@@ -127,17 +132,37 @@ static uint32_t reorder_reach(const ornic_analysis *a, const an_dir *d, bool orn
   return !ornic && d->sprayed && r < a->cfg.otd ? a->cfg.otd : r;
 }
 
+/* The same in time: before any reordering was seen in a sprayed in-order
+ * direction, any lag (the distance alone decides). */
+static int64_t lag_reach(const an_dir *d, bool ornic) {
+  return !ornic && d->sprayed && !d->lag_max ? INT64_MAX : d->lag_max;
+}
+
+/* ORNIC: an FSpot or Last with Address that a NAK asked for, when the
+ * responder had already told the requester ADDR_CACHED for its WQE before
+ * that NAK: the requester sends copies as Spot / Last then (4.2), so this is
+ * an original that arrived late. */
+static bool sent_before_cached(an_dir *d, const an_slot *s, const ornic_an_input *in, uint32_t pmtu) {
+  if (!(in->f->ext.present & ORNIC_HDR_RETH)) return false;
+  const an_wqe *w = an_wqe_find(&d->wqes, in->f->bth.psn, W_WRITE, pmtu);
+  return w && w->cached_frame && (uint32_t)w->cached_frame < s->asked;
+}
+
 static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const ornic_an_input *in,
-                       bool ornic, uint32_t back, ornic_an_verdict *v) {
+                       bool ornic, uint32_t pmtu, uint32_t back, ornic_an_verdict *v) {
   uint32_t psn = in->f->bth.psn;
   if (an_asks(s, S_ASKED)) {
     v->asked_frame = s->asked;
     /* Asked for, and first seen now: the copy the NAK asked for, or the
      * original still arriving late (a NAK may declare lost what is only
-     * reordered). An original lags at most as far as the direction's
-     * reordering has gone; a copy sent after the NAK lags further. The
-     * ask stays for a late original: the copy still to come answers it. */
-    if (back <= reorder_reach(a, d, ornic)) {
+     * reordered). An original lags no further behind the highest PSN, in
+     * PSNs and in time, than the direction's reordering has gone; a copy,
+     * sent only after the NAK reached the requester, lags further in one
+     * or the other. Where the round trip is as short as the reordering is
+     * wide, the two cannot be told apart (8.7). The ask stays for a late
+     * original: the copy still to come answers it. */
+    bool late = ornic ? sent_before_cached(d, s, in, pmtu) : false;
+    if (late || (back <= reorder_reach(a, d, ornic) && d->now - s->passed <= lag_reach(d, ornic))) {
       v->flags |= ORNIC_AN_OOO;
       count_ooo(d, back);
       set_seen(s, in->frame);
@@ -159,6 +184,7 @@ static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const orn
   } else {
     v->flags |= ORNIC_AN_OOO;
     count_ooo(d, back);
+    if (d->now - s->passed > d->lag_max) d->lag_max = d->now - s->passed;
   }
   set_seen(s, in->frame);
 }
@@ -261,15 +287,27 @@ static void atomic_message(an_dir *d, const ornic_an_input *in, uint16_t fl, uin
   v->flags &= ~(uint32_t)ORNIC_AN_ADDR;
 }
 
+static bool wqe_starting_at(an_wqe_hist *h, uint32_t psn) {
+  for (uint32_t i = 0; i < h->n; i++)
+    if (h->ring[i].start_psn == psn) return true;
+  return false;
+}
+
 static void place(an_dir *d, const ornic_an_input *in, uint16_t fl, bool ornic, uint32_t pmtu,
                   bool fresh, ornic_an_verdict *v) {
   const ornic_frame *f = in->f;
   uint32_t psn = f->bth.psn;
   if (ornic && (fl & ORNIC_OPF_WRITE)) {
     if (f->ext.present & f->decoded & ORNIC_HDR_RETH) ornic_wqe(d, in, pmtu, fresh, v);
-  } else if ((fl & ORNIC_OPF_FIRST) && fresh) {
+  } else if ((fl & ORNIC_OPF_FIRST) && !wqe_starting_at(&d->wqes, psn)) {
+    /* A First seen for the first time, also when it arrives after later
+     * packets of its message (sprayed) or as a retransmission whose
+     * original the capture missed. */
+    an_wqe *newest = an_wqe_newest(&d->wqes);
+    bool behind = newest && ornic_psn_lt(psn, newest->start_psn);
     an_wqe_close(&d->wqes, psn);
     rc_message(d, in, fl, v);
+    if (behind) an_wqe_newest(&d->wqes)->ornic = true; /* out of PSN order in the history */
   }
   an_wqe *w = an_wqe_find(&d->wqes, psn, ornic ? W_WRITE : 0, pmtu);
   if (w) {
@@ -405,7 +443,7 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
   if (s->bits & S_REQ) {
     repeat(d, s, in, ornic, v);
   } else {
-    late_first(a, d, s, in, ornic, (uint32_t)-dd, v);
+    late_first(a, d, s, in, ornic, pmtu, (uint32_t)-dd, v);
     *fresh = !(v->flags & ORNIC_AN_RETRANS);
   }
   return true;

@@ -113,6 +113,7 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   v->dir = (uint8_t)dir;
   if (ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC) c->pub.transport_ornic = true;
   an_note_time(d->st, in);
+  d->now = in->sec * 1000000000 + (int64_t)in->nsec;
   if (ecn_marked(f)) {
     v->flags |= ORNIC_AN_ECN;
     d->st->ecn++;
