@@ -138,7 +138,20 @@ static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except, c
 an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in) {
   an_key k;
   make_key(&k, in, in->f->bth.destqp);
-  uint32_t i = an_map_get(&a->map, &k);
+  /* Packets mostly alternate between a QP pair's two halves (data one
+   * way, ACKs the other): two entries of cache before the map. */
+  uint32_t i = AN_NONE;
+  for (int c = 0; c < 2 && i == AN_NONE; c++)
+    if (a->last_half[c] != AN_NONE && memcmp(&a->last_key[c], &k, sizeof k) == 0) i = a->last_half[c];
+  if (i == AN_NONE) {
+    i = an_map_get(&a->map, &k);
+    if (i != AN_NONE) {
+      a->last_key[1] = a->last_key[0];
+      a->last_half[1] = a->last_half[0];
+      a->last_key[0] = k;
+      a->last_half[0] = i;
+    }
+  }
   if (i != AN_NONE) return resolve(a, &a->halves[i]);
   /* A new half: the reverse of a conversation it fits, or a conversation of its own. */
   int c = best_candidate(a, &k, AN_NONE, in->f);
@@ -227,7 +240,7 @@ static void dir_absorb(an_dir *dst, an_dir *src) {
     dst->epsn = src->epsn;
     dst->last_psn = src->last_psn;
     dst->hole_flagged = src->hole_flagged;
-    dst->hole_epsn = src->hole_epsn;
+    dst->hole_limit = src->hole_limit;
     dst->wqes = src->wqes;
     dst->noted_addr |= src->noted_addr;
     dst->noted_pmtu |= src->noted_pmtu;

@@ -100,7 +100,7 @@ typedef struct {
   uint32_t epsn;     /* first PSN from floor on neither seen nor reserved */
   uint32_t last_psn; /* the previous request's PSN */
   bool hole_flagged;
-  uint32_t hole_epsn;
+  uint32_t hole_limit;
   uint16_t sport;    /* UDP source port of the first request */
   bool sprayed;      /* requests came from more than one source port (paths) */
   /* window */
@@ -143,6 +143,8 @@ struct ornic_analysis {
   uint32_t nhalves, halves_cap;
   an_conv *convs;
   uint32_t nconvs, convs_cap;
+  an_key last_key[2];  /* the last two halves looked up */
+  uint32_t last_half[2]; /* AN_NONE: none */
 };
 
 /* ornic_an_conv.c */

@@ -74,14 +74,16 @@ static void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t psn,
   note_unseen(d, v);
 }
 
-/* A PSN a NAK asks for again; returns 1 when it is newly declared lost. */
-static uint32_t ask(ornic_analysis *a, an_dir *d, uint32_t q, uint64_t frame, bool declare) {
+/* A PSN a NAK asks for again; returns 1 when it is newly declared lost:
+ * `declare` and, with `only_seen`, the capture saw it. */
+static uint32_t ask(ornic_analysis *a, an_dir *d, uint32_t q, uint64_t frame, bool declare,
+                    bool only_seen) {
   if (an_window_touch(d, q, a->cfg.window) < 0) return 0;
   an_slot *s = an_slot_at(d, q);
   if (!s) return 0;
   an_ask(s, S_ASKED);
   s->asked = (uint32_t)frame;
-  if (!declare || (s->bits & S_DECLARED)) return 0;
+  if (!declare || (s->bits & S_DECLARED) || (only_seen && !(s->bits & S_REQ))) return 0;
   s->bits |= S_DECLARED;
   return 1;
 }
@@ -94,7 +96,11 @@ static void declare_loss(an_dir *d, ornic_an_verdict *v, uint32_t first, uint32_
   d->st->loss += n;
 }
 
-/* ORNIC NAK (4.4): its lost set is asked for again and declared lost. */
+/* ORNIC NAK (4.4): its lost set is asked for again. The NAK proves lost
+ * only the PSNs the capture saw sent (a tap on the requester's side); one
+ * not seen yet may still be on a slower path (a NAK with too small an OTD
+ * declares those too): its loss is proven when the first copy that shows
+ * up is the one the NAK asked for (8.3). */
 static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in, ornic_an_verdict *v) {
   const ornic_naketh *nak = &in->f->ext.naketh;
   uint32_t span = ornic_nak_lost_span(nak, a->cfg.otd), lost = 0, first = 0, set = 0;
@@ -102,7 +108,7 @@ static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in, or
     uint32_t q = ornic_psn_add(nak->base_psn, (int32_t)i);
     if (!ornic_nak_psn_lost(nak, a->cfg.otd, q)) continue;
     set++;
-    if (ask(a, d, q, in->frame, true) && !lost++) first = q;
+    if (ask(a, d, q, in->frame, true, true) && !lost++) first = q;
   }
   v->nak_lost = set;
   declare_loss(d, v, first, lost);
@@ -119,7 +125,7 @@ static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
   if (n < 0 || (uint32_t)n >= a->cfg.window) n = 0;
   uint32_t lost = 0;
   bool proof = seq_error && !d->sprayed;
-  for (int32_t i = 0; i <= n; i++) lost += ask(a, d, ornic_psn_add(psn, i), in->frame, proof && i == 0);
+  for (int32_t i = 0; i <= n; i++) lost += ask(a, d, ornic_psn_add(psn, i), in->frame, proof && i == 0, false);
   declare_loss(d, v, psn, lost);
 }
 

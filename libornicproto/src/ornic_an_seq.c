@@ -203,18 +203,26 @@ static void advance_epsn(an_dir *d) {
   }
 }
 
+#define AN_HOLE_SCAN 256u
+
 static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdict *v) {
   int32_t ahead = ornic_psn_diff(psn, d->epsn);
-  if (ahead <= (int32_t)a->cfg.otd || (d->hole_flagged && d->hole_epsn == d->epsn)) return;
+  /* Once per hole: not again while ePSN is inside the last one flagged, as
+   * the responder's NAK pacing does not declare it again (4.4). */
+  if (ahead <= (int32_t)a->cfg.otd || (d->hole_flagged && ornic_psn_lt(d->epsn, d->hole_limit))) return;
+  /* The hole is counted over its first AN_HOLE_SCAN PSNs: a figure for a
+   * reader, not a verdict, and a long scan per hole would cost more than the
+   * rest of the analysis on a lossy trace. */
   uint32_t span = (uint32_t)ahead - a->cfg.otd, n = 0, mask = d->cap - 1;
   if (span > d->valid) span = d->valid;
+  if (span > AN_HOLE_SCAN) span = AN_HOLE_SCAN;
   for (uint32_t i = 0, q = d->epsn; i < span; i++, q++)
     n += !(d->slots[q & mask].bits & (S_REQ | S_RESV));
   v->flags |= ORNIC_AN_OTD_EXCEEDED;
   v->hole_first = d->epsn;
   v->hole_count = n;
   d->hole_flagged = true;
-  d->hole_epsn = d->epsn;
+  d->hole_limit = ornic_psn_add(psn, -(int32_t)a->cfg.otd);
 }
 
 /* ---- messages and WQEs ------------------------------------------------------ */

@@ -29,7 +29,10 @@ ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg) {
   }
   if (c.window < 256 || c.window > (1u << 22) || (c.window & (c.window - 1))) return NULL;
   ornic_analysis *a = calloc(1, sizeof *a);
-  if (a) a->cfg = c;
+  if (a) {
+    a->cfg = c;
+    a->last_half[0] = a->last_half[1] = AN_NONE;
+  }
   return a;
 }
 
@@ -42,6 +45,7 @@ static void clear(ornic_analysis *a) {
   ornic_analysis_cfg cfg = a->cfg;
   memset(a, 0, sizeof *a);
   a->cfg = cfg;
+  a->last_half[0] = a->last_half[1] = AN_NONE;
 }
 
 void ornic_analysis_free(ornic_analysis *a) {

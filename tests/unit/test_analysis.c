@@ -269,16 +269,20 @@ START_TEST(ornic_nak_loss_retransmission) {
   }
   opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAK_OTD_EXCEEDED, .nak_trigger = s + 75,
              .nak_nblocks = 5, .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
+  /* The tap is at the responder: PSN s+10 was not seen, so the NAK declares
+   * it lost but does not prove it (it may be on a slow path)... */
   ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, s + 10, &nak);
   ck_assert(v.flags & ORNIC_AN_NAK);
+  ck_assert(!(v.flags & ORNIC_AN_LOSS));
+  ck_assert_uint_eq(v.nak_lost, 1);
+  uint64_t nak_frame = t->frame;
+  /* ...the copy it asked for, arriving as the first one, does (8.3, 8.6). */
+  v = feed(t, A, QB, ORNIC_OP_OOO_WRITE_SPOT, s + 10, &spot);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
   ck_assert(v.flags & ORNIC_AN_LOSS);
   ck_assert_uint_eq(v.loss_first_psn, s + 10);
   ck_assert_uint_eq(v.loss_count, 1);
-  ck_assert_uint_eq(v.nak_lost, 1);
-  uint64_t nak_frame = t->frame;
-  v = feed(t, A, QB, ORNIC_OP_OOO_WRITE_SPOT, s + 10, &spot);
-  ck_assert(v.flags & ORNIC_AN_RETRANS);
-  ck_assert(!(v.flags & (ORNIC_AN_LOSS | ORNIC_AN_DUP | ORNIC_AN_OOO)));
+  ck_assert(!(v.flags & (ORNIC_AN_DUP | ORNIC_AN_OOO)));
   ck_assert_uint_eq(v.asked_frame, nak_frame);
   ck_assert_uint_eq(v.addr, 0x100000 + 10 * 1024);
   /* a PSN seen before, nobody asked: a duplicate */
@@ -295,6 +299,32 @@ START_TEST(ornic_nak_loss_retransmission) {
   ck_assert_uint_eq(st->retrans, 2);
   ck_assert_uint_eq(st->dups, 1);
   ck_assert_uint_eq(st->naks, 1);
+  t_free(t);
+}
+END_TEST
+
+/* A tap at the requester sees every original: a NAK declaring a PSN the
+ * capture saw sent proves it lost in the network. */
+START_TEST(ornic_nak_at_requester_tap) {
+  T *t = t_new(1024);
+  opt fspot = {.len = 1024, .va = 0x100000, .rkey = 9, .dmalen = 100 * 1024};
+  for (uint32_t i = 0; i < 80; i++) {
+    fspot.va = 0x100000 + i * 1024;
+    fspot.offset = i * 1024;
+    NO_PROBLEM(feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 100 + i, &fspot));
+  }
+  opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAK_OTD_EXCEEDED, .nak_trigger = 175,
+             .nak_nblocks = 5, .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, 110, &nak);
+  ck_assert(v.flags & ORNIC_AN_LOSS);
+  ck_assert_uint_eq(v.loss_first_psn, 110);
+  ck_assert_uint_eq(v.loss_count, 1);
+  fspot.va = 0x100000 + 10 * 1024;
+  fspot.offset = 10 * 1024;
+  v = feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 110, &fspot);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  ck_assert(!(v.flags & ORNIC_AN_LOSS)); /* counted once, on the NAK */
+  ck_assert_uint_eq(ornic_analysis_conv(t->an, 1)->dir[0].loss, 1);
   t_free(t);
 }
 END_TEST
@@ -472,6 +502,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, capture_starts_mid_stream);
   tcase_add_test(tc, acked_unseen_is_not_captured);
   tcase_add_test(tc, ornic_nak_loss_retransmission);
+  tcase_add_test(tc, ornic_nak_at_requester_tap);
   tcase_add_test(tc, ornic_stale_ack_is_information);
   tcase_add_test(tc, rc_go_back_n);
   tcase_add_test(tc, read_retry_fills_holes);

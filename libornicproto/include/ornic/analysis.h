@@ -129,7 +129,7 @@ typedef struct {
   uint32_t ooo_distance;     /* OOO / DUP / RETRANS: PSNs below the highest */
   uint64_t first_frame;      /* DUP / RETRANS: the frame of the first copy (0 unknown) */
   uint64_t asked_frame;      /* RETRANS: the NAK or READ retry that asked for it (0: timeout) */
-  uint32_t hole_first, hole_count; /* OTD_EXCEEDED: the missing PSNs from ePSN */
+  uint32_t hole_first, hole_count; /* OTD_EXCEEDED: the missing PSNs from ePSN (of the first 256) */
   /* WQE / message */
   uint64_t addr;             /* ADDR */
   uint32_t wqe;              /* WQE number in the direction, 1-based */
