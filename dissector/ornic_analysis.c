@@ -65,7 +65,6 @@ static void state_new(void) {
   ornic_analysis_cfg_init(&cfg);
   cfg.otd = ornic_pref_otd;
   cfg.pmtu = (uint32_t)ornic_pref_pmtu;
-  cfg.udp_port = ORNIC_ROCEV2_UDP_PORT;
   cfg.on_acked = on_acked;
   engine = ornic_analysis_new(&cfg);
   idx_frames = g_array_new(FALSE, FALSE, sizeof(guint32));

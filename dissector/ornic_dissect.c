@@ -253,8 +253,6 @@ static const ornic_pkt *analysis_for(packet_info *pinfo, const located *loc) {
     in.dst = pinfo->net_dst.data;
     in.addr_len = (uint8_t)pinfo->net_src.len;
   }
-  guint16 need = ornic_opcode_info_get(f->bth.opcode)->hdrs;
-  in.headers_complete = (need & ~f->decoded) == 0;
   return ornic_analysis_packet(pinfo, &in);
 }
 

@@ -242,8 +242,6 @@ static void dir_absorb(an_dir *dst, an_dir *src) {
     dst->hole_flagged = src->hole_flagged;
     dst->hole_limit = src->hole_limit;
     dst->wqes = src->wqes;
-    dst->noted_addr |= src->noted_addr;
-    dst->noted_pmtu |= src->noted_pmtu;
   }
   if (!dst->have_cum && src->have_cum) {
     dst->have_cum = true;
@@ -257,7 +255,6 @@ static void dir_absorb(an_dir *dst, an_dir *src) {
     dst->have_resp = true;
     dst->resp_hpsn = src->resp_hpsn;
   }
-  dst->noted_unseen |= src->noted_unseen;
   if (!src->have_req || dst->have_req) merge_slots(dst, src);
   add_stats(dst->st, src->st);
 }

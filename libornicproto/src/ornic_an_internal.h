@@ -116,8 +116,6 @@ typedef struct {
   bool resp_retry;    /* it answered a retry: the next in sequence does too */
   int64_t now;       /* ns: the packet being analysed */
   int64_t lag_max;   /* ns: the longest an out-of-order first arrival lagged behind a later PSN */
-  /* once-per-direction notes */
-  bool noted_addr, noted_pmtu, noted_unseen;
   an_wqe_hist wqes;
   ornic_an_dir_stats *st;
 } an_dir;

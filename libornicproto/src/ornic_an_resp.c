@@ -4,11 +4,6 @@
  * sent again, what they declare lost), MSN progress. */
 #include "ornic_an_internal.h"
 
-static void note_unseen(an_dir *d, ornic_an_verdict *v) {
-  if (!d->noted_unseen) v->flags |= ORNIC_AN_FIRST_NOTE;
-  d->noted_unseen = true;
-}
-
 /* One PSN newly covered by a cumulative acknowledgement. Returns 1 when the
  * capture should have seen it and did not. */
 static uint32_t cover(ornic_analysis *a, an_dir *d, uint32_t q, const ornic_an_input *in,
@@ -71,7 +66,6 @@ static void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t psn,
   v->not_captured_first = first;
   v->not_captured = unseen;
   d->st->not_captured += unseen;
-  note_unseen(d, v);
 }
 
 /* A PSN a NAK asks for again; returns 1 when it is newly declared lost:
@@ -217,8 +211,6 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
   an_wqe *w = an_wqe_find(&d->wqes, q, W_READ, pmtu);
   if (!w) {
     v->flags |= ORNIC_AN_BEFORE_CAPTURE | ORNIC_AN_ADDR_UNKNOWN;
-    if (!d->noted_addr) v->flags |= ORNIC_AN_FIRST_NOTE;
-    d->noted_addr = true;
     return;
   }
   an_wqe_fill(v, w, q, pmtu);

@@ -143,7 +143,7 @@ static int64_t lag_reach(const an_dir *d, bool ornic) {
  * that NAK: the requester sends copies as Spot / Last then (4.2), so this is
  * an original that arrived late. */
 static bool sent_before_cached(an_dir *d, const an_slot *s, const ornic_an_input *in, uint32_t pmtu) {
-  if (!(in->f->ext.present & ORNIC_HDR_RETH)) return false;
+  if (!(in->f->ext.present & in->f->decoded & ORNIC_HDR_RETH)) return false;
   const an_wqe *w = an_wqe_find(&d->wqes, in->f->bth.psn, W_WRITE, pmtu);
   return w && w->cached_frame && (uint32_t)w->cached_frame < s->asked;
 }
@@ -232,26 +232,15 @@ static uint8_t kind_of(uint16_t fl) {
          : (fl & ORNIC_OPF_ATOMIC) ? W_ATOMIC : W_SEND;
 }
 
-static void note_addr_unknown(an_dir *d, ornic_an_verdict *v) {
-  v->flags |= ORNIC_AN_ADDR_UNKNOWN;
-  if (!d->noted_addr) v->flags |= ORNIC_AN_FIRST_NOTE;
-  d->noted_addr = true;
-}
-
-static void note_pmtu_unknown(an_dir *d, ornic_an_verdict *v) {
-  v->flags |= ORNIC_AN_PMTU_UNKNOWN;
-  if (!d->noted_pmtu) v->flags |= ORNIC_AN_FIRST_NOTE;
-  d->noted_pmtu = true;
-}
-
 /* ORNIC FSpot / Last with Address: the WQE it describes (3.2), new or known. */
 static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool fresh,
                       ornic_an_verdict *v) {
   const ornic_ext *e = &in->f->ext;
-  uint32_t off = (e->present & ORNIC_HDR_OFFETH) ? e->offeth.offset : 0, start = in->f->bth.psn;
+  uint32_t start = in->f->bth.psn;
+  uint32_t off = (e->present & in->f->decoded & ORNIC_HDR_OFFETH) ? e->offeth.offset : 0;
   if (off) {
     if (!pmtu) {
-      note_pmtu_unknown(d, v);
+      v->flags |= ORNIC_AN_PMTU_UNKNOWN;
       return;
     }
     if (off % pmtu) return; /* not placeable: the end points reject it (4.3 rule 5) */
@@ -319,15 +308,10 @@ static void place(an_dir *d, const ornic_an_input *in, uint16_t fl, bool ornic, 
   }
   an_wqe *w = an_wqe_find(&d->wqes, psn, ornic ? W_WRITE : 0, pmtu);
   if (w) {
-    uint32_t pm_flags = v->flags & ORNIC_AN_PMTU_UNKNOWN;
     an_wqe_fill(v, w, psn, pmtu);
-    if ((v->flags & ORNIC_AN_PMTU_UNKNOWN) && !pm_flags) {
-      v->flags &= ~(uint32_t)ORNIC_AN_PMTU_UNKNOWN;
-      note_pmtu_unknown(d, v);
-    }
     if (w->kind == W_READ) v->flags &= ~(uint32_t)ORNIC_AN_ADDR; /* its RETH says it */
   } else if (fl & ORNIC_OPF_WRITE) {
-    note_addr_unknown(d, v);
+    v->flags |= ORNIC_AN_ADDR_UNKNOWN;
   }
 }
 

@@ -211,7 +211,6 @@ const char *ornic_an_flag_name(uint32_t flag_bit) {
   case ORNIC_AN_BEFORE_CAPTURE: return "before_capture";
   case ORNIC_AN_UNTRACKED: return "untracked";
   case ORNIC_AN_PAIRED: return "paired";
-  case ORNIC_AN_FIRST_NOTE: return "first_note";
   default: return NULL;
   }
 }

@@ -45,7 +45,6 @@ typedef struct {
   uint32_t pmtu;      /* path MTU in bytes; 0: learn it per conversation from full packets */
   uint32_t window;    /* PSNs remembered per direction, a power of two (256 .. 1<<22); 0: 16384 */
   uint32_t max_convs; /* conversations tracked; 0: 65536 */
-  uint16_t udp_port;  /* unused by the engine; kept for callers' configuration dumps */
   ornic_an_acked_cb on_acked;
   void *user;
 } ornic_analysis_cfg;
@@ -64,12 +63,13 @@ typedef struct {
   uint64_t frame;           /* capture frame number, 1-based, increasing */
   int64_t sec;              /* capture time */
   uint32_t nsec;
-  const ornic_frame *f;     /* decoded; its BTH must have been read */
+  const ornic_frame *f;     /* decoded; its BTH must have been read. Only the extension
+                             * headers in f->ext.present & f->decoded are used (a frame
+                             * cut by the snaplen is analysed as far as it goes) */
   /* Addresses of the IP header (or GRH). NULL: taken from f->ip when f->l3
    * is set, else the packet is keyed by DestQP alone. */
   const uint8_t *src, *dst; /* 4 (IPv4) or 16 bytes */
   uint8_t addr_len;         /* 4 or 16 when src/dst are given */
-  bool headers_complete;    /* every extension header of the opcode was decoded */
 } ornic_an_input;
 
 /* Direction of a packet's PSN space in its conversation. */
@@ -113,9 +113,7 @@ enum {
   ORNIC_AN_READ_RETRY = 1u << 21,  /* a READ request inside an earlier READ's range (4.5) */
   ORNIC_AN_BEFORE_CAPTURE = 1u << 22, /* about PSNs sent before the capture started: not judged */
   ORNIC_AN_UNTRACKED = 1u << 23,   /* conversation table full: not analysed */
-  ORNIC_AN_PAIRED = 1u << 24,      /* this packet paired the conversation's two QPs */
-  ORNIC_AN_FIRST_NOTE = 1u << 25   /* the first ADDR_UNKNOWN / PMTU_UNKNOWN / NOT_CAPTURED of this
-                                    * direction: where a reader shows the note once */
+  ORNIC_AN_PAIRED = 1u << 24       /* this packet paired the conversation's two QPs */
 };
 
 typedef struct {
