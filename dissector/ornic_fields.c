@@ -269,7 +269,7 @@ static ei_register_info expert_table[] = {
     E(ooo, "ornic.analysis.ooo.expert", PI_SEQUENCE, PI_CHAT, "Out-of-order arrival"),
     E(dup, "ornic.analysis.duplicate.expert", PI_SEQUENCE, PI_WARN, "Duplicate PSN"),
     E(retrans, "ornic.analysis.retransmission.expert", PI_SEQUENCE, PI_WARN, "Retransmission"),
-    E(loss, "ornic.analysis.loss.expert", PI_SEQUENCE, PI_WARN, "Loss: PSNs declared lost"),
+    E(loss, "ornic.analysis.loss.expert", PI_SEQUENCE, PI_WARN, "Loss: PSNs lost in the network"),
     E(nak, "ornic.nak.expert", PI_SEQUENCE, PI_WARN, "NAK"),
     E(ecn, "ornic.ecn", PI_SEQUENCE, PI_CHAT, "Congestion notification"),
     E(ack_stale, "ornic.analysis.ack_stale.expert", PI_SEQUENCE, PI_NOTE,

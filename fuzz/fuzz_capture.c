@@ -1,7 +1,10 @@
 /* fuzz_capture: the reading path of tools/ornic-decode, as the tool runs it:
  * the input stream (plain, or gzip through the inflating stream), libpcap's
- * pcap and pcapng readers, link types, the per-packet verdicts, the text and
- * JSON printers, --stats, and the damaged-file report.
+ * pcap and pcapng readers, link types, the per-packet verdicts, the
+ * conversation-analysis engine (libornicproto's ornic/analysis.h, with a
+ * small window and conversation table so that its growth and limits are
+ * reached), the text and JSON printers, --stats, and the damaged-file
+ * report.
  *
  * Input: a capture file, as bytes (gzip-compressed or not). It is written to
  * a memory file and opened by path, exactly as `ornic-decode FILE` opens it;
@@ -15,6 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "capture.h"
 #include "fuzz_driver.h"
 #include "outbuf.h"
@@ -72,8 +76,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_check(err[0] != '\0', "open failed without a message");
     return 0;
   }
+  ornic_analysis_cfg acfg;
+  ornic_analysis_cfg_init(&acfg);
+  acfg.window = 512;
+  acfg.max_convs = 8;
+  ornic_analysis *an = ornic_analysis_new(&acfg);
+  fuzz_check(an != NULL, "ornic_analysis_new");
   dec_stats st;
   dec_stats_init(&st);
+  st.an = an;
+  st.an_cfg = acfg;
   dec_decode_cfg cfg = {.dlt = cap.dlt, .udp_port = 0, .verify_icrc = true};
   const struct pcap_pkthdr *h;
   const uint8_t *pkt;
@@ -81,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc;
   while ((rc = dec_capture_next(&cap, &h, &pkt)) == 1 && cap.records <= MAX_RECORDS) {
     dec_packet_decode(&pk, &cfg, cap.records, h, pkt);
+    dec_analyse(an, &pk);
     print_all(&pk);
     dec_stats_add(&st, &pk);
   }
@@ -93,6 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dec_stats_print_json(&out, &st, cap.in.name);
   out.len = 0; /* nobody reads it: skip the write */
   dec_stats_free(&st);
+  ornic_analysis_free(an);
   dec_capture_close(&cap);
   return 0;
 }

@@ -49,6 +49,11 @@ common="-q --qps 2 --wqes 2 --wqe-size 12K --pmtu 1024 --paths 4 --loss 0.05"
 cp "$tmp/nak.pcap" "$corpus/capture/pcapgen-write-drops-psn-wrap.pcap"
 "$pcapgen" -q --profile roce --qps 1 --wqes 2 --wqe-size 8K --pmtu 1024 --loss 0.1 -s 5 \
   -o "$corpus/capture/pcapgen-roce-gbn.pcap"
+# Two-way RC with READs outstanding, lossy, starting mid-stream and missing
+# frames: every branch of the conversation analysis (pairing, READ retries,
+# not captured, go-back-N).
+"$pcapgen" -q --profile rc --qps 2 --wqes 4 --wqe-size 3K --pmtu 1024 --rc-outstanding 4 --loss 0.05 \
+  --capture-start 5 --capture-drop 0.05 -s 6 -o "$corpus/capture/pcapgen-rc-two-way.pcap"
 for cap in "$corpus/capture/pcapgen-write-loss.pcap" "$tmp/nak.pcap" \
            "$corpus/capture/pcapgen-roce-gbn.pcap"; do
   /usr/bin/python3 - "$cap" "$corpus" "$(basename "$cap" .pcap)" <<'PY'
