@@ -117,7 +117,9 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   v->dir = (uint8_t)dir;
   if (ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC) c->pub.transport_ornic = true;
   an_note_time(d->st, in);
-  d->now = in->sec * 1000000000 + (int64_t)in->nsec;
+  /* A damaged capture can carry any 64-bit time: wrap (unsigned) rather
+   * than overflow; only differences of nearby times are used. */
+  d->now = (int64_t)((uint64_t)in->sec * 1000000000u + in->nsec);
   if (ecn_marked(f)) {
     v->flags |= ORNIC_AN_ECN;
     d->st->ecn++;
