@@ -95,12 +95,19 @@ int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out, cha
   return 0;
 }
 
+/* strtod reads hex floats after a sign too ("-0x1p3" is -8), so the sign
+ * is skipped before looking for the prefix. */
+static bool hex_float(const char *s) {
+  if (*s == '-') s++;
+  return s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+}
+
 int cli_parse_double(const char *s, double min, double max, double *out, char *why,
                      size_t why_cap) {
   char what[96];
   snprintf(what, sizeof what, "a number from %g to %g", min, max);
-  bool hex = s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-  if (!s || !*s || isspace((unsigned char)*s) || *s == '+' || hex) return fail(why, why_cap, what, s ? s : "");
+  if (!s || !*s || isspace((unsigned char)*s) || *s == '+' || hex_float(s))
+    return fail(why, why_cap, what, s ? s : "");
   char *end;
   errno = 0;
   double v = strtod(s, &end);

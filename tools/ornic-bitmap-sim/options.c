@@ -1,10 +1,11 @@
 #include "options.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "cli_num.h"
 
 #define PROG "ornic-bitmap-sim"
 
@@ -60,6 +61,10 @@ static void usage(FILE *f) {
           "  --plot FILE.svg     also draw the figures with gnuplot: SVG, or PNG for a .png name\n"
           "                      (FILE.gp keeps the script)\n"
           "  --help              this text\n"
+          "Numbers are decimal or 0x hex (010 is ten), with no sign or spaces. A LIST is\n"
+          "comma-separated; every element must be present, valid and given once.\n"
+          "Exit status: 0 ok, 1 run failed, 2 bad command line (stderr names the option and\n"
+          "the bad value or list element), 3 tables printed but --plot could not be drawn.\n"
           "Same flags, same output.\n");
 }
 
@@ -68,61 +73,116 @@ static int bad(const char *flag, const char *arg, const char *why) {
   return 2;
 }
 
+/* why is cli_num's "expected ..., got '...'", which already echoes the value. */
+static int bad_value(const char *flag, const char *why) {
+  fprintf(stderr, PROG ": %s: %s (see --help)\n", flag, why);
+  return 2;
+}
+
+/* Numbers go through tools/common/cli_num, as in every program of the tree:
+ * decimal or 0x hex, never octal, no sign or spaces, range checked. */
 static int parse_u32(const char *flag, const char *s, uint32_t lo, uint32_t hi, uint32_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-') return bad(flag, s, "not a whole number");
-  if (v < lo || v > hi) {
-    char why[80];
-    snprintf(why, sizeof why, "must be %u..%u", lo, hi);
-    return bad(flag, s, why);
-  }
+  char why[160];
+  uint64_t v;
+  if (cli_parse_u64(s, lo, hi, &v, why, sizeof why) < 0) return bad_value(flag, why);
   *out = (uint32_t)v;
   return 0;
 }
 
 static int parse_double(const char *flag, const char *s, double lo, double hi, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || *end || !(v >= lo && v <= hi)) {
-    char why[80];
-    snprintf(why, sizeof why, "must be a number in %g..%g", lo, hi);
-    return bad(flag, s, why);
+  char why[160];
+  return cli_parse_double(s, lo, hi, out, why, sizeof why) < 0 ? bad_value(flag, why) : 0;
+}
+
+/* ---- comma-separated lists ----
+ * Split by hand rather than with strtok, which silently skips empty
+ * elements ("1,,2", "64,", ",64"): every element must be present, valid and
+ * new, and an error names the option, the element and the whole list. */
+
+/* Checks one element and stores it; 0, or -1 with why filled. */
+typedef int (*element_fn)(void *ctx, const char *elem, char *why, size_t cap);
+
+static int bad_element(const char *flag, const char *list, size_t k, const char *why) {
+  fprintf(stderr, PROG ": %s: element %zu of '%s': %s (see --help)\n", flag, k, list, why);
+  return 2;
+}
+
+static int each_element(const char *flag, const char *list, element_fn fn, void *ctx) {
+  if (!*list) return bad(flag, list, "empty list");
+  size_t k = 1;
+  for (const char *p = list;; k++) {
+    size_t len = strcspn(p, ",");
+    char elem[64], why[192];
+    if (len == 0) return bad_element(flag, list, k, "empty: a doubled, leading or trailing comma");
+    if (len >= sizeof elem) return bad_element(flag, list, k, "too long");
+    memcpy(elem, p, len);
+    elem[len] = 0;
+    if (fn(ctx, elem, why, sizeof why) < 0) return bad_element(flag, list, k, why);
+    if (!p[len]) return 0;
+    p += len + 1;
   }
-  *out = v;
+}
+
+typedef struct {
+  uint32_t lo, hi;
+  uint32_t *u; /* whole numbers, or */
+  double *d;   /* real numbers */
+  size_t *n;
+} num_list;
+
+/* Is the value just stored in slot *n equal to an earlier one? */
+static bool repeats(const num_list *l) {
+  size_t n = *l->n;
+  for (size_t i = 0; i < n; i++)
+    if (l->u ? l->u[i] == l->u[n] : l->d[i] == l->d[n]) return true;
+  return false;
+}
+
+static int num_element(void *ctx, const char *elem, char *why, size_t cap) {
+  num_list *l = ctx;
+  if (*l->n == OPT_MAX_LIST) {
+    snprintf(why, cap, "more than %d values", OPT_MAX_LIST);
+    return -1;
+  }
+  uint64_t v;
+  int rc = l->u ? cli_parse_u64(elem, l->lo, l->hi, &v, why, cap)
+                : cli_parse_double(elem, l->lo, l->hi, &l->d[*l->n], why, cap);
+  if (rc < 0) return -1;
+  if (l->u) l->u[*l->n] = (uint32_t)v;
+  /* A repeated value would only repeat a row of the tables. */
+  if (repeats(l)) {
+    snprintf(why, cap, "'%s' repeats an earlier value", elem);
+    return -1;
+  }
+  (*l->n)++;
   return 0;
 }
 
-/* Comma-separated list; each item through parse_u32 or parse_double. */
 static int parse_list(const char *flag, const char *s, uint32_t lo, uint32_t hi, uint32_t *u, double *d,
                       size_t *n) {
-  char buf[512];
-  if (strlen(s) >= sizeof buf) return bad(flag, s, "list too long");
-  strcpy(buf, s);
+  num_list l = {lo, hi, u, d, n};
   *n = 0;
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    if (*n == OPT_MAX_LIST) return bad(flag, s, "more than 32 values");
-    int rc = u ? parse_u32(flag, tok, lo, hi, &u[*n]) : parse_double(flag, tok, lo, hi, &d[*n]);
-    if (rc) return rc;
-    (*n)++;
+  return each_element(flag, s, num_element, &l);
+}
+
+static int model_element(void *ctx, const char *elem, char *why, size_t cap) {
+  bool *model = ctx;
+  int k = bm_kind_parse(elem);
+  if (k < 0) {
+    snprintf(why, cap, "expected one of ornic, melo+, left, left+, got '%s'", elem);
+    return -1;
   }
-  return *n ? 0 : bad(flag, s, "empty list");
+  if (model[k]) {
+    snprintf(why, cap, "'%s' given twice", elem);
+    return -1;
+  }
+  model[k] = true;
+  return 0;
 }
 
 static int parse_models(const char *s, bool *model) {
-  char buf[128];
-  if (strlen(s) >= sizeof buf) return bad("--models", s, "list too long");
-  strcpy(buf, s);
   memset(model, 0, BM_NMODELS * sizeof *model);
-  bool any = false;
-  for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    int k = bm_kind_parse(tok);
-    if (k < 0) return bad("--models", tok, "not one of ornic, melo+, left, left+");
-    model[k] = any = true;
-  }
-  return any ? 0 : bad("--models", s, "empty list");
+  return each_element("--models", s, model_element, model);
 }
 
 static void defaults(options *o) {
@@ -159,10 +219,8 @@ static int one(options *o, int c, const char *a) {
   case O_WQE: rc = parse_u32("--wqe-pkts", a, 1, 1u << 23, &o->exp.wqe_pkts); break;
   case O_RETRY: rc = parse_u32("--retry-limit", a, 0, 255, &o->exp.retry_limit); break;
   case O_SEED: {
-    char *end;
-    errno = 0;
-    o->seed = strtoull(a, &end, 10);
-    if (errno || end == a || *end || a[0] == '-') rc = bad("--seed", a, "not a whole number");
+    char why[160];
+    if (cli_parse_u64(a, 0, UINT64_MAX, &o->seed, why, sizeof why) < 0) rc = bad_value("--seed", why);
     break;
   }
   case O_SEEDS: rc = parse_u32("--seeds", a, 1, 100000, &u), o->seeds = u; break;

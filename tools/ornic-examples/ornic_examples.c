@@ -4,14 +4,18 @@
  * document's exact format (Markdown field table, ```hex name=...``` block
  * of 16 bytes per line, iCRC line). docs/examples.txt is this output.
  *
- * Usage: ornic-examples            print every example
- *        ornic-examples NAME...    print only the named examples
- * Exit status: 0, or 1 if an example fails to encode, decode or verify. */
+ * Usage: ornic-examples [NAME...]             print every example, or the named ones
+ *        ornic-examples --pcap FILE [NAME...] write them as a capture ('-': stdout)
+ * Exit status: 0; 1 if an example fails to encode, decode or verify, or output
+ * cannot be written; 2 for a bad command line (as ornic-pcapgen and
+ * ornic-bitmap-sim), with a message on stderr naming the bad argument. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pcap_out.h"
 
@@ -497,16 +501,25 @@ static void print_hex(const char *name, const uint8_t *p, size_t n) {
   printf("```\n");
 }
 
-static int run(const example *ex, unsigned number) {
-  ornic_frame f, d;
-  uint8_t frame[FRAME_MAX];
+/* The example's frame as it goes on the wire (patch applied); its length,
+ * or -1 with a message. */
+static ornic_ssize encode(const example *ex, uint8_t *frame, size_t cap) {
+  ornic_frame f;
   ex->build(&f);
-  ornic_ssize n = ornic_frame_encode(frame, sizeof frame, &f);
+  ornic_ssize n = ornic_frame_encode(frame, cap, &f);
   if (n < 0) {
     fprintf(stderr, "%s: encode: %s\n", ex->name, ornic_strerror((int)n));
-    return 1;
+    return -1;
   }
   if (ex->patch) ex->patch(frame, (size_t)n);
+  return n;
+}
+
+static int run(const example *ex, unsigned number) {
+  ornic_frame d;
+  uint8_t frame[FRAME_MAX];
+  ornic_ssize n = encode(ex, frame, sizeof frame);
+  if (n < 0) return 1;
   int rc = ornic_frame_decode(&d, frame, (size_t)n, ORNIC_LINK_ETHERNET, 0);
   if (rc != ORNIC_OK) {
     fprintf(stderr, "%s: decode: %s\n", ex->name, ornic_strerror(rc));
@@ -542,51 +555,163 @@ static void print_intro(void) {
          "first, no FCS), then 16 bytes. \"iCRC: 0xFF\" in a table marks a field the iCRC covers as ones.\n\n");
 }
 
-/* --pcap FILE: every example as one frame of a capture, 1 us apart (the demo's input). */
-static int write_pcap(const char *path) {
-  FILE *fp = fopen(path, "wb");
-  if (!fp || pcap_out_begin(fp) < 0) {
-    fprintf(stderr, "ornic-examples: cannot write %s\n", path);
-    if (fp) fclose(fp);
+/* ---- capture ----------------------------------------------------------- */
+
+#define NEXAMPLES (sizeof examples / sizeof examples[0])
+
+/* Where --pcap writes: a file, or stdout for "-" (so the capture can be piped
+ * into ornic-decode or tshark without a temporary file). */
+static FILE *pcap_open(const char *path) {
+  return strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+}
+
+/* Closes what pcap_open opened; stdout is only flushed. 0, or -1 if any
+ * write failed. */
+static int pcap_close(FILE *fp) {
+  if (fp == stdout) return fflush(fp) != 0 || ferror(fp) ? -1 : 0;
+  return fclose(fp) != 0 ? -1 : 0;
+}
+
+static int pcap_frames(FILE *fp, const bool *wanted) {
+  for (size_t i = 0; i < NEXAMPLES; i++) {
+    uint8_t frame[FRAME_MAX];
+    if (!wanted[i]) continue;
+    ornic_ssize n = encode(&examples[i], frame, sizeof frame);
+    if (n < 0 || pcap_out_frame(fp, 1700000000000000000ull + 1000u * i, frame, (size_t)n) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+/* --pcap FILE: each wanted example as one frame of a capture, 1 us apart
+ * (the demo's input). A file left half written is removed. */
+static int write_pcap(const char *path, const bool *wanted) {
+  const char *name = strcmp(path, "-") == 0 ? "standard output" : path;
+  FILE *fp = pcap_open(path);
+  if (!fp) {
+    fprintf(stderr, "ornic-examples: cannot write %s\n", name);
     return EXIT_FAILURE;
   }
-  int bad = 0;
-  for (size_t i = 0; i < sizeof examples / sizeof examples[0] && !bad; i++) {
-    ornic_frame f;
-    uint8_t frame[FRAME_MAX];
-    examples[i].build(&f);
-    ornic_ssize n = ornic_frame_encode(frame, sizeof frame, &f);
-    if (n < 0) {
-      fprintf(stderr, "%s: encode: %s\n", examples[i].name, ornic_strerror((int)n));
-      bad = 1;
-      break;
-    }
-    if (examples[i].patch) examples[i].patch(frame, (size_t)n);
-    bad = pcap_out_frame(fp, 1700000000000000000ull + 1000u * i, frame, (size_t)n) < 0;
-  }
-  if (fclose(fp) != 0 || bad) {
-    fprintf(stderr, "ornic-examples: writing %s failed\n", path);
-    remove(path);
+  int bad = pcap_out_begin(fp) < 0 || pcap_frames(fp, wanted) < 0;
+  if (pcap_close(fp) < 0 || bad) {
+    fprintf(stderr, "ornic-examples: writing %s failed\n", name);
+    if (fp != stdout) remove(path);
     return EXIT_FAILURE;
   }
   return EXIT_SUCCESS;
 }
 
-int main(int argc, char **argv) {
-  size_t count = sizeof examples / sizeof examples[0];
-  int failed = 0;
-  if (argc == 3 && strcmp(argv[1], "--pcap") == 0) return write_pcap(argv[2]);
-  if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    printf("usage: ornic-examples [NAME...]   print the worked examples of docs/PROTOCOL.md section 6\n"
-           "       ornic-examples --pcap FILE write every example as one frame of a pcap\n");
-    return EXIT_SUCCESS;
+/* ---- command line ------------------------------------------------------ */
+
+typedef struct {
+  const char *pcap;         /* --pcap FILE; NULL: print the text */
+  bool named;               /* any NAME given: only those are wanted */
+  bool wanted[NEXAMPLES];
+} cmdline;
+
+static void usage(void) {
+  printf("usage: ornic-examples [NAME...]\n"
+         "       ornic-examples --pcap FILE [NAME...]\n"
+         "Prints the worked examples of docs/PROTOCOL.md section 6 (docs/examples.txt is\n"
+         "this output), or only the named ones in document order.\n"
+         "  --pcap FILE  write the examples (all, or the named ones) as the frames of a\n"
+         "               classic pcap instead, 1 us apart; FILE '-' is standard output,\n"
+         "               refused when that is a terminal\n"
+         "  -h, --help   this text\n"
+         "NAME is one of:\n");
+  for (size_t i = 0; i < NEXAMPLES; i++) printf("  %s\n", examples[i].name);
+  printf("Exit status: 0 success; 1 an example failed to encode, decode or verify, or\n"
+         "output could not be written; 2 bad command line (unknown option or NAME,\n"
+         "--pcap without FILE or given twice, --pcap - on a terminal), with a message\n"
+         "on stderr naming the argument.\n");
+}
+
+#if defined(__GNUC__)
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#endif
+
+/* Every command-line error: one line naming the argument, then the hint
+ * ornic-pcapgen and ornic-decode give. Returns the exit status, 2. */
+static int usage_error(const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "ornic-examples: ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry 'ornic-examples --help'.\n");
+  return 2;
+}
+
+static int unknown_example(const char *name) {
+  char known[512] = "";
+  for (size_t i = 0; i < NEXAMPLES; i++) {
+    if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
+    strncat(known, examples[i].name, sizeof known - strlen(known) - 1);
   }
-  if (argc < 2) print_intro();
-  for (size_t i = 0; i < count; i++) {
-    int wanted = argc < 2;
-    for (int a = 1; a < argc; a++)
-      if (strcmp(argv[a], examples[i].name) == 0) wanted = 1;
-    if (wanted) failed |= run(&examples[i], (unsigned)i + 1);
+  return usage_error("unknown example '%s' (known: %s)", name, known);
+}
+
+static int want(cmdline *c, const char *name) {
+  for (size_t i = 0; i < NEXAMPLES; i++)
+    if (strcmp(name, examples[i].name) == 0) {
+      c->wanted[i] = c->named = true;
+      return 0;
+    }
+  return unknown_example(name);
+}
+
+/* --pcap FILE or --pcap=FILE; *i moves past a separate FILE. */
+static int pcap_arg(cmdline *c, int argc, char **argv, int *i) {
+  const char *a = argv[*i], *file = NULL;
+  if (strncmp(a, "--pcap=", 7) == 0) file = a + 7;
+  else if (*i + 1 < argc) file = argv[++*i];
+  if (!file || !*file) return usage_error("--pcap: missing FILE (use '-' for standard output)");
+  /* "--pcap --json" is a forgotten FILE, not a file named "--json" (./--json is). */
+  if (file[0] == '-' && file[1]) return usage_error("--pcap: missing FILE before '%s'", file);
+  if (c->pcap) return usage_error("--pcap given twice ('%s' and '%s')", c->pcap, file);
+  c->pcap = file;
+  return 0;
+}
+
+/* 0: run; -1: --help printed; 2: bad command line (message printed). */
+static int parse_args(cmdline *c, int argc, char **argv) {
+  memset(c, 0, sizeof *c);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    int rc = 0;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage();
+      return -1;
+    }
+    if (strcmp(a, "--pcap") == 0 || strncmp(a, "--pcap=", 7) == 0) rc = pcap_arg(c, argc, argv, &i);
+    else if (a[0] == '-') rc = usage_error("unknown option '%s'", a);
+    else rc = want(c, a);
+    if (rc) return rc;
+  }
+  /* A capture is binary: on a terminal it is garbage and can upset the terminal. */
+  if (c->pcap && strcmp(c->pcap, "-") == 0 && isatty(STDOUT_FILENO))
+    return usage_error("--pcap -: standard output is a terminal; redirect it to a file or pipe");
+  if (!c->named)
+    for (size_t i = 0; i < NEXAMPLES; i++) c->wanted[i] = true;
+  return 0;
+}
+
+static int print_text(const cmdline *c) {
+  int failed = 0;
+  if (!c->named) print_intro();
+  for (size_t i = 0; i < NEXAMPLES; i++)
+    if (c->wanted[i]) failed |= run(&examples[i], (unsigned)i + 1);
+  /* A full disk or a closed pipe must not look like success. */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    perror("ornic-examples: standard output");
+    return EXIT_FAILURE;
   }
   return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv) {
+  cmdline c;
+  int rc = parse_args(&c, argc, argv);
+  if (rc) return rc < 0 ? EXIT_SUCCESS : rc;
+  return c.pcap ? write_pcap(c.pcap, c.wanted) : print_text(&c);
 }
