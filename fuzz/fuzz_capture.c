@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   dec_stats_init(&st);
   st.an = an;
   st.an_cfg = acfg;
-  dec_decode_cfg cfg = {.dlt = cap.dlt, .udp_port = 0, .verify_icrc = true};
+  dec_decode_cfg cfg = {.dlt = cap.dlt, .udp_port = 0, .verify_icrc = true, .pcapng = cap.pcapng};
   const struct pcap_pkthdr *h;
   const uint8_t *pkt;
   static dec_packet pk;

@@ -53,10 +53,13 @@ static int64_t rescan_offset(const char *path, uint64_t records) {
   return pos;
 }
 
+/* libpcap's "error reading dump file: Input/output error" is the EIO of our
+ * stream, whose own error says what happened. */
 static void open_failed(dec_capture *c, const char *why, char *err, size_t errlen) {
   const char *z = dec_input_error(&c->in);
+  if (z && strncmp(why, "error reading dump file", 23) == 0) why = "cannot read the file header";
   snprintf(err, errlen, "%s%s%s%s", why, c->in.gzip ? " (in the gzip-decompressed data)" : "",
-           z ? "; " : "", z ? z : "");
+           z ? ": " : "", z ? z : "");
 }
 
 int dec_capture_open(dec_capture *c, const char *path, char *err, size_t errlen) {
@@ -97,19 +100,50 @@ int dec_capture_next(dec_capture *c, const struct pcap_pkthdr **hdr, const uint8
   return rc == PCAP_ERROR_BREAK ? 0 : -1;
 }
 
-void dec_capture_damage(const dec_capture *c, char *msg, size_t len) {
-  const char *z = dec_input_error(&c->in);
-  char where[96];
+/* A gzip trailer check (CRC-32, length) failed after libpcap had read every
+ * decompressed byte as whole records: no record is cut, the data is only not
+ * vouched for. Said so, rather than blaming a packet. */
+static bool trailer_after_last(const dec_capture *c) {
+  return dec_input_trailer_error(&c->in) != NULL && c->next_off >= 0 &&
+         (uint64_t)c->next_off == dec_input_yielded(&c->in);
+}
+
+/* Where: the record (pcapng: block) the damage starts at, as a byte offset
+ * a user can cut the file at (head -c). */
+static void damage_where(const dec_capture *c, char *buf, size_t len) {
+  const char *of = c->in.gzip ? " of the decompressed stream" : "";
   int64_t off = offset_by_rescan(c) ? rescan_offset(c->in.name, c->records) : c->next_off;
-  if (off >= 0)
-    snprintf(where, sizeof where, "%s byte offset %lld%s",
-             c->pcapng ? "the block at" : "the record at", (long long)off,
-             c->in.gzip ? " of the decompressed stream" : "");
+  if (trailer_after_last(c))
+    snprintf(buf, len, "the gzip trailer after the last packet, at byte offset %lld%s",
+             (long long)off, of);
+  else if (off >= 0)
+    snprintf(buf, len, "%s byte offset %lld%s", c->pcapng ? "the block at" : "the record at",
+             (long long)off, of);
   else
-    snprintf(where, sizeof where, "an unknown offset");
-  snprintf(msg, len, "damaged capture at packet %llu (%s; %llu good packets before it): %s%s%s",
-           (unsigned long long)c->records + 1, where, (unsigned long long)c->records,
-           pcap_geterr(c->pcap), z ? "; " : "", z ? z : "");
+    snprintf(buf, len, "an unknown offset");
+}
+
+/* What went wrong: libpcap's text, then the stream's error. When libpcap
+ * only says "error reading dump file: Input/output error" (the EIO our
+ * stream returned), the stream's text alone. */
+static void damage_reason(const dec_capture *c, char *buf, size_t len) {
+  const char *z = dec_input_error(&c->in);
+  const char *p = pcap_geterr(c->pcap);
+  if (trailer_after_last(c))
+    snprintf(buf, len, "%s after the last packet: every record was read whole, but the data may "
+             "be corrupt", dec_input_trailer_error(&c->in));
+  else if (z && strncmp(p, "error reading dump file", 23) == 0)
+    snprintf(buf, len, "%s", z);
+  else
+    snprintf(buf, len, "%s%s%s", p, z ? "; " : "", z ? z : "");
+}
+
+void dec_capture_damage(const dec_capture *c, char *msg, size_t len) {
+  char where[128], why[PCAP_ERRBUF_SIZE + 200];
+  damage_where(c, where, sizeof where);
+  damage_reason(c, why, sizeof why);
+  snprintf(msg, len, "damaged capture at packet %llu (%s; %llu good packets before it): %s",
+           (unsigned long long)c->records + 1, where, (unsigned long long)c->records, why);
 }
 
 void dec_capture_close(dec_capture *c) {

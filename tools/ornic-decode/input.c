@@ -23,6 +23,7 @@ struct dec_source {
   bool in_eof;      /* read() returned 0 */
   bool member_done; /* inflate finished a gzip member (another may follow) */
   bool failed;
+  const char *trailer_error; /* failed on a gzip member's CRC-32 or length check: which */
   z_stream z;
   uint8_t *raw;     /* raw input; its first bytes are the peeked prefix */
   size_t raw_pos, raw_len;
@@ -89,8 +90,42 @@ static int src_refill(dec_source *s) {
   return 0;
 }
 
+/* Remembers an inflate error. The trailer checks get their own words: they
+ * come after every byte of the member was inflated, so the records read so
+ * far are whole, only not vouched for. */
+static void src_inflate_failed(dec_source *s, int zr) {
+  const char *m = s->z.msg ? s->z.msg : zError(zr);
+  if (strcmp(m, "incorrect data check") == 0) { /* zlib's text for a gzip CRC-32 mismatch */
+    s->trailer_error = "gzip CRC mismatch";
+    src_fail(s, s->trailer_error, "the CRC-32 in the gzip trailer does not match the data");
+  } else if (strcmp(m, "incorrect length check") == 0) {
+    s->trailer_error = "gzip length mismatch";
+    src_fail(s, s->trailer_error, "the length in the gzip trailer does not match the data");
+  } else {
+    src_fail(s, "gzip: corrupt compressed data", m);
+  }
+}
+
+/* One inflate call. Returns the bytes it produced even when it also failed:
+ * the error is kept and the next read reports it, so libpcap gets every
+ * byte before the damage (as gzip -dc writes them) and names the right
+ * record. -1 only when it failed without output. */
+static ssize_t src_inflate(dec_source *s, char *buf, size_t size) {
+  s->z.next_out = (Bytef *)buf;
+  s->z.avail_out = (uInt)(size < 0x40000000u ? size : 0x40000000u);
+  int zr = inflate(&s->z, Z_NO_FLUSH);
+  size_t produced = (size_t)((Bytef *)s->z.next_out - (Bytef *)buf);
+  if (zr == Z_STREAM_END) s->member_done = true;
+  else if (zr != Z_OK && zr != Z_BUF_ERROR) src_inflate_failed(s, zr);
+  if (produced) src_account(s, buf, produced);
+  else if (s->failed) return -1;
+  return (ssize_t)produced;
+}
+
 /* Inflates into buf. Concatenated gzip members (cat a.gz b.gz) are one
- * stream, as gzip -d treats them. */
+ * stream, as gzip -d treats them. At the end of the input inflate is still
+ * called: it may hold output that did not fit the last buffer, and only
+ * once it has none is the file truncated. */
 static ssize_t src_read_gzip(dec_source *s, char *buf, size_t size) {
   for (;;) {
     if (s->z.avail_in == 0 && !s->in_eof && src_refill(s) < 0)
@@ -100,19 +135,10 @@ static ssize_t src_read_gzip(dec_source *s, char *buf, size_t size) {
       inflateReset(&s->z);
       s->member_done = false;
     }
-    if (s->z.avail_in == 0 && s->in_eof)
+    ssize_t n = src_inflate(s, buf, size);
+    if (n != 0) return n;
+    if (!s->member_done && s->z.avail_in == 0 && s->in_eof)
       return src_fail(s, "gzip: compressed data ends early (truncated .gz file)", NULL);
-    s->z.next_out = (Bytef *)buf;
-    s->z.avail_out = (uInt)(size < 0x40000000u ? size : 0x40000000u);
-    int zr = inflate(&s->z, Z_NO_FLUSH);
-    size_t produced = (size_t)((Bytef *)s->z.next_out - (Bytef *)buf);
-    if (zr == Z_STREAM_END) s->member_done = true;
-    else if (zr != Z_OK && zr != Z_BUF_ERROR)
-      return src_fail(s, "gzip: corrupt compressed data", s->z.msg);
-    if (produced) {
-      src_account(s, buf, produced);
-      return (ssize_t)produced;
-    }
   }
 }
 
@@ -274,4 +300,12 @@ int64_t dec_input_tell(const dec_input *in) {
 
 const char *dec_input_error(const dec_input *in) {
   return in->src && in->src->failed ? in->src->err : NULL;
+}
+
+const char *dec_input_trailer_error(const dec_input *in) {
+  return in->src && in->src->failed ? in->src->trailer_error : NULL;
+}
+
+uint64_t dec_input_yielded(const dec_input *in) {
+  return in->src ? in->src->out_pos : 0;
 }

@@ -37,7 +37,17 @@ size_t dec_input_magic(const dec_input *in, uint8_t magic[4]);
  * read, or -1 if unknown. */
 int64_t dec_input_tell(const dec_input *in);
 
-/* A decompression or read error the stream hit, or NULL. Valid until fp is closed. */
+/* A decompression or read error the stream hit, or NULL. Valid until fp is
+ * closed. The stream yields every byte it decompressed before the error. */
 const char *dec_input_error(const dec_input *in);
+
+/* When the error is a gzip trailer check, "gzip CRC mismatch" or "gzip
+ * length mismatch" (the member's data was all yielded, it is the data that
+ * may be wrong); else NULL. */
+const char *dec_input_trailer_error(const dec_input *in);
+
+/* Bytes the stream behind fp yielded so far (decompressed); 0 for a plain
+ * file, which has no such stream. */
+uint64_t dec_input_yielded(const dec_input *in);
 
 #endif

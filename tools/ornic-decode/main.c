@@ -14,6 +14,7 @@
 
 #include "analysis.h"
 #include "capture.h"
+#include "cli_num.h"
 #include "outbuf.h"
 #include "packet.h"
 #include "print.h"
@@ -53,7 +54,7 @@ static const char usage_text[] =
     "Link types: Ethernet (with or without one 802.1Q/802.1ad tag), raw IP\n"
     "(LINKTYPE_RAW, IPV4, IPV6), Linux cooked SLL and SLL2 (tcpdump -i any).\n"
     "\n"
-    "Options:\n"
+    "Options (numbers are decimal or 0x hex, never octal: 010 is ten):\n"
     "  -j, --json           one JSON object per packet and line (see below)\n"
     "  -s, --stats          a summary at the end instead of per-packet lines;\n"
     "                       with --json, as one JSON object\n"
@@ -177,16 +178,6 @@ static void print_version(void) {
          ornic_crc32_backend(), pcap_lib_version(), zlibVersion());
 }
 
-static int parse_u64(const char *s, uint64_t max, uint64_t *v) {
-  char *end;
-  errno = 0;
-  if (!*s || *s == '-') return -1;
-  unsigned long long x = strtoull(s, &end, 0);
-  if (errno || *end || x > max) return -1;
-  *v = x;
-  return 0;
-}
-
 enum { OPT_NO_ICRC = 256, OPT_STRICT, OPT_OTD, OPT_PMTU, OPT_NO_ANALYSIS };
 
 static const struct option long_opts[] = {
@@ -200,8 +191,22 @@ static const struct option long_opts[] = {
     {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
 
-static int bad_value(const char *opt, const char *v) {
-  fprintf(stderr, "ornic-decode: invalid value for %s: '%s'\n", opt, v);
+/* Reads optarg as a number in [min, max] with the tree's one parser
+ * (cli_num.h: decimal or 0x hex, never octal); on failure says which option
+ * and what it expected. */
+static int opt_num(const char *opt, uint64_t min, uint64_t max, uint64_t *v) {
+  char why[160];
+  if (cli_parse_u64(optarg, min, max, v, why, sizeof why) == 0) return 0;
+  fprintf(stderr, "ornic-decode: %s: %s\n", opt, why);
+  return -1;
+}
+
+/* --pmtu: 0 (learn it), or an IBA MTU, a power of two from 256 to 4096. */
+static int opt_pmtu(uint64_t *v) {
+  if (opt_num("--pmtu", 0, 4096, v) < 0) return -1;
+  if (*v == 0 || (*v >= 256 && (*v & (*v - 1)) == 0)) return 0;
+  fprintf(stderr, "ornic-decode: --pmtu: expected 0, 256, 512, 1024, 2048 or 4096, got '%s'\n",
+          optarg);
   return -1;
 }
 
@@ -218,25 +223,24 @@ static int parse_option(dec_opts *o, int c) {
   case OPT_NO_ANALYSIS: o->analysis = false; return 0;
   case OPT_STRICT: o->strict = true; return 0;
   case 'q':
-    if (parse_u64(optarg, ORNIC_PSN_MASK, &v) < 0) return bad_value("--qp (0..0xffffff)", optarg);
+    if (opt_num("--qp", 0, ORNIC_PSN_MASK, &v) < 0) return -1;
     o->have_qp = true;
     o->qp = (uint32_t)v;
     return 0;
   case 'c':
-    if (parse_u64(optarg, UINT64_MAX, &v) < 0 || v == 0) return bad_value("--count", optarg);
+    if (opt_num("--count", 1, UINT64_MAX, &v) < 0) return -1;
     o->count = v;
     return 0;
   case 'p':
-    if (parse_u64(optarg, 65535, &v) < 0 || v == 0) return bad_value("--port (1..65535)", optarg);
+    if (opt_num("--port", 1, 65535, &v) < 0) return -1;
     o->port = (uint16_t)v;
     return 0;
   case OPT_OTD:
-    if (parse_u64(optarg, 4080, &v) < 0) return bad_value("--otd (0..4080)", optarg);
+    if (opt_num("--otd", 0, 4080, &v) < 0) return -1;
     o->otd = (uint32_t)v;
     return 0;
-  case OPT_PMTU: /* 0, or a power of two from 256 to 4096 */
-    if (parse_u64(optarg, 4096, &v) < 0 || (v && (v < 256 || (v & (v - 1)))))
-      return bad_value("--pmtu (0, 256, 512, 1024, 2048 or 4096)", optarg);
+  case OPT_PMTU:
+    if (opt_pmtu(&v) < 0) return -1;
     o->pmtu = (uint32_t)v;
     return 0;
   case 'h': fputs(usage_text, stdout); return 1;
@@ -294,7 +298,7 @@ static void print_packet(const dec_opts *o, const dec_packet *pk) {
  * dec_capture_next's last result. */
 static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stats *st, dec_run *r) {
   dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .verify_icrc = o->verify_icrc,
-                        .otd = o->otd};
+                        .otd = o->otd, .pcapng = cap->pcapng};
   const struct pcap_pkthdr *h;
   const uint8_t *data;
   dec_packet pk;

@@ -127,11 +127,19 @@ static void decode_link(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t
   if (pk->rc == ORNIC_OK) pk->warnings = dec_lint(&pk->f, l2);
 }
 
+/* A pcap record's seconds are unsigned 32-bit (1970 to 2106, as tshark
+ * reads them), but libpcap copies them through its signed 32-bit
+ * pcap_timeval, so from 2038 on tv_sec arrives negative. pcapng's are 64-bit
+ * and libpcap's tv_sec holds them as they are. */
+static int64_t capture_seconds(const dec_decode_cfg *cfg, const struct pcap_pkthdr *h) {
+  return cfg->pcapng ? (int64_t)h->ts.tv_sec : (int64_t)(uint32_t)h->ts.tv_sec;
+}
+
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
                        const struct pcap_pkthdr *h, const uint8_t *data) {
   pk->frame = frame;
   pk->otd = cfg->otd;
-  pk->sec = (int64_t)h->ts.tv_sec;
+  pk->sec = capture_seconds(cfg, h);
   pk->nsec = (uint32_t)h->ts.tv_usec; /* nanoseconds: the capture was opened with NANO precision */
   pk->caplen = h->caplen;
   pk->wire_len = h->len;

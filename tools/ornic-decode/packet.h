@@ -38,6 +38,7 @@ typedef struct {
   uint16_t udp_port; /* 0: 4791 */
   bool verify_icrc;
   uint32_t otd; /* the QPs' OTD, for the lost set of reason 1 NAKs (PROTOCOL.md 4.4) */
+  bool pcapng;  /* timestamps are pcapng's 64-bit ones, not a pcap record's 32-bit seconds */
 } dec_decode_cfg;
 
 typedef struct {

@@ -74,15 +74,30 @@ static uint32_t conv_count_listed(const dec_stats *st, uint32_t *merged) {
   return n;
 }
 
-/* Nanoseconds from the direction's first to its last packet. */
-static uint64_t dir_duration_ns(const ornic_an_dir_stats *d) {
-  int64_t ns = (d->last_sec - d->first_sec) * 1000000000ll + (int64_t)d->last_nsec - (int64_t)d->first_nsec;
-  return ns > 0 ? (uint64_t)ns : 0;
+/* The time from the direction's first to its last packet (0 if it runs
+ * backwards). Kept as seconds and nanoseconds: in nanoseconds alone an int64
+ * overflows past 292 years, which pcapng's 64-bit timestamps can span. */
+typedef struct {
+  uint64_t sec;
+  uint32_t nsec;
+} dir_span;
+
+static dir_span dir_duration(const ornic_an_dir_stats *d) {
+  dir_span s = {0, 0};
+  if (d->last_sec < d->first_sec || (d->last_sec == d->first_sec && d->last_nsec <= d->first_nsec))
+    return s;
+  s.sec = (uint64_t)d->last_sec - (uint64_t)d->first_sec;
+  if (d->last_nsec >= d->first_nsec) {
+    s.nsec = d->last_nsec - d->first_nsec;
+  } else { /* borrow a second */
+    s.sec--;
+    s.nsec = 1000000000u + d->last_nsec - d->first_nsec;
+  }
+  return s;
 }
 
-static void put_duration(dec_out *o, uint64_t ns) {
-  dec_out_printf(o, "%llu.%09llu", (unsigned long long)(ns / 1000000000u),
-                 (unsigned long long)(ns % 1000000000u));
+static void put_duration(dec_out *o, dir_span s) {
+  dec_out_printf(o, "%llu.%09u", (unsigned long long)s.sec, s.nsec);
 }
 
 static void put_conv_addr(dec_out *o, const ornic_an_conv *c, const uint8_t *addr) {
@@ -130,8 +145,8 @@ static void text_dir(dec_out *o, uint32_t id, const char *dir, const ornic_an_di
                  U(d->not_captured), U(d->naks), U(d->acks), U(d->acks_stale), U(d->ecn), U(d->cnp));
   if (d->have_time) {
     char buf[32];
-    uint64_t ns = dir_duration_ns(d);
-    snprintf(buf, sizeof buf, "%llu.%09llu", U(ns / 1000000000u), U(ns % 1000000000u));
+    dir_span t = dir_duration(d);
+    snprintf(buf, sizeof buf, "%llu.%09u", U(t.sec), t.nsec);
     dec_out_printf(o, "%14s  ", buf);
   } else {
     dec_out_printf(o, "%14s  ", "-");
@@ -258,7 +273,7 @@ static void json_dir(dec_out *o, const ornic_an_dir_stats *d) {
   dec_out_lit(o, "\",\"last\":\"");
   dec_out_time(o, d->last_sec, d->last_nsec);
   dec_out_lit(o, "\"},\"duration\":\"");
-  put_duration(o, dir_duration_ns(d));
+  put_duration(o, dir_duration(d));
   dec_out_lit(o, "\"}");
 }
 
