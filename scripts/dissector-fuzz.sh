@@ -36,13 +36,19 @@ done
 tmp=$(mktemp -d /tmp/ornic-fuzz.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
-mkdir -p "$tmp/home/.local/lib/wireshark/plugins/$ws_version/epan"
+mkdir -p "$tmp/home/.local/lib/wireshark/plugins/$ws_version/epan" "$tmp/empty"
 cp "$plugin" "$tmp/home/.local/lib/wireshark/plugins/$ws_version/epan/"
 chmod -R a+rwX "$tmp"
 run_as=()
 [[ $(id -u) == 0 ]] && run_as=(runuser -u nobody --)
+# ORNIC_TSHARK_PRELOAD: a sanitizer build's plugin needs that runtime preloaded
+# into tshark (tests/dissector/CMakeLists.txt); valgrind cannot run with it.
+san=()
+[[ -n ${ORNIC_TSHARK_PRELOAD:-} ]] && san=(LD_PRELOAD="$ORNIC_TSHARK_PRELOAD"
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  WIRESHARK_EXTCAP_DIR="$tmp/empty") # the preload would reach (and hang) the extcap helpers
 ts() { "${run_as[@]}" env HOME="$tmp/home" WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 \
-         WIRESHARK_ABORT_ON_TOO_MANY_ITEMS=1 "$@"; }
+         WIRESHARK_ABORT_ON_TOO_MANY_ITEMS=1 "${san[@]}" "$@"; }
 
 ts tshark -G plugins | grep -q "$tmp/home/.*ornic.so" ||
   { echo "dissector-fuzz: tshark does not load $plugin" >&2; exit 1; }

@@ -59,6 +59,16 @@ class Tshark:
     def cmd(self, args, plugin=True):
         env = ["env", "HOME=" + (self.home if plugin else self.empty),
                "WIRESHARK_ABORT_ON_DISSECTOR_BUG=1", "LC_ALL=C.UTF-8"]
+        # Sanitizer builds: the plugin needs clang's ASan+UBSan runtime, which the
+        # distribution's tshark does not have: preloaded (tests/dissector/CMakeLists.txt).
+        # tshark and GLib keep memory until exit, so leaks are not reported. The
+        # preload would reach tshark's extcap helpers too (androiddump then hangs):
+        # they are pointed at an empty folder.
+        preload = os.environ.get("ORNIC_TSHARK_PRELOAD")
+        if preload and plugin:
+            env += ["LD_PRELOAD=" + preload, "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1",
+                    "UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1",
+                    "WIRESHARK_EXTCAP_DIR=" + self.empty]
         pre = ["runuser", "-u", "nobody", "--"] if self.as_root else []
         return pre + env + ["tshark"] + list(args)
 
