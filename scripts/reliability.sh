@@ -30,7 +30,7 @@ while (($#)); do
     *) echo "reliability: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-bin=$build/bin
+bin=$(cd "$build" && pwd)/bin
 for p in ornic-decode ornic-pcapgen ornic-examples ornic-bitmap-sim; do
   [[ -x $bin/$p ]] || { echo "reliability: $bin/$p not built" >&2; exit 1; }
 done
@@ -121,7 +121,7 @@ badargs=(
   "ornic-pcapgen -o out.pcap --profile nope" "ornic-pcapgen -o out.pcap --op write2"
   "ornic-pcapgen -o out.pcap --drop x" "ornic-pcapgen -o out.pcap --drop 1:2:3:4" "ornic-pcapgen -o out.pcap --seed -1"
   "ornic-pcapgen -o out.pcap --otd 99999999999999999999" "ornic-pcapgen -o out.pcap --format pcapx"
-  "ornic-pcapgen -o out.pcap --snaplen 1" "ornic-pcapgen -o out.pcap --gz-level 10"
+  "ornic-pcapgen -o out.pcap --snaplen -1" "ornic-pcapgen -o out.pcap --gz-level 10"
   "ornic-pcapgen -o out.pcap --capture nowhere" "ornic-pcapgen -o out.pcap --scenario missing.scn"
   "ornic-pcapgen -o out.pcap --summary-json /nonexistent/dir/s.json" "ornic-pcapgen -o /nonexistent/dir/out.pcap"
   "ornic-pcapgen -o out.pcap --plot /nonexistent/dir/p.svg" "ornic-pcapgen -o out.pcap --qps 4096 --wqe-size 1G"
@@ -193,7 +193,7 @@ done
 if [[ $(id -u) == 0 ]] && mkdir full && mount -t tmpfs -o size=1m tmpfs full 2>/dev/null; then
   for opts in "-o full/run.pcap" "-o full/run.pcap.gz" "-o out.pcap --summary-json full/s.json" \
               "-o full/run.pcapng --format pcapng"; do
-    dd if=/dev/zero of=full/filler bs=64k count=15 status=none 2>/dev/null || true
+    dd if=/dev/zero of=full/filler bs=4k status=none 2>/dev/null || true # until ENOSPC
     read -r -a words <<<"$opts"
     rc=0
     timeout 60 "$bin/ornic-pcapgen" -q --wqes 4 "${words[@]}" >/dev/null 2>f.err || rc=$?
