@@ -412,13 +412,17 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
     close_open_read(a, d, p, pmtu);
     if (an_window_touch(d, p, a->cfg.window) < 0) return false;
     an_slot *s = an_slot_at(d, p);
+    d->hpsn = p;
+    if (!s) { /* a NAK or READ moved the window past it: too far to judge */
+      v->flags |= ORNIC_AN_BEFORE_CAPTURE;
+      return false;
+    }
     if (s->bits & S_REQ) { /* reserved-range request seen before via a retry */
       repeat(d, s, in, ornic, v);
     } else {
       set_seen(s, in->frame);
       *fresh = true;
     }
-    d->hpsn = p;
     return true;
   }
   an_slot *s = an_slot_at(d, p);
