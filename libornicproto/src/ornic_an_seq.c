@@ -121,8 +121,6 @@ static void repeat(an_dir *d, an_slot *s, const ornic_an_input *in, bool ornic,
   else d->st->dups++;
 }
 
-/* A first arrival below the highest PSN (8.2): out of order, or the first
- * copy the capture sees of a packet sent again. */
 /* How far behind the highest PSN an original may still arrive: the
  * direction's reordering so far, and for sprayed in-order transports (RC
  * opcodes over several UDP source ports: IRN, MP-RDMA) at least OTD before
@@ -148,43 +146,48 @@ static bool sent_before_cached(an_dir *d, const an_slot *s, const ornic_an_input
   return w && w->cached_frame && (uint32_t)w->cached_frame < s->asked;
 }
 
+/* A PSN a NAK asked for, seen now for the first time: the copy the NAK
+ * asked for, or the original still arriving late (a NAK may declare lost
+ * what is only reordered)? An original lags no further behind the highest
+ * PSN, in PSNs and in time, than the direction's reordering has gone; a
+ * copy, sent only after the NAK reached the requester, lags further in one
+ * or the other. Where the round trip is as short as the reordering is wide
+ * the two cannot be told apart (8.7). */
+static bool late_original(const ornic_analysis *a, an_dir *d, const an_slot *s,
+                          const ornic_an_input *in, bool ornic, uint32_t pmtu, uint32_t back) {
+  if (ornic && sent_before_cached(d, s, in, pmtu)) return true;
+  return back <= reorder_reach(a, d, ornic) && d->now - s->passed <= lag_reach(d, ornic);
+}
+
+static void count_late(an_dir *d, an_slot *s, uint32_t back, bool asked) {
+  count_ooo(d, back);
+  if (!asked && d->now - s->passed > d->lag_max) d->lag_max = d->now - s->passed;
+}
+
+/* A first arrival below the highest PSN (8.2): out of order, or the first
+ * copy the capture sees of a packet sent again (8.3). A late original
+ * leaves the ask for the copy still to come. */
 static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const ornic_an_input *in,
                        bool ornic, uint32_t pmtu, uint32_t back, ornic_an_verdict *v) {
-  uint32_t psn = in->f->bth.psn;
-  if (an_asks(s, S_ASKED)) {
-    v->asked_frame = s->asked;
-    /* Asked for, and first seen now: the copy the NAK asked for, or the
-     * original still arriving late (a NAK may declare lost what is only
-     * reordered). An original lags no further behind the highest PSN, in
-     * PSNs and in time, than the direction's reordering has gone; a copy,
-     * sent only after the NAK reached the requester, lags further in one
-     * or the other. Where the round trip is as short as the reordering is
-     * wide, the two cannot be told apart (8.7). The ask stays for a late
-     * original: the copy still to come answers it. */
-    bool late = ornic ? sent_before_cached(d, s, in, pmtu) : false;
-    if (late || (back <= reorder_reach(a, d, ornic) && d->now - s->passed <= lag_reach(d, ornic))) {
-      v->flags |= ORNIC_AN_OOO;
-      count_ooo(d, back);
-      set_seen(s, in->frame);
-      return;
-    }
+  bool asked = an_asks(s, S_ASKED) != 0;
+  if (asked) v->asked_frame = s->asked;
+  if (asked && !late_original(a, d, s, in, ornic, pmtu, back)) {
     v->flags |= ORNIC_AN_RETRANS;
     an_answer(s, S_ASKED);
-  } else if (ornic && in->f->bth.ackreq) {
+  } else if (!asked && ornic && in->f->bth.ackreq) {
     v->flags |= ORNIC_AN_RETRANS | ORNIC_AN_PROBE;
   }
-  if (v->flags & ORNIC_AN_RETRANS) {
+  if (!(v->flags & ORNIC_AN_RETRANS)) {
+    v->flags |= ORNIC_AN_OOO;
+    count_late(d, s, back, asked);
+  } else {
     d->st->retrans++;
     if (!(s->bits & S_DECLARED)) { /* its original never showed up: lost */
       v->flags |= ORNIC_AN_LOSS;
-      v->loss_first_psn = psn;
+      v->loss_first_psn = in->f->bth.psn;
       v->loss_count = 1;
       d->st->loss++;
     }
-  } else {
-    v->flags |= ORNIC_AN_OOO;
-    count_ooo(d, back);
-    if (d->now - s->passed > d->lag_max) d->lag_max = d->now - s->passed;
   }
   set_seen(s, in->frame);
 }
