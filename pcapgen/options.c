@@ -1,13 +1,14 @@
 #include "options.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
+#include "cli_num.h"
 #include "ornic/version.h"
 #include "scenario.h"
+#include "workload.h"
 
 enum {
   O_FORMAT = 256, O_PLOT, O_SNAPLEN, O_GZ_LEVEL, O_CAPTURE, O_SUMMARY_JSON, O_BENCH, O_WQES,
@@ -15,7 +16,7 @@ enum {
   O_RATE, O_PATH_RATE, O_SPRAY, O_LOSS, O_BURST, O_DROP, O_ACK_EVERY, O_ACK_PER_PACKET,
   O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT, O_SCENARIO, O_RC_OPS, O_RC_DIRS,
   O_RC_OUTSTANDING, O_RC_ACK_EVERY, O_RC_SPRAY, O_CAPTURE_START, O_CAPTURE_DROP,
-  O_CAPTURE_DROP_FRAMES
+  O_CAPTURE_DROP_FRAMES, O_MAX_MEMORY
 };
 
 static const struct option long_opts[] = {
@@ -61,6 +62,7 @@ static const struct option long_opts[] = {
     {"capture-start", required_argument, NULL, O_CAPTURE_START},
     {"capture-drop", required_argument, NULL, O_CAPTURE_DROP},
     {"capture-drop-frames", required_argument, NULL, O_CAPTURE_DROP_FRAMES},
+    {"max-memory", required_argument, NULL, O_MAX_MEMORY},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0}};
@@ -106,6 +108,11 @@ static void usage(FILE *f) {
       "                         histogram (needs gnuplot: apt-get install gnuplot-nox).\n"
       "                         A name ending in .png gives a PNG image\n"
       "  -q, --quiet            no summary on stdout\n"
+      "      --max-memory SIZE  memory the run may use, suffixes K M G T (default:\n"
+      "                         half of the physical memory). A configuration that\n"
+      "                         needs more (integrity check buffers, bitmap pool,\n"
+      "                         per-packet state) is refused before it runs (exit 2);\n"
+      "                         frames in flight beyond it stop the run (exit 1)\n"
       "      --bench N          time the generation of about N packets (default PMTU\n"
       "                         1024, no loss, output /dev/null unless -o) and print\n"
       "                         packets/s and MB/s\n"
@@ -187,8 +194,19 @@ static void usage(FILE *f) {
       "  -h, --help             this text\n"
       "  -V, --version          print the version\n"
       "\n"
-      "Exit status: 0 success, 1 run failed (integrity check, protocol error, I/O\n"
-      "error), 2 bad option, 130 interrupted (the partial capture is kept and valid).\n",
+      "Every output (-o, --summary-json, --plot) is opened before the run and\n"
+      "replaced atomically at the end (hidden temporary file + rename; a symbolic\n"
+      "link's target is replaced, an existing file keeps its mode); in a directory\n"
+      "we cannot create files in, an existing writable file is written in place.\n"
+      "\n"
+      "Exit status: 0 success; 1 run failed (integrity check, protocol error, retry\n"
+      "limit, I/O error, an output that cannot be created: checked before the run);\n"
+      "2 bad option or scenario, or a configuration over --max-memory (nothing run);\n"
+      "3 no progress: a run that cannot complete (e.g. --bitmap-pool too small) is\n"
+      "stopped after 2^18 + 256 x window events without a new packet accepted (no\n"
+      "capture written); 128+N stopped by\n"
+      "signal N: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (the capture so far is kept\n"
+      "and valid; a FIFO or pipe that stopped reading may hold a partial frame).\n",
       f);
 }
 
@@ -197,34 +215,25 @@ static int bad(FILE *err, const char *opt, const char *want, const char *got) {
   return -1;
 }
 
-/* Unsigned integer with optional binary suffix (K, M, G) when `sizes`. */
+/* Numbers go through the tree's one parser (tools/common/cli_num.h):
+ * decimal or 0x-hex, never octal ("--otd 010" is ten), overflow-checked. */
 int options_parse_number(const char *s, uint64_t *v, bool sizes) {
-  char *end;
-  if (!*s || *s == '-') return -1;
-  errno = 0;
-  unsigned long long x = strtoull(s, &end, 0);
-  if (errno) return -1;
-  uint64_t mul = 1;
-  if (sizes && *end) {
-    const char *sfx = strchr("KMG", *end == 'k' ? 'K' : *end);
-    if (!sfx || !*sfx) return -1;
-    mul = 1ull << (10 * (1 + (sfx - "KMG")));
-    end++;
-    if (*end == 'i') end++;
-    if (*end == 'B') end++;
-  }
-  if (*end || (mul > 1 && x > UINT64_MAX / mul)) return -1;
-  *v = x * mul;
-  return 0;
+  char why[8];
+  return sizes ? cli_parse_size(s, 0, UINT64_MAX, v, why, sizeof why)
+               : cli_parse_u64(s, 0, UINT64_MAX, v, why, sizeof why);
+}
+
+static int bad_why(FILE *err, const char *opt, const char *why) {
+  fprintf(err, "ornic-pcapgen: %s: %s\n", opt, why);
+  return -1;
 }
 
 static int parse_range(FILE *err, const char *opt, const char *s, uint64_t lo, uint64_t hi,
                        bool sizes, uint64_t *v) {
-  char want[96];
-  snprintf(want, sizeof want, "an integer from %llu to %llu", (unsigned long long)lo,
-           (unsigned long long)hi);
-  if (options_parse_number(s, v, sizes) < 0 || *v < lo || *v > hi) return bad(err, opt, want, s);
-  return 0;
+  char why[200];
+  int rc = sizes ? cli_parse_size(s, lo, hi, v, why, sizeof why)
+                 : cli_parse_u64(s, lo, hi, v, why, sizeof why);
+  return rc < 0 ? bad_why(err, opt, why) : 0;
 }
 
 static int parse_u32(FILE *err, const char *opt, const char *s, uint32_t lo, uint32_t hi,
@@ -237,12 +246,14 @@ static int parse_u32(FILE *err, const char *opt, const char *s, uint32_t lo, uin
 
 static int parse_double(FILE *err, const char *opt, const char *s, double lo, double hi,
                         double *v) {
-  char *end, want[96];
-  snprintf(want, sizeof want, "a number from %g to %g", lo, hi);
-  errno = 0;
-  double x = strtod(s, &end);
-  if (!*s || *end || errno || !isfinite(x) || x < lo || x > hi) return bad(err, opt, want, s);
-  *v = x;
+  char why[200];
+  return cli_parse_double(s, lo, hi, v, why, sizeof why) < 0 ? bad_why(err, opt, why) : 0;
+}
+
+/* A file name: "" would only fail after the whole run. */
+static int parse_path(FILE *err, const char *opt, const char *s, const char **out) {
+  if (!*s) return bad(err, opt, "a file name", s);
+  *out = s;
   return 0;
 }
 
@@ -360,6 +371,7 @@ static void defaults(options *o) {
   o->rc_nops = 3;
   o->rc_outstanding = 16;
   o->rc_ack_every = 4;
+  o->max_memory = budget_default();
 }
 
 static const char *const profile_names[] = {"ornic", "roce", "irn", "mprdma", "ioi", "rc", NULL};
@@ -372,7 +384,7 @@ const char *profile_name(profile_id p) { return profile_names[p]; }
 const char *spray_name(spray_policy s) { return spray_names[s]; }
 
 static int set_pmtu(options *o, FILE *err, const char *s) {
-  uint64_t v;
+  uint64_t v = 0;
   if (options_parse_number(s, &v, false) < 0 || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
     return bad(err, "--pmtu", "256, 512, 1024, 2048 or 4096", s);
   o->pmtu = (uint32_t)v;
@@ -392,7 +404,7 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
   uint64_t v;
   int i = 0, rc;
   switch (c) {
-  case 'o': o->output = a; return 0;
+  case 'o': return parse_path(err, "--output", a, &o->output);
   case O_FORMAT:
     rc = set_choice(err, "--format", a, format_names, "pcap or pcapng", &i);
     o->format = (out_format)i;
@@ -406,8 +418,10 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
     rc = set_choice(err, "--capture", a, tap_names, "requester, responder or auto", &i);
     o->tap = (tap_point)i;
     return rc;
-  case O_SUMMARY_JSON: o->summary_json = a; return 0;
-  case O_PLOT: o->plot = a; return 0;
+  case O_SUMMARY_JSON: return parse_path(err, "--summary-json", a, &o->summary_json);
+  case O_PLOT: return parse_path(err, "--plot", a, &o->plot);
+  case O_MAX_MEMORY:
+    return parse_range(err, "--max-memory", a, 1u << 20, UINT64_MAX, true, &o->max_memory);
   case O_CAPTURE_START:
     return parse_double(err, "--capture-start", a, 0, 1e12, &o->capture_start_us);
   case O_CAPTURE_DROP: return parse_double(err, "--capture-drop", a, 0, 1, &o->capture_drop);
@@ -523,9 +537,45 @@ int options_apply_named(options *o, const char *name, const char *value, FILE *e
   return -1;
 }
 
+static bool over(uint64_t a, uint64_t b, uint64_t *acc) {
+  uint64_t m;
+  return __builtin_mul_overflow(a, b, &m) || __builtin_add_overflow(*acc, m, acc) ||
+         *acc > (UINT64_MAX >> 1); /* the rc profile counts both hosts: x2 must fit */
+}
+
+/* WQE and packet totals fit in 63 bits (a wrapped total reads "N of 0 WQEs
+ * completed"); a scenario's offending line is named. */
+static int check_totals(const options *o, FILE *err) {
+  uint64_t wqes = 0, pkts = 0;
+  if (!o->nplan) {
+    if (!over(o->qps, o->wqes, &wqes) && !over(wqes, wl_npkts(o->wqe_size, o->pmtu), &pkts))
+      return 0;
+    fprintf(err, "ornic-pcapgen: --qps %u x --wqes %llu WQEs of %llu packets overflow 63 bits\n",
+            o->qps, (unsigned long long)o->wqes,
+            (unsigned long long)wl_npkts(o->wqe_size, o->pmtu));
+    return -1;
+  }
+  for (size_t i = 0; i < o->nplan; i++) {
+    const wqe_group *g = &o->plan[i];
+    uint64_t n = (uint64_t)(g->qp_hi - g->qp_lo) + 1, w = 0, before = wqes;
+    if (over(g->count, n, &w) || over(g->count, n, &wqes) || over(w, wl_npkts(g->size, o->pmtu), &pkts)) {
+      fprintf(err, "ornic-pcapgen: %s:%u: the run's WQE count overflows 63 bits here "
+              "(x%llu on %llu QPs after %llu WQEs)\n", o->scenario, g->line,
+              (unsigned long long)g->count, (unsigned long long)n, (unsigned long long)before);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 /* The workload plan against the other options. */
 static int check_plan(options *o, FILE *err, bool wqes_set) {
   if (!o->nplan) return 0;
+  if (o->wqes_line) {
+    fprintf(err, "ornic-pcapgen: %s:%u: 'wqes' / 'wqe-size' cannot be combined with the wqe "
+                 "lines (line %u)\n", o->scenario, o->wqes_line, o->plan[0].line);
+    return -1;
+  }
   if (wqes_set) {
     fprintf(err, "ornic-pcapgen: --wqes / --wqe-size cannot be combined with the scenario's "
                  "wqe lines\n");
@@ -549,7 +599,7 @@ static int check_plan(options *o, FILE *err, bool wqes_set) {
 /* Cross-option rules, and the defaults that depend on other options. */
 static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes_set) {
   if (o->path_rate_gbps == 0) o->path_rate_gbps = o->rate_gbps;
-  if (check_plan(o, err, wqes_set) < 0) return -1;
+  if (check_plan(o, err, wqes_set) < 0 || check_totals(o, err) < 0) return -1;
   if (o->bench_packets) {
     if (!pmtu_set) o->pmtu = 1024;
     if (!loss_set) o->loss = 0;

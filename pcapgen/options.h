@@ -50,6 +50,7 @@ typedef struct {
   tap_point tap;
   bool quiet;
   uint64_t bench_packets;   /* 0: not a benchmark */
+  uint64_t max_memory;      /* bytes the run may use (--max-memory; budget.h) */
   /* run */
   uint64_t seed;
   profile_id profile;
@@ -60,6 +61,7 @@ typedef struct {
   size_t nplan;
   char *scenario_text;      /* the scenario file; option values point into it */
   const char *scenario;     /* its path */
+  unsigned wqes_line;       /* the scenario line that set wqes / wqe-size, 0: none */
   op_kind op;
   uint32_t qps;
   uint32_t pmtu;
@@ -96,8 +98,9 @@ typedef struct {
 /* Fills *o from argv. Returns 0 to run, 1 when --help/--version was printed
  * (exit 0), -1 on a bad option (message already on `err`; exit 2). */
 int options_parse(options *o, int argc, char **argv, FILE *err);
-/* An unsigned integer (decimal or 0x..); with `sizes`, an optional binary
- * suffix K, M or G (KiB, MiB, GiB). 0, or -1 when s is not one. */
+/* An unsigned integer (decimal or 0x.., never octal: tools/common/cli_num.h);
+ * with `sizes`, an optional binary suffix K, M, G or T (KiB, MiB, ...).
+ * 0, or -1 when s is not one or does not fit in 64 bits. */
 int options_parse_number(const char *s, uint64_t *v, bool sizes);
 
 /* Applies one option by its long name ("paths", "drop", ...) with its value

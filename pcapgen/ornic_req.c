@@ -369,6 +369,7 @@ static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
     return;
   }
   memcpy(qp->rbuf + (uint64_t)idx * r->o->pmtu, f->payload, f->payload_len);
+  sim_stats(r->s)->accepted++;
   if (qp->timing && qp->reqs_sent == 1) rtt_sample(&qp->rtt, sim_now(r->s) - qp->timed_ps);
   qp->timing = false;
   /* Responses still arriving: the OTD rule sees losses; the RTO is for silence. */

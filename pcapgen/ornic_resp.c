@@ -263,6 +263,7 @@ static bool duplicate_or_beyond(oresp *R, rqp *qp, uint32_t p) {
 static void place(oresp *R, rqp *qp, const ornic_frame *f) {
   uint64_t off = (uint64_t)psn_off(f->bth.psn, qp->start_psn) * R->o->pmtu;
   memcpy(qp->region + off, f->payload, f->payload_len);
+  sim_stats(R->s)->accepted++;
   qp->since_ack++;
   if (ornic_psn_lt(qp->hpsn, f->bth.psn)) qp->hpsn = f->bth.psn;
   qp->epsn = obm_first_missing(qp->bm);

@@ -6,10 +6,12 @@ void pktpool_init(pktpool *pp, size_t frame_capacity) {
   pp->free = NULL;
   pp->bufsize = frame_capacity;
   pp->in_use = pp->peak = 0;
+  pp->limit = 0;
 }
 
 pkt *pktpool_get(pktpool *pp) {
   pkt *p = pp->free;
+  if (!p && pp->limit && pp->in_use >= pp->limit) return NULL;
   if (p) pp->free = p->next;
   else if (!(p = malloc(sizeof *p + pp->bufsize))) return NULL;
   p->next = NULL;

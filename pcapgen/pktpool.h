@@ -34,10 +34,11 @@ typedef struct {
   pkt *free;
   size_t bufsize;       /* frame capacity of every buffer */
   size_t in_use, peak;
+  size_t limit;         /* most buffers at once (--max-memory), 0: no limit */
 } pktpool;
 
 void pktpool_init(pktpool *pp, size_t frame_capacity);
-pkt *pktpool_get(pktpool *pp); /* NULL when out of memory */
+pkt *pktpool_get(pktpool *pp); /* NULL when out of memory or at the limit */
 void pktpool_put(pktpool *pp, pkt *p);
 void pktpool_destroy(pktpool *pp); /* frees the free list */
 

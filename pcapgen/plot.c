@@ -240,9 +240,9 @@ static int run_gnuplot(const char *script) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
-int plot_render(plot *pl, const options *o, char *err, size_t errlen) {
-  char hist_path[64] = "", script[64] = "", svg_tmp[4200];
-  snprintf(svg_tmp, sizeof svg_tmp, "%s.tmp%ld", o->plot, (long)getpid());
+int plot_render(plot *pl, const options *o, const char *dest, char *err, size_t errlen) {
+  char hist_path[64] = "", script[64] = "";
+  const char *svg_tmp = dest; /* main.c made it (outpath.h) and renames it */
   int rc = -1;
   if (pl->thin_errno) {
     snprintf(err, errlen, "--plot: thinning the temporary data file failed: %s",
@@ -256,12 +256,9 @@ int plot_render(plot *pl, const options *o, char *err, size_t errlen) {
     int gp = run_gnuplot(script);
     if (gp != 0)
       snprintf(err, errlen, "--plot: gnuplot failed (status %d); no plot written", gp);
-    else if (rename(svg_tmp, o->plot) != 0)
-      snprintf(err, errlen, "--plot: cannot write '%s': %s", o->plot, strerror(errno));
     else
       rc = 0;
   }
-  if (rc != 0) unlink(svg_tmp);
   if (*hist_path) unlink(hist_path);
   if (*script) unlink(script);
   return rc;

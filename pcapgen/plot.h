@@ -35,8 +35,9 @@ void plot_free(plot *pl); /* removes the temporary data file */
 /* A data packet arrived at the end that receives the data. */
 void plot_arrival(plot *pl, uint64_t t_ps, uint32_t qp, uint32_t psn, uint32_t path, bool retx);
 
-/* Runs gnuplot and writes the SVG to o->plot (temporary file + rename).
- * 0, or -1 with a message in err. */
-int plot_render(plot *pl, const options *o, char *err, size_t errlen);
+/* Runs gnuplot and writes the image (SVG, or PNG when o->plot ends in .png)
+ * to dest: the caller's temporary file, which it renames over o->plot
+ * (outpath.h). 0, or -1 with a message in err. */
+int plot_render(plot *pl, const options *o, const char *dest, char *err, size_t errlen);
 
 #endif

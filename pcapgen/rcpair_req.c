@@ -208,6 +208,7 @@ static void on_read_response(rcpair *r, rc_req *rq, const ornic_frame *f) {
   }
   uint32_t old = rq->una;
   rq->una = rc_psn(p, 1);
+  sim_stats(r->s)->accepted++;
   if (idx == w->n - 1) {
     sim_stats(r->s)->wqes_verified++;
     complete_head(r, rq);

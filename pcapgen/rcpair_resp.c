@@ -177,6 +177,7 @@ static void place(rcpair *r, rc_resp *rs, const ornic_frame *f) {
   if (has_imm(op) && f->ext.immdt.data != rc_imm(!rs->node, rs->q, rs->msgs))
     return violation(r, rs, f, "wrong immediate data");
   rs->epsn = rc_psn(rs->epsn, 1);
+  sim_stats(r->s)->accepted++;
   rs->since_ack++;
   if (is_last(op)) finish_message(r, rs, true);
   if (f->bth.ackreq || rs->since_ack >= r->o->rc_ack_every) ack(r, rs);
@@ -193,6 +194,7 @@ static void in_sequence(rcpair *r, rc_resp *rs, const ornic_frame *f) {
     return;
   }
   queue_read(r, rs, f, rs->msgs, false);
+  sim_stats(r->s)->accepted++;
   rs->epsn = rc_psn(rs->epsn, rs->n);
   finish_message(r, rs, false);
 }

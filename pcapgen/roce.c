@@ -284,6 +284,7 @@ static void accept_in_order(roce *r, rc_resp *rs, const ornic_frame *f) {
     return;
   }
   memcpy(rs->region + (uint64_t)idx * pmtu, f->payload, f->payload_len);
+  sim_stats(r->s)->accepted++;
   rs->epsn = psn_add(rs->epsn, 1);
   rs->nak_sent = false;
   rs->since_ack++;

@@ -106,6 +106,7 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
     return RXQ_DUP;
   }
   memcpy(r->region + (uint64_t)idx * o->pmtu, d.data, d.len);
+  sim_stats(s)->accepted++;
   bs_set(r->got, idx);
   uint32_t e = (r->epsn - r->start_psn) & 0xffffffu;
   while (e < r->n && bs_get(r->got, e)) e++;

@@ -108,6 +108,9 @@ static int apply_line(options *o, const where *w, char *line) {
   if (strcmp(tok[0], "wqe") == 0) return parse_wqe(o, w, tok, n);
   const char *name = strncmp(tok[0], "--", 2) == 0 ? tok[0] + 2 : tok[0];
   if (n > 2) return fail(w, "'%s' takes at most one value", name);
+  /* The wqe lines replace these: an error, wherever the wqe lines stand. */
+  if (!o->wqes_line && (strcmp(name, "wqes") == 0 || strcmp(name, "wqe-size") == 0))
+    o->wqes_line = w->line;
   if (options_apply_named(o, name, n == 2 ? tok[1] : NULL, w->err) < 0)
     return fail(w, "in the line for '%s'", name);
   return 0;

@@ -5,10 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "evq.h"
 #include "net.h"
 #include "tapfilter.h"
 #include "truth.h"
+#include "workload.h"
 
 enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3 };
 
@@ -17,6 +19,18 @@ enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3 };
 /* Events handled after the last WQE completed before the run is declared over
  * anyway: stale duplicates and their ACKs die out long before this. */
 #define DRAIN_EVENT_LIMIT 10000000ull
+/* No-progress watchdog: this many events in a row, while WQEs are still
+ * open, without a data packet accepted for the first time or a WQE
+ * completed, and the run stops (st->stalled). Retry limits count timeouts
+ * only; this catches every other endless loop, whatever keeps it going
+ * (NAKs answered by retransmissions that are dropped again, probes...). A
+ * run that progresses accepts a packet every few events; the longest
+ * legitimate gap is go-back-N losing its first retransmission round after
+ * round, about 3 events per packet of the window each: the limit allows 85
+ * such rounds. Small, because a stuck run writes about 2 GB/s of capture
+ * that is then thrown away. */
+#define STALL_EVENT_BASE (1ull << 18)
+#define STALL_EVENTS_PER_WINDOW_PACKET 256u
 
 typedef struct {
   endpoint_ops ops;
@@ -27,6 +41,11 @@ typedef struct {
   ornic_frame tmpl;
   uint16_t ip_id;
 } nic;
+
+/* What the counters were when progress was last seen. */
+typedef struct {
+  uint64_t events, progress, wire, retx, pool_drops, rx_drops;
+} progress_mark;
 
 struct sim {
   const options *o;
@@ -43,6 +62,7 @@ struct sim {
   sim_observer_fn observer;
   void *observer_ctx;
   sim_timing times;
+  uint64_t stall_limit;  /* events without progress before the watchdog stops the run */
   bool failed;
   char err[512];
 };
@@ -81,6 +101,12 @@ sim *sim_new(const options *o, stats *st, writer *w, char *err, size_t errlen) {
   s->w = w;
   /* Largest frame: a NAK with 255 blocks (588 B) or a data frame. */
   pktpool_init(&s->pool, o->pmtu + 128 > 640 ? o->pmtu + 128 : 640);
+  /* Frames in flight follow the bandwidth-delay product, unless paths are
+   * slower than the NICs and queues grow: then --max-memory stops the run. */
+  if (o->max_memory) {
+    uint64_t n = budget_frames(o, s->pool.bufsize);
+    s->pool.limit = n < 64 ? 64 : (size_t)n;
+  }
   for (int i = 0; i < NODE_COUNT; i++) nic_template(&s->nic[i], i);
   s->tap = o->tap == TAP_REQUESTER   ? NODE_REQ
            : o->tap == TAP_RESPONDER ? NODE_RESP
@@ -89,6 +115,9 @@ sim *sim_new(const options *o, stats *st, writer *w, char *err, size_t errlen) {
                                      : NODE_RESP;
   tapfilter_init(&s->tapf, o);
   compute_times(s);
+  uint64_t win = wl_npkts(wl_max_wqe_len(o), o->pmtu);
+  win = win < o->window ? win : o->window;
+  s->stall_limit = STALL_EVENT_BASE + STALL_EVENTS_PER_WINDOW_PACKET * win;
   return s;
 }
 
@@ -152,7 +181,14 @@ pkt *sim_encode_on(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned
   nic *n = &s->nic[node];
   pkt *p = pktpool_get(&s->pool);
   if (!p) {
-    sim_fail(s, "out of memory (packet buffers)");
+    char limit[32];
+    budget_format(s->o->max_memory, limit, sizeof limit);
+    if (s->pool.limit && s->pool.in_use >= s->pool.limit)
+      sim_fail(s, "%zu frames in flight would exceed the memory limit (%s, --max-memory): the "
+               "paths queue more than they carry; raise --path-rate-gbps or lower --qps or "
+               "--window", s->pool.in_use, limit);
+    else
+      sim_fail(s, "out of memory (packet buffers)");
     return NULL;
   }
   if (path == SIM_PATH_SPRAY) {
@@ -286,6 +322,39 @@ static void dispatch(sim *s, const ev *e) {
 
 static bool all_done(const stats *st) { return st->wqes_done >= st->wqes_total; }
 
+static void stall_fail(sim *s, const progress_mark *m) {
+  const stats *st = s->st;
+  uint64_t pool = st->pool_drops - m->pool_drops, rx = st->rx_drops - m->rx_drops;
+  char why[200];
+  if (pool)
+    snprintf(why, sizeof why, "%llu packets were dropped for lack of bitmap blocks: --bitmap-pool "
+             "%llu is too small for this reordering (raise it, or leave it out)",
+             (unsigned long long)pool, (unsigned long long)s->o->bitmap_pool);
+  else if (rx)
+    snprintf(why, sizeof why, "the receiver dropped %llu packets it had no room for",
+             (unsigned long long)rx);
+  else
+    snprintf(why, sizeof why, "the protocol does not recover under these options");
+  s->st->stalled = true;
+  sim_fail(s, "no progress: %llu frames sent (%llu retransmissions) since a data packet was "
+           "last accepted, %llu of %llu WQEs completed; %s",
+           (unsigned long long)(st->pkts_wire - m->wire), (unsigned long long)(st->retx - m->retx),
+           (unsigned long long)st->wqes_done, (unsigned long long)st->wqes_total, why);
+}
+
+/* The watchdog (STALL_EVENT_LIMIT); true when it stopped the run. */
+static bool stalled(sim *s, progress_mark *m, uint64_t events) {
+  const stats *st = s->st;
+  uint64_t now = st->accepted + st->wqes_done;
+  if (now != m->progress || all_done(st)) {
+    *m = (progress_mark){events, now, st->pkts_wire, st->retx, st->pool_drops, st->rx_drops};
+    return false;
+  }
+  if (events - m->events <= s->stall_limit) return false;
+  stall_fail(s, m);
+  return true;
+}
+
 /* Whether the loop stops early: --bench count reached, or SIGINT (polled
  * every 4096 events, with the progress bar). */
 static bool stop_early(sim *s, volatile sig_atomic_t *stop, progress *pg, uint64_t events) {
@@ -301,10 +370,12 @@ int sim_run(sim *s, volatile sig_atomic_t *stop, progress *pg) {
   ev e;
   uint64_t events = 0, drained = 0;
   stats *st = s->st;
+  progress_mark mark = {0, UINT64_MAX, 0, 0, 0, 0};
   while (!s->failed && evq_pop(&s->q, &e)) {
     s->now = e.t;
     dispatch(s, &e);
     if (all_done(st) && ++drained > DRAIN_EVENT_LIMIT) break;
+    if (stalled(s, &mark, events)) break;
     if (stop_early(s, stop, pg, ++events)) break;
   }
   st->end_ps = s->now;

@@ -165,6 +165,11 @@ static void json_body(FILE *f, const stats *st, const options *o) {
   fputs("}\n", f);
 }
 
+int summary_write_json_stream(FILE *f, const stats *st, const options *o) {
+  json_body(f, st, o);
+  return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
 int summary_write_json(const char *path, const stats *st, const options *o) {
   FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
   if (!f) return -1;

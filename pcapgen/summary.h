@@ -33,6 +33,8 @@ typedef struct {
   /* events */
   uint64_t timeouts, drops_random, drops_rule, dup_data, pool_drops;
   uint64_t rx_drops;        /* data dropped unplaced by mprdma / ioi receivers */
+  uint64_t accepted;        /* data packets (and READ requests) accepted for the first
+                               time by their receiver: the progress the watchdog sees */
   /* work */
   uint64_t wqes_total, wqes_done, wqes_verified, bytes_done;
   uint64_t first_post_ps, last_done_ps, end_ps;
@@ -45,6 +47,7 @@ typedef struct {
   uint64_t pkts_in_flight_peak;
   unsigned unused_drop_rules;
   bool interrupted, bench_stop;
+  bool stalled;             /* stopped by the no-progress watchdog (sim.h) */
   double wall_s;
   /* ground truth (--summary-json only; NULL otherwise) */
   struct truth *truth;
@@ -58,5 +61,7 @@ void stats_wqe_posted(stats *st, uint64_t post_ps);
 void summary_print(FILE *f, const stats *st, const options *o);
 /* 0, or -1 with errno set (the file could not be written). */
 int summary_write_json(const char *path, const stats *st, const options *o);
+/* The same object to f, flushed. 0, or -1 with errno set. */
+int summary_write_json_stream(FILE *f, const stats *st, const options *o);
 
 #endif

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pcap/pcap.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include <zlib.h>
 
 #include "bgwrite.h"
+#include "outpath.h"
 #include "ornic/version.h"
 
 #define BUF_CAP (1u << 20)       /* our own formats: one write per MiB */
@@ -22,7 +24,9 @@
 #define LINKTYPE_ETHERNET 1u
 
 struct writer {
-  char *final_path, *tmp_path; /* tmp_path NULL: written in place */
+  char *final_path;            /* as given, for messages */
+  outpath op;                  /* where the bytes go (temporary file, or in place) */
+  const volatile sig_atomic_t *stop; /* set by a signal: blocked writes give up */
   int fd;
   out_format fmt;
   bool gzip;
@@ -63,45 +67,32 @@ uint64_t writer_bytes(const writer *w) { return w->bytes; }
 
 /* ---- where the bytes go ----------------------------------------------------- */
 
-/* A hidden temporary file next to the target, with the mode a new file gets. */
-static int open_temp(writer *w) {
-  const char *slash = strrchr(w->final_path, '/');
-  size_t dlen = slash ? (size_t)(slash - w->final_path) + 1 : 0;
-  const char *base = w->final_path + dlen;
-  size_t n = dlen + strlen(base) + 16;
-  if (!(w->tmp_path = malloc(n))) return fail(w, "create", ENOMEM);
-  snprintf(w->tmp_path, n, "%.*s.%s.tmp.XXXXXX", (int)dlen, w->final_path, base);
-  if ((w->fd = mkstemp(w->tmp_path)) < 0) {
-    int e = errno;
-    free(w->tmp_path);
-    w->tmp_path = NULL;
-    return fail(w, "create", e);
-  }
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(w->fd, 0666 & ~mask);
-  return 0;
-}
-
 static int open_fd(writer *w) {
-  struct stat sb;
   if (strcmp(w->final_path, "-") == 0) {
     w->fd = STDOUT_FILENO;
     return 0;
   }
-  if (stat(w->final_path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-    /* A device or FIFO (/dev/null, a pipe to tshark): nothing to rename. */
-    if ((w->fd = open(w->final_path, O_WRONLY)) < 0) return fail(w, "open", errno);
-    return 0;
+  if (outpath_open(&w->op, w->final_path, "-o", w->err, sizeof w->err) < 0) {
+    w->failed = true;
+    return -1;
   }
-  return open_temp(w);
+  w->fd = w->op.fd;
+  w->op.fd = -1; /* ours now: gzclose or fclose may close it */
+  /* Written in place (read-only directory): the old content goes now, as
+   * with tcpdump; every other output was opened before this one. */
+  if (!w->op.tmp_path && !w->op.special && ftruncate(w->fd, 0) != 0) return fail(w, "truncate", errno);
+  return 0;
 }
+
+static bool stopping(const writer *w) { return w->stop && *w->stop; }
 
 static int write_all(writer *w, const uint8_t *p, size_t n) {
   if (w->bg) return bgw_write(w->bg, p, n) < 0 ? fail(w, "write", errno) : 0;
   while (n) {
     ssize_t k = write(w->fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
+    /* EINTR: a signal (SA_RESTART is off, so a write blocked on a full pipe
+     * or FIFO returns); give up only when it asked the run to stop. */
+    if (k < 0 && errno == EINTR && !stopping(w)) continue;
     if (k <= 0) return fail(w, "write", k < 0 ? errno : EIO);
     p += k;
     n -= (size_t)k;
@@ -304,6 +295,7 @@ writer *writer_open(const char *path, out_format fmt, uint32_t snaplen, int gz_l
     return NULL;
   }
   w->fd = -1;
+  w->op.fd = -1;
   w->fmt = writer_format_for(path, fmt);
   w->gzip = ends_with(path, ".gz");
   w->snaplen = snaplen;
@@ -313,6 +305,11 @@ writer *writer_open(const char *path, out_format fmt, uint32_t snaplen, int gz_l
     return NULL;
   }
   return w;
+}
+
+void writer_watch(writer *w, const volatile sig_atomic_t *stop) {
+  w->stop = stop;
+  if (w->bg) bgw_watch(w->bg, stop);
 }
 
 int writer_put(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t len) {
@@ -356,17 +353,19 @@ static int close_all(writer *w) {
 
 static void destroy(writer *w) {
   free(w->buf);
-  free(w->tmp_path);
   free(w->final_path);
   free(w);
 }
 
 int writer_finish(writer *w, char *err, size_t errlen) {
   int rc = close_all(w);
-  if (rc == 0 && w->tmp_path && rename(w->tmp_path, w->final_path) != 0) rc = fail(w, "rename to", errno);
+  /* No fsync: a capture is gigabytes, and rename over an existing file is
+   * ordered after its data by ext4 (auto_da_alloc) and XFS. */
+  if (rc == 0 && w->op.final_path && outpath_commit(&w->op, false, w->err, sizeof w->err) < 0)
+    rc = -1;
   if (rc < 0) {
     snprintf(err, errlen, "%s", w->err);
-    if (w->tmp_path) unlink(w->tmp_path);
+    outpath_discard(&w->op);
   }
   destroy(w);
   return rc;
@@ -377,6 +376,6 @@ void writer_abort(writer *w) {
   w->failed = true; /* nothing more is flushed on purpose */
   w->len = 0;
   close_all(w);
-  if (w->tmp_path) unlink(w->tmp_path);
+  outpath_discard(&w->op);
   destroy(w);
 }

@@ -3,10 +3,12 @@
  * written here (libpcap 1.10 cannot write pcapng, and a gzip stream needs the
  * bytes). All formats use nanosecond timestamps. The file is built under a
  * hidden temporary name in the target directory and renamed only by
- * writer_finish, so a failed run never leaves a complete-looking capture. */
+ * writer_finish, so a failed run never leaves a complete-looking capture
+ * (outpath.h: symbolic links, read-only directories, stale temporaries). */
 #ifndef PCAPGEN_WRITER_H
 #define PCAPGEN_WRITER_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "options.h"
@@ -17,6 +19,10 @@ typedef struct writer writer;
  * NULL with a message in err on failure. */
 writer *writer_open(const char *path, out_format fmt, uint32_t snaplen, int gz_level, char *err,
                     size_t errlen);
+
+/* From now on a write blocked on a full pipe or FIFO gives up (EINTR) once
+ * *stop is non-zero (a signal handler sets it; SA_RESTART must be off). */
+void writer_watch(writer *w, const volatile sig_atomic_t *stop);
 
 /* Appends one frame (cut to the snaplen). 0, or -1 (see writer_error). */
 int writer_put(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t len);

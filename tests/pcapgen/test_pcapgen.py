@@ -33,7 +33,7 @@ def check(cond, what):
 
 class Env:
     def __init__(self, args):
-        self.gen = args.pcapgen
+        self.gen = os.path.abspath(args.pcapgen)
         self.decoder = args.decoder
         self.work = args.workdir
         shutil.rmtree(self.work, ignore_errors=True)
@@ -986,6 +986,268 @@ def case_truth_profiles(env):
               f"{name}: truth retransmissions {t['retransmissions'][:6]} = frames sent again {retx[:6]}")
         check(set(t["probes"]) <= set(t["retransmissions"]), f"{name}: probes are retransmissions")
 
+
+
+def run_bounded(cmd, timeout, **kw):
+    """Runs cmd; None (and the process killed) when it outlives timeout seconds."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def case_no_progress(env):
+    """Issue 13 item 2: every run ends. --bitmap-pool 1 used to loop forever on some seeds
+    (NAK, retransmission, dropped for lack of a block, NAK...; the retry limit counts only
+    timeouts): the watchdog stops it with exit 3 and a message naming --bitmap-pool."""
+    stuck = 0
+    for seed in range(1, 16):
+        name = f"pool1-{seed}.pcap"
+        p = run_bounded([env.gen, "-q", "-o", env.path(name), "--bitmap-pool", "1", "--loss", "0",
+                         "--wqes", "1", "--seed", str(seed)], 60)
+        if not check(p is not None, f"seed {seed}: --bitmap-pool 1 ends within 60 s"):
+            continue
+        check(p.returncode in (0, 3), f"seed {seed}: exit {p.returncode} (0 or 3)")
+        if p.returncode == 3:
+            stuck += 1
+            check("no progress" in p.stderr and "--bitmap-pool" in p.stderr,
+                  f"seed {seed}: says why: {p.stderr.strip()[:160]}")
+            check(not os.path.exists(env.path(name)), f"seed {seed}: no capture written")
+    check(stuck > 0, f"{stuck} of 15 seeds cannot progress and were stopped")
+    # Every profile under hostile options ends (0, 1 = retry limit, or 3).
+    for prof in ["ornic", "roce", "irn", "mprdma", "ioi", "rc"]:
+        for opts in [["--loss", "0.5"], ["--bitmap-pool", "1"], ["--window", "16", "--otd", "1"]]:
+            p = run_bounded([env.gen, "-q", "-o", "/dev/null", "--profile", prof, "--wqes", "4"]
+                            + opts, 120)
+            check(p is not None and p.returncode in (0, 1, 3),
+                  f"{prof} {' '.join(opts)}: ends ({p.returncode if p else 'timeout'})")
+    check(not env.leftovers(), f"no temporary files left: {env.leftovers()}")
+
+
+def case_signals(env):
+    """Issue 13 item 3: SIGTERM and SIGHUP stop a run as SIGINT does (valid capture renamed
+    into place, exit 128 + signal, no hidden temporary file), also while the writer is
+    blocked on a FIFO; stale temporaries of a dead run are removed, others named."""
+    need(env.decoder)
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        out = env.path(f"sig{int(sig)}.pcap")
+        p = subprocess.Popen([env.gen, "-q", "-o", out, "--wqes", "1000000"], stderr=subprocess.PIPE,
+                             text=True)
+        time.sleep(1.0)
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=120)
+        check(p.returncode == 128 + sig, f"{sig.name}: exit {p.returncode} (want {128 + sig})")
+        check(f"interrupted by {sig.name}" in err, f"{sig.name}: stderr says so: {err.strip()[:100]}")
+        check(os.path.exists(out) and not env.leftovers(),
+              f"{sig.name}: capture renamed into place, no temporary left {env.leftovers()}")
+        d = subprocess.run([env.decoder, "--stats", "--strict", out], capture_output=True, text=True)
+        check(d.returncode == 0, f"{sig.name}: the partial capture decodes cleanly (exit {d.returncode})")
+    fifo = env.path("fifo")
+    os.mkfifo(fifo)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        for fmt in ["pcap", "pcapng"]:
+            # Nobody opens it: open(2) waits for a reader.
+            p = subprocess.Popen([env.gen, "-q", "-o", fifo, "--format", fmt, "--wqes", "100000"],
+                                 stderr=subprocess.PIPE, text=True)
+            time.sleep(0.5)
+            p.send_signal(sig)
+            try:
+                p.communicate(timeout=20)
+                check(p.returncode == 128 + sig, f"FIFO without reader, {fmt}, {sig.name}: exit "
+                      f"{p.returncode}")
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
+                check(False, f"FIFO without reader, {fmt}, {sig.name}: still running 20 s later")
+            # A reader that never reads: write(2) blocks once the pipe is full.
+            fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+            p = subprocess.Popen([env.gen, "-q", "-o", fifo, "--format", fmt, "--wqes", "100000"],
+                                 stderr=subprocess.PIPE, text=True)
+            time.sleep(1.0)
+            p.send_signal(sig)
+            try:
+                _, err = p.communicate(timeout=20)
+                check(p.returncode == 128 + sig and "blocked" in err,
+                      f"stalled FIFO, {fmt}, {sig.name}: exit {p.returncode}: {err.strip()[:120]}")
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
+                check(False, f"stalled FIFO, {fmt}, {sig.name}: still running 20 s later")
+            os.close(fd)
+    os.unlink(fifo)
+    # Stale temporaries (SIGKILL cannot be caught): a dead owner's is removed, one without
+    # a PID (or a live owner's) is named and kept.
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = env.path(f".st.pcap.tmp.{dead.pid}.AbC123")
+    nopid = env.path(".st.pcap.tmp.XyZ789")
+    live = env.path(f".st.pcap.tmp.{os.getpid()}.LiVe00")
+    for f in (stale, nopid, live):
+        open(f, "wb").write(b"x" * 1000)
+    _, p = env.run("st.pcap", "--wqes", "1")
+    check(not os.path.exists(stale) and "removed" in p.stderr and os.path.basename(stale) in p.stderr,
+          f"dead run's temporary removed and named: {p.stderr.strip()[:160]}")
+    check(os.path.exists(nopid) and os.path.basename(nopid) in p.stderr, "temporary without PID named, kept")
+    check(os.path.exists(live) and os.path.basename(live) in p.stderr, "live run's temporary named, kept")
+    for f in (nopid, live):
+        os.unlink(f)
+    # SIGKILL leaves the temporary; the next run of the same name removes it.
+    out = env.path("killed.pcap")
+    p = subprocess.Popen([env.gen, "-q", "-o", out, "--wqes", "1000000"], stderr=subprocess.PIPE)
+    time.sleep(1.0)
+    p.kill()
+    p.communicate()
+    left = env.leftovers()
+    check(len(left) == 1 and str(p.pid) in left[0], f"SIGKILL leaves its temporary with its PID: {left}")
+    _, q = env.run("killed.pcap", "--wqes", "1")
+    check(not env.leftovers() and "removed" in q.stderr, f"the next run removed it: {q.stderr.strip()[:120]}")
+
+
+def case_memory_limits(env):
+    """Issue 13 item 4: a configuration that needs more memory than --max-memory is refused
+    before it runs (exit 2), with the figure and the option to change."""
+    # Bounded: a version without the check grows until the OOM killer comes.
+    t = time.time()
+    p = run_bounded([env.gen, "-q", "-o", env.path("huge.pcap"), "--qps", "4096", "--wqe-size", "1G"], 10)
+    check(p is not None and p.returncode == 2, f"refused at once ({time.time() - t:.1f} s, "
+          f"exit {p.returncode if p else 'none'})")
+    if p is None:
+        return
+    check("TiB" in p.stderr and "--qps" in p.stderr and "--wqe-size" in p.stderr and
+          "--max-memory" in p.stderr, f"figure and options named: {p.stderr.strip()[:200]}")
+    check(not os.path.exists(env.path("huge.pcap")) and not env.leftovers(), "nothing written")
+    _, p = env.run("pool.pcap", "--bitmap-pool", 1 << 30, "--max-memory", "1G", rc=2)
+    check("--bitmap-pool" in p.stderr, f"bitmap pool named: {p.stderr.strip()[:160]}")
+    _, p = env.run("read.pcap", "--op", "read", "--qps", 64, "--wqe-size", "1G", "--max-memory", "16G",
+                   rc=2)
+    check("GiB" in p.stderr, f"READ buffers counted: {p.stderr.strip()[:160]}")
+    _, p = env.run("tiny.pcap", "--max-memory", "1M", rc=2)
+    check("1.0 MiB" in p.stderr, f"--max-memory 1M refuses the default run: {p.stderr.strip()[:160]}")
+    env.run("fits.pcap", "--max-memory", "64M", "--wqes", 2)
+    _, p = env.run("badmem.pcap", "--max-memory", "lots", rc=2)
+    check("--max-memory: expected" in p.stderr, f"bad size: {p.stderr.strip()[:120]}")
+    # Frames in flight are checked as they are made: slow paths queue without bound.
+    _, p = env.run("queue.pcap", "--path-rate-gbps", 0.1, "--qps", 16, "--wqes", 4,
+                   "--max-memory", "20M", rc=1)
+    check("frames in flight" in p.stderr and "--max-memory" in p.stderr,
+          f"queue growth stopped: {p.stderr.strip()[:160]}")
+    p = subprocess.run([env.gen, "--help"], capture_output=True, text=True)
+    check("--max-memory SIZE" in p.stdout and "half of the physical" in p.stdout, "--help documents it")
+
+
+def case_numbers(env):
+    """Issue 13 item 5: one number parser (decimal or 0x, never octal, overflow-checked,
+    'expected ..., got ...'), WQE totals that overflow, and 'wqes' beside 'wqe' lines."""
+    s10, _ = env.run("otd010.pcap", "--otd", "010", "--wqes", 2)
+    s10b, _ = env.run("otd10.pcap", "--otd", "10", "--wqes", 2)
+    s8, _ = env.run("otd8.pcap", "--otd", "8", "--wqes", 2)
+    same = open(env.path("otd010.pcap"), "rb").read() == open(env.path("otd10.pcap"), "rb").read()
+    differ = open(env.path("otd010.pcap"), "rb").read() != open(env.path("otd8.pcap"), "rb").read()
+    check(same and differ, "--otd 010 is ten, not octal eight (same capture as --otd 10)")
+    env.run("otdhex.pcap", "--otd", "0xA", "--wqes", 2)
+    check(open(env.path("otdhex.pcap"), "rb").read() == open(env.path("otd10.pcap"), "rb").read(),
+          "--otd 0xA is ten")
+    for opts, want in [(["--seed", "18446744073709551616"], "--seed: expected a number from 0 to"),
+                       (["--wqes", "1e3"], "--wqes: expected"), (["--loss", "0x1"], "--loss: expected"),
+                       (["--qps", " 4"], "--qps: expected"), (["--wqe-size", "2G"], "got '2G'"),
+                       (["--otd", "-1"], "--otd: expected")]:
+        _, p = env.run("num.pcap", *opts, rc=2)
+        check(want in p.stderr, f"{' '.join(opts)}: {p.stderr.strip()[:120]}")
+    scn = env.path("over.scn")
+    with open(scn, "w") as f:
+        f.write("qps 4096\n" + "wqe 4K x1099511627776\n" * 3000)
+    p = run_bounded([env.gen, "-q", "-o", "/dev/null", "--scenario", scn], 20)
+    check(p is not None and p.returncode == 2, f"overflowing WQE count refused ({p and p.returncode})")
+    check(p is not None and "over.scn:" in p.stderr and "overflows" in p.stderr,
+          f"overflow named by line: {p and p.stderr.strip()[:160]}")
+    scn = env.path("both.scn")
+    with open(scn, "w") as f:
+        f.write("qps 2\nwqes 5\nwqe 4K x2\n")
+    _, p = env.run("both.pcap", "--scenario", scn, rc=2)
+    check("both.scn:2:" in p.stderr and "wqes" in p.stderr, f"wqes beside wqe lines: {p.stderr.strip()[:160]}")
+    scn = env.path("octal.scn")
+    with open(scn, "w") as f:
+        f.write("qps 010\nwqe 4K x010\n")
+    s, _ = env.run("octal.pcap", "--scenario", scn)
+    check(s is not None and s["qps"] == 10 and s["wqes_total"] == 100, "scenario numbers are decimal too")
+
+
+def run_as_nobody(cmd, **kw):
+    return subprocess.run(["runuser", "-u", "nobody", "--"] + cmd, capture_output=True, text=True,
+                          timeout=300, **kw)
+
+
+def case_output_paths(env):
+    """Issue 13 item 6: every output checked before the run, written atomically; read-only
+    directories, symbolic links, empty names, bad paths and a full disk."""
+    need(env.decoder)
+    # Bounded: a version that checks paths only after the run writes 100 GB first.
+    p = run_bounded([env.gen, "-q", "-o", "", "--wqes", "100000"], 10, cwd=env.work)
+    check(p is not None and p.returncode == 2, f"-o '': refused at once ({p and p.returncode}): "
+          f"{p and p.stderr.strip()[:100]}")
+    for opt in ["--summary-json", "--plot"]:
+        if opt == "--plot" and not shutil.which("gnuplot"):
+            print("skip --plot path check: no gnuplot")
+            continue
+        out = env.path("long.pcap")
+        p = run_bounded([env.gen, "-q", "-o", out, "--wqes", "100000", opt, env.path("no/such/dir/x.svg")], 10)
+        check(p is not None and p.returncode == 1 and "no/such/dir" in p.stderr,
+              f"{opt} in a missing directory: refused before the run ({p and p.returncode})")
+        check(not os.path.exists(out) and not env.leftovers(), f"{opt}: nothing written")
+    # A symbolic link: the target is replaced (mode kept), the link stays.
+    tgt = env.path("target.pcap")
+    open(tgt, "w").write("old")
+    os.chmod(tgt, 0o640)
+    os.symlink("target.pcap", env.path("link.pcap"))
+    env.run("link.pcap", "--wqes", 1)
+    check(os.path.islink(env.path("link.pcap")), "-o LINK: the link is still a link")
+    check(os.path.getsize(tgt) > 1000 and (os.stat(tgt).st_mode & 0o777) == 0o640,
+          f"its target was replaced and kept mode 640 ({oct(os.stat(tgt).st_mode & 0o777)})")
+    open(env.path("mode.pcap"), "w").write("old")
+    os.chmod(env.path("mode.pcap"), 0o600)
+    env.run("mode.pcap", "--wqes", 1)
+    check((os.stat(env.path("mode.pcap")).st_mode & 0o777) == 0o600, "an existing file keeps its mode")
+    # A read-only directory with writable files in it: written in place (needs root to
+    # run as nobody).
+    if os.geteuid() == 0 and shutil.which("runuser"):
+        ro = env.path("ro")
+        os.mkdir(ro)
+        for n in ["c.pcap", "c.json"]:
+            open(os.path.join(ro, n), "w").write("old")
+            os.chmod(os.path.join(ro, n), 0o666)
+        os.chmod(env.work, 0o755)
+        os.chown(ro, 65534, 65534)
+        os.chmod(ro, 0o555)
+        p = run_as_nobody([env.gen, "-q", "-o", os.path.join(ro, "c.pcap"), "--wqes", "1",
+                           "--summary-json", os.path.join(ro, "c.json")])
+        check(p.returncode == 0, f"read-only directory, writable file: exit {p.returncode} {p.stderr.strip()[:120]}")
+        d = subprocess.run([env.decoder, "--strict", os.path.join(ro, "c.pcap")], capture_output=True)
+        check(d.returncode == 0 and json.load(open(os.path.join(ro, "c.json")))["wqes_total"] == 1,
+              "written in place: capture decodes, summary complete")
+        p = run_as_nobody([env.gen, "-q", "-o", os.path.join(ro, "new.pcap"), "--wqes", "1"])
+        check(p.returncode == 1 and "Permission denied" in p.stderr, "a new file there: refused")
+        os.chmod(ro, 0o755)
+    else:
+        print("skip read-only directory: needs root and runuser")
+    # A full disk: a 1 MiB tmpfs (root only; CI runs as root).
+    full = env.path("full")
+    os.mkdir(full)
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", full]).returncode:
+        print("skip full disk: cannot mount a tmpfs (needs root)")
+        return
+    try:
+        _, p = env.run("full/c.pcap", "--wqes", 2, rc=1)
+        check("No space left" in p.stderr and os.listdir(full) == [], f"capture on a full disk: nothing left {os.listdir(full)}")
+        open(os.path.join(full, "s.json"), "w").write('{"old": 1}')
+        subprocess.run(["dd", "if=/dev/zero", "of=" + os.path.join(full, "fill"), "bs=1k", "count=2000"],
+                       capture_output=True)
+        p = subprocess.run([env.gen, "-q", "-o", env.path("ok.pcap"), "--wqes", "1", "--wqe-size", "4K",
+                            "--summary-json", os.path.join(full, "s.json")], capture_output=True, text=True)
+        check(p.returncode == 1 and "No space left" in p.stderr, f"summary on a full disk: exit {p.returncode}")
+        check(open(os.path.join(full, "s.json")).read() == '{"old": 1}' and
+              sorted(os.listdir(full)) == ["fill", "s.json"], "the old summary is intact, no partial one")
+    finally:
+        subprocess.run(["umount", full])
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}

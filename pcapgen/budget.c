@@ -1,0 +1,131 @@
+#include "budget.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+#define FALLBACK_MEMORY (4ull << 30)
+#define PER_QP_BYTES 4096u    /* engine structures of one QP, both ends, generously */
+#define NODE_BYTES 12u        /* a bitmap block: 64-bit bits + 32-bit free-list entry */
+#define SLOT_BYTES 4u         /* a QP's bitmap slot */
+#define RC_WQE_BYTES 64u      /* an outstanding WQE of the rc profile */
+
+uint64_t budget_default(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || size <= 0) return FALLBACK_MEMORY;
+  return (uint64_t)pages * (uint64_t)size / 2;
+}
+
+void budget_format(uint64_t bytes, char *buf, size_t cap) {
+  static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double v = (double)bytes;
+  int u = 0;
+  while (v >= 1024 && u < 6) {
+    v /= 1024;
+    u++;
+  }
+  if (u == 0) snprintf(buf, cap, "%llu bytes", (unsigned long long)bytes);
+  else snprintf(buf, cap, "%.1f %s", v, unit[u]);
+}
+
+/* One part of the estimate, and how to make it smaller. */
+typedef struct {
+  uint64_t bytes;
+  char what[160];
+  const char *lower;
+} part;
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) {
+  uint64_t m;
+  return __builtin_mul_overflow(a, b, &m) ? UINT64_MAX : m;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
+/* Every profile but rc places each WQE in a buffer of its size, one WQE in
+ * flight per QP (the responder's for WRITE, the requester's for READ), to
+ * compare with the source at completion; rc checks each packet as it comes. */
+static void integrity(const options *o, part *p) {
+  char size[32];
+  uint64_t max = wl_max_wqe_len(o);
+  p->bytes = o->profile == PROFILE_RC ? 0 : mul_sat(o->qps, max);
+  budget_format(max, size, sizeof size);
+  snprintf(p->what, sizeof p->what, "the integrity check of %u QPs x %s WQEs", o->qps, size);
+  p->lower = "lower --qps or --wqe-size";
+}
+
+/* Requester and responder keep a few bits per packet of the WQE in flight. */
+static void per_packet(const options *o, part *p) {
+  uint64_t n = wl_npkts(wl_max_wqe_len(o), o->pmtu);
+  p->bytes = mul_sat(o->qps, n / 2 + 8);
+  snprintf(p->what, sizeof p->what, "per-packet state of %u QPs x %llu-packet WQEs", o->qps,
+           (unsigned long long)n);
+  p->lower = "lower --qps or --wqe-size, or raise --pmtu";
+}
+
+/* ornic only: the responder's shared pool (--bitmap-pool, default W/16 + 2
+ * blocks per QP) and the READ requester's, which covers whole WQEs. */
+static void bitmap(const options *o, part *p) {
+  uint64_t slots = o->window / 16 + 2;
+  uint64_t nodes = o->bitmap_pool ? o->bitmap_pool : mul_sat(slots, o->qps);
+  p->bytes = 0;
+  p->lower = "lower --bitmap-pool";
+  if (o->profile != PROFILE_ORNIC) return;
+  p->bytes = add_sat(mul_sat(nodes, NODE_BYTES), mul_sat(mul_sat(slots, o->qps), SLOT_BYTES));
+  snprintf(p->what, sizeof p->what, "the bitmap pool of %llu blocks", (unsigned long long)nodes);
+  if (o->op != OP_READ) return;
+  uint64_t rslots = wl_npkts(wl_max_wqe_len(o), o->pmtu) / 16 + 2;
+  uint64_t r = mul_sat(mul_sat(rslots, o->qps), NODE_BYTES + SLOT_BYTES);
+  if (r > p->bytes) {
+    snprintf(p->what, sizeof p->what, "the READ bitmaps of %u QPs x %llu blocks", o->qps,
+             (unsigned long long)rslots);
+    p->lower = "lower --qps or --wqe-size";
+  }
+  p->bytes = add_sat(p->bytes, r);
+}
+
+static void fixed(const options *o, part *p) {
+  p->bytes = mul_sat(o->qps, PER_QP_BYTES + 2ull * o->rc_outstanding * RC_WQE_BYTES);
+  snprintf(p->what, sizeof p->what, "the state of %u QPs", o->qps);
+  p->lower = "lower --qps or --rc-outstanding";
+}
+
+static uint64_t estimate(const options *o, part *largest) {
+  part parts[4];
+  integrity(o, &parts[0]);
+  per_packet(o, &parts[1]);
+  bitmap(o, &parts[2]);
+  fixed(o, &parts[3]);
+  uint64_t total = 0;
+  *largest = parts[0];
+  for (int i = 0; i < 4; i++) {
+    total = add_sat(total, parts[i].bytes);
+    if (parts[i].bytes > largest->bytes) *largest = parts[i];
+  }
+  return total;
+}
+
+uint64_t budget_needed(const options *o) {
+  part p;
+  return estimate(o, &p);
+}
+
+int budget_check(const options *o, FILE *err) {
+  part p;
+  uint64_t need = estimate(o, &p);
+  if (need <= o->max_memory) return 0;
+  char total[32], big[32], limit[32];
+  budget_format(need, total, sizeof total);
+  budget_format(p.bytes, big, sizeof big);
+  budget_format(o->max_memory, limit, sizeof limit);
+  fprintf(err, "ornic-pcapgen: needs %s of memory (%s of it for %s); %s (limit: %s, "
+          "--max-memory)\n", total, big, p.what, p.lower, limit);
+  return -1;
+}
+
+uint64_t budget_frames(const options *o, size_t bufsize) {
+  uint64_t need = budget_needed(o);
+  uint64_t left = o->max_memory > need ? o->max_memory - need : 0;
+  return left / (bufsize + 64); /* + the pkt header and malloc's own */
+}
