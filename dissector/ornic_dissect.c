@@ -25,15 +25,18 @@ typedef struct {
 
 /* The UDP payload is a subset of the frame: find the IP header right before
  * its UDP header (IPv6 without extension headers, IPv4 with any IHL) whose
- * length agrees with the UDP length. -1 and *why when there is none. */
+ * length holds the UDP length. An IP datagram longer than the UDP one
+ * (PROTOCOL.md D3) is kept: the library decodes inside the UDP length, locates
+ * the iCRC there and reports the frame malformed. -1 and *why when there is
+ * none. */
 static int find_ip_header(tvbuff_t *ds, int udp_off, guint32 udp_len, packet_info *pinfo,
                           const char **why) {
   *why = "no IPv4 or IPv6 header (protocol UDP) right before the UDP header";
   if (udp_off >= 40 && tvb_get_guint8(ds, udp_off - 40) >> 4 == 6 &&
       tvb_get_guint8(ds, udp_off - 34) == ORNIC_IPPROTO_UDP) {
     guint32 plen = tvb_get_ntohs(ds, udp_off - 36);
-    if (plen == udp_len) return udp_off - 40;
-    *why = wmem_strdup_printf(pinfo->pool, "IPv6 payload length %u disagrees with UDP length %u",
+    if (plen >= udp_len) return udp_off - 40;
+    *why = wmem_strdup_printf(pinfo->pool, "IPv6 payload length %u is shorter than UDP length %u",
                               plen, udp_len);
   }
   for (int ihl = 5; ihl <= 15; ihl++) {
@@ -42,8 +45,8 @@ static int find_ip_header(tvbuff_t *ds, int udp_off, guint32 udp_len, packet_inf
     if (tvb_get_guint8(ds, ip) != (0x40 | ihl) || tvb_get_guint8(ds, ip + 9) != ORNIC_IPPROTO_UDP)
       continue;
     guint32 tlen = tvb_get_ntohs(ds, ip + 2);
-    if (tlen == udp_len + 4u * (guint)ihl) return ip;
-    *why = wmem_strdup_printf(pinfo->pool, "IPv4 total length %u disagrees with UDP length %u",
+    if (tlen >= udp_len + 4u * (guint)ihl) return ip;
+    *why = wmem_strdup_printf(pinfo->pool, "IPv4 total length %u cannot hold UDP length %u",
                               tlen, udp_len);
   }
   return -1;
@@ -140,6 +143,9 @@ static guint8 tree_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, con
 }
 
 static void tree_payload(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f) {
+  /* Not located: cut inside the headers, or a malformed frame whose payload
+   * end the lengths do not give (frame.h). */
+  if (!f->payload) return;
   int off = (int)(f->payload_off - f->bth_off);
   size_t cap = f->payload_caplen;
   if (f->payload_len) {

@@ -45,9 +45,12 @@ static void check_transport(const ornic_frame *f, const uint8_t *data, size_t le
   const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
   fuzz_check(f->bth_off + ORNIC_BTH_LEN <= len, "BTH at %zu of %zu", f->bth_off, len);
   fuzz_check(f->ext_off == f->bth_off + ORNIC_BTH_LEN, "ext_off");
-  fuzz_check(f->icrc_off + ORNIC_ICRC_LEN == f->roce_end, "icrc_off %zu roce_end %zu",
-             f->icrc_off, f->roce_end);
-  fuzz_check(!f->icrc_present || f->roce_end <= len, "iCRC present beyond the input");
+  /* icrc_off is 0 while the lengths do not locate the iCRC (malformed, D3). */
+  fuzz_check(f->icrc_off == 0 ? rc == ORNIC_ERR_MALFORMED
+                              : f->icrc_off + ORNIC_ICRC_LEN == f->roce_end,
+             "icrc_off %zu roce_end %zu rc %d", f->icrc_off, f->roce_end, rc);
+  fuzz_check(!f->icrc_present || (f->icrc_off && f->roce_end <= len), "iCRC present beyond the input");
+  fuzz_check(!f->payload || f->icrc_off, "a payload view without a located iCRC");
   fuzz_check((f->decoded & ~op->hdrs) == 0, "decoded headers %#x not in the opcode's %#x",
              f->decoded, op->hdrs);
   fuzz_check(f->bth.padcnt <= 3 && f->bth.se <= 1 && f->bth.destqp <= 0xffffff &&
@@ -65,7 +68,7 @@ static void check_transport(const ornic_frame *f, const uint8_t *data, size_t le
     fuzz_check(f->payload_off == f->ext_off + ornic_ext_size(&f->ext, op->hdrs), "ext size");
     fuzz_check(!f->payload_len || (op->flags & ORNIC_OPF_PAYLOAD), "payload on a payload-less opcode");
     check_view(f->payload, f->payload_len + f->pad_len, data, len, "payload");
-  } else if (rc == ORNIC_ERR_TRUNCATED && f->payload) {
+  } else if ((rc == ORNIC_ERR_TRUNCATED || rc == ORNIC_ERR_MALFORMED) && f->payload) {
     fuzz_check(f->payload_caplen <= f->payload_len, "payload caplen");
     check_view(f->payload, f->payload_caplen, data, len, "captured payload");
   }
@@ -91,6 +94,8 @@ void fuzz_check_decoded(const ornic_frame *f, const uint8_t *data, size_t len, i
   fuzz_check(strcmp(ornic_strerror(rc), "unknown error code") != 0 &&
                  strcmp(ornic_errname(rc), "ORNIC_ERR_?") != 0, "text of %d", rc);
   fuzz_check(f->caplen == len, "caplen %zu of %zu", f->caplen, len);
+  fuzz_check((rc == ORNIC_ERR_MALFORMED) == (f->malformed != 0), "rc %d with malformed bits %#x",
+             rc, f->malformed);
   fuzz_check(f->l3_off <= len && f->l4_off <= len, "L3/L4 offsets past the input");
   (void)ornic_opcode_name(f->bth.opcode);
   bool bth_read = f->ext_off != 0; /* set with bth_off, which is 0 from ornic_roce_decode */

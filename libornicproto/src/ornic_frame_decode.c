@@ -1,7 +1,9 @@
 /* Frame decoder: L2 -> L3 -> L4 -> BTH -> extension headers -> payload -> iCRC.
  * Each layer checks the bytes it needs before reading them. "Truncated" means
  * the capture ended early; "malformed" means the packet's own lengths do not
- * add up. */
+ * add up. A malformed frame is decoded as far as its bytes allow (PROTOCOL.md
+ * D3): each broken rule sets a bit of f->malformed and decoding goes on when
+ * the bytes still say where the next header is. */
 #include <string.h>
 
 #include "ornic/errors.h"
@@ -21,6 +23,7 @@ static void frame_reset(ornic_frame *f, ornic_link link, size_t len) {
   f->eth.has_vlan = false;
   f->ext.present = 0;
   f->decoded = 0;
+  f->malformed = 0;
   f->payload = 0;
   f->payload_len = f->payload_caplen = 0;
   f->pad_len = 0;
@@ -51,6 +54,11 @@ static int decode_eth(ornic_frame *f, const uint8_t *p, size_t len) {
   return ORNIC_OK;
 }
 
+static int malformed(ornic_frame *f, uint16_t rule) {
+  f->malformed |= rule;
+  return ORNIC_ERR_MALFORMED;
+}
+
 static int decode_ipv4(ornic_frame *f, const uint8_t *p, size_t len, size_t *l4_end) {
   ornic_ip *ip = &f->ip;
   if (len < IPV4_MIN_LEN) return ORNIC_ERR_TRUNCATED;
@@ -68,9 +76,9 @@ static int decode_ipv4(ornic_frame *f, const uint8_t *p, size_t len, size_t *l4_
   memset(ip->dst, 0, sizeof ip->dst);
   memcpy(ip->src, p + 12, 4);
   memcpy(ip->dst, p + 16, 4);
-  if (ip->version != 4 || ip->hdr_len < IPV4_MIN_LEN) return ORNIC_ERR_MALFORMED;
+  if (ip->version != 4 || ip->hdr_len < IPV4_MIN_LEN) return malformed(f, ORNIC_MAL_IP_HEADER);
   if (ip->next_proto != ORNIC_IPPROTO_UDP) return ORNIC_ERR_NOT_ROCE;
-  if (ip->total_len < ip->hdr_len) return ORNIC_ERR_MALFORMED;
+  if (ip->total_len < ip->hdr_len) return malformed(f, ORNIC_MAL_IP_LEN);
   if (ip->frag & 0x3fff) return ORNIC_ERR_UNSUPPORTED; /* a fragment: no whole UDP datagram */
   if (len < ip->hdr_len) return ORNIC_ERR_TRUNCATED;
   f->l3 = ORNIC_L3_IPV4;
@@ -100,16 +108,19 @@ static int decode_ipv6_layout(ornic_frame *f, const uint8_t *p, size_t len, size
 static int decode_ipv6(ornic_frame *f, const uint8_t *p, size_t len, size_t *l4_end) {
   int n = decode_ipv6_layout(f, p, len, l4_end);
   if (n < 0) return n;
-  if (f->ip.version != 6) return ORNIC_ERR_MALFORMED;
+  if (f->ip.version != 6) return malformed(f, ORNIC_MAL_IP_HEADER);
   if (f->ip.next_proto != ORNIC_IPPROTO_UDP) return ORNIC_ERR_NOT_ROCE;
   f->l3 = ORNIC_L3_IPV6;
   return n;
 }
 
+/* The UDP header, and where the RoCE bytes end (D3): at the UDP length, or at
+ * the IP datagram's end if that comes first. A disagreement is recorded in
+ * f->malformed and decoding goes on inside the shorter of the two. */
 static int decode_udp(ornic_frame *f, const uint8_t *data, size_t len, size_t l4_end,
                       uint16_t port) {
   size_t off = f->l4_off;
-  if (l4_end < off + UDP_LEN) return ORNIC_ERR_MALFORMED;
+  if (l4_end < off + UDP_LEN) return malformed(f, ORNIC_MAL_IP_LEN);
   if (len < off + UDP_LEN) return ORNIC_ERR_TRUNCATED;
   const uint8_t *p = data + off;
   f->udp.sport = ornic_get_u16(p);
@@ -117,45 +128,61 @@ static int decode_udp(ornic_frame *f, const uint8_t *data, size_t len, size_t l4
   f->udp.len = ornic_get_u16(p + 4);
   f->udp.checksum = ornic_get_u16(p + 6);
   if (f->udp.dport != port) return ORNIC_ERR_NOT_ROCE;
-  if (off + f->udp.len != l4_end) return ORNIC_ERR_MALFORMED;
-  if (f->udp.len < UDP_LEN + ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_MALFORMED;
-  f->roce_end = l4_end;
+  /* A UDP length under 8 leaves nothing after the header. */
+  size_t udp_end = off + (f->udp.len < UDP_LEN ? UDP_LEN : f->udp.len);
+  if (udp_end < l4_end) f->malformed |= ORNIC_MAL_UDP_SHORT;
+  if (udp_end > l4_end) f->malformed |= ORNIC_MAL_UDP_LONG;
+  f->roce_end = udp_end < l4_end ? udp_end : l4_end;
   return ORNIC_OK;
 }
 
 /* BTH, extension headers, payload, pad and iCRC of [bth, roce_end).
- * bth_off is set only once the BTH has been read, so callers can trust it. */
+ * bth_off is set only once the BTH has been read, so callers can trust it.
+ * The iCRC is located (icrc_off != 0) when the UDP length lies inside the IP
+ * datagram and leaves room for BTH + iCRC; headers then end at the iCRC,
+ * else at roce_end, and payload and pad are not located. */
 static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len, size_t bth) {
-  size_t wire_end = f->roce_end - ORNIC_ICRC_LEN;
-  size_t cap_end = len < wire_end ? len : wire_end;
+  size_t end = f->roce_end;
+  if (end < bth + ORNIC_BTH_LEN) return malformed(f, ORNIC_MAL_ROCE_SHORT);
   if (len < bth + ORNIC_BTH_LEN) return ORNIC_ERR_TRUNCATED;
   ornic_bth_decode(&f->bth, data + bth, ORNIC_BTH_LEN);
   f->bth_off = bth;
   f->ext_off = bth + ORNIC_BTH_LEN;
+  if (end < f->ext_off + ORNIC_ICRC_LEN) f->malformed |= ORNIC_MAL_ROCE_SHORT;
+  bool located = !(f->malformed & (ORNIC_MAL_UDP_LONG | ORNIC_MAL_ROCE_SHORT));
+  size_t wire_end = located ? end - ORNIC_ICRC_LEN : end;
+  size_t cap_end = len < wire_end ? len : wire_end;
   /* The iCRC's place follows from the lengths alone, so even a frame with an
-   * unknown opcode can have its iCRC checked. */
-  f->icrc_off = wire_end;
-  if (len >= f->roce_end) {
-    f->icrc = ornic_get_u32le(data + wire_end);
-    f->icrc_present = true;
+   * unknown opcode or a layout of its own can have its iCRC checked. */
+  if (located) {
+    f->icrc_off = wire_end;
+    if (len >= end) {
+      f->icrc = ornic_get_u32le(data + wire_end);
+      f->icrc_present = true;
+    }
   }
   const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
   if (!op->name) return ORNIC_ERR_UNKNOWN_OPCODE;
-  if (f->ext_off > wire_end) return ORNIC_ERR_MALFORMED;
   int n = ornic_ext_decode(&f->ext, op->hdrs, data + f->ext_off, cap_end - f->ext_off);
   f->decoded = f->ext.present;
-  if (n == ORNIC_ERR_TRUNCATED) return len < wire_end ? ORNIC_ERR_TRUNCATED : ORNIC_ERR_MALFORMED;
+  if (n == ORNIC_ERR_TRUNCATED) {
+    if (len < wire_end) return ORNIC_ERR_TRUNCATED;
+    return located ? malformed(f, ORNIC_MAL_EXT) : ORNIC_ERR_MALFORMED;
+  }
+  if (n == ORNIC_ERR_MALFORMED) return malformed(f, ORNIC_MAL_NAK_BLOCKS);
   if (n < 0) return n;
-  /* PROTOCOL.md D7: ORNIC packets are whole 4-byte words from BTH to iCRC. */
-  if (op->transport == ORNIC_TRANSPORT_ORNIC && (wire_end - f->ext_off) % 4) return ORNIC_ERR_MALFORMED;
   f->payload_off = f->ext_off + (size_t)n;
+  if (!located) return ORNIC_ERR_MALFORMED; /* no iCRC, so no end of the payload */
+  /* PROTOCOL.md D7: ORNIC packets are whole 4-byte words from BTH to iCRC. */
+  if (op->transport == ORNIC_TRANSPORT_ORNIC && (wire_end - f->ext_off) % 4)
+    return malformed(f, ORNIC_MAL_ALIGN);
   size_t body = wire_end - f->payload_off;
   f->pad_len = f->bth.padcnt;
-  if (f->pad_len > body) return ORNIC_ERR_MALFORMED;
+  if (f->pad_len > body) return malformed(f, ORNIC_MAL_PAD);
   f->payload_len = body - f->pad_len;
-  if (f->payload_len && !(op->flags & ORNIC_OPF_PAYLOAD)) return ORNIC_ERR_MALFORMED;
+  if (f->payload_len && !(op->flags & ORNIC_OPF_PAYLOAD)) return malformed(f, ORNIC_MAL_PAYLOAD);
   f->payload = data + f->payload_off;
-  if (len < f->roce_end) {
+  if (len < end) {
     size_t got = len > f->payload_off ? len - f->payload_off : 0;
     f->payload_caplen = got < f->payload_len ? got : f->payload_len;
     return ORNIC_ERR_TRUNCATED;
@@ -176,13 +203,12 @@ static int decode_l3(ornic_frame *f, const uint8_t *data, size_t len, int kind, 
     f->l3 = ORNIC_L3_GRH;
     size_t bth = f->l3_off + IPV6_LEN;
     f->roce_end = l4_end;
-    if (l4_end < bth + ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_MALFORMED;
     return decode_transport(f, data, len, bth);
   }
   n = kind == ORNIC_L3_IPV4 ? decode_ipv4(f, p, rest, &l4_end) : decode_ipv6(f, p, rest, &l4_end);
   if (n < 0) return n;
   f->l4_off = f->l3_off + (size_t)n;
-  if (l4_end < f->l4_off) return ORNIC_ERR_MALFORMED;
+  if (l4_end < f->l4_off) return malformed(f, ORNIC_MAL_IP_LEN);
   n = decode_udp(f, data, len, l4_end, port);
   if (n < 0) return n;
   return decode_transport(f, data, len, f->l4_off + UDP_LEN);
@@ -218,12 +244,14 @@ int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_li
   case ORNIC_LINK_GRH: kind = ORNIC_L3_GRH; break;
   default: return ORNIC_ERR_INVALID_ARG;
   }
-  return decode_l3(f, data, len, kind, udp_port);
+  int rc = decode_l3(f, data, len, kind, udp_port);
+  return f->malformed ? ORNIC_ERR_MALFORMED : rc;
 }
 
 int ornic_roce_decode(ornic_frame *f, const uint8_t *p, size_t len) {
   frame_reset(f, ORNIC_LINK_RAW_IP, len);
   if (len < ORNIC_BTH_LEN + ORNIC_ICRC_LEN) return ORNIC_ERR_TRUNCATED;
   f->roce_end = len;
-  return decode_transport(f, p, len, 0);
+  int rc = decode_transport(f, p, len, 0);
+  return f->malformed ? ORNIC_ERR_MALFORMED : rc;
 }

@@ -51,7 +51,7 @@ static void error_code(dec_packet *pk, int rc) {
   } else if (rc == ORNIC_ERR_TRUNCATED) {
     error_truncated(pk);
   } else if (rc == ORNIC_ERR_MALFORMED) {
-    dec_explain_malformed(&pk->f, pk->has_bth, pk->errbuf, sizeof pk->errbuf);
+    dec_explain_malformed(&pk->f, pk->errbuf, sizeof pk->errbuf);
     pk->error = pk->errbuf;
   } else {
     pk->error = ornic_strerror(rc);
@@ -66,13 +66,16 @@ static void note_layers(dec_packet *pk) {
   pk->has_l3 = f->l3 != ORNIC_L3_NONE;
   pk->has_udp = f->l4_off != 0 && f->roce_end != 0;
   pk->has_bth = f->bth_off != 0;
-  /* After a malformed result the payload fields are half-filled: not shown. */
-  pk->has_payload = f->payload_off != 0 && (pk->rc == ORNIC_OK || pk->rc == ORNIC_ERR_TRUNCATED);
+  /* The library sets the payload view only once PadCnt and the payload rules
+   * held (a malformed frame whose UDP length ends early still has one). */
+  pk->has_payload = f->payload != NULL;
 }
 
 static void check_icrc(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t *l2) {
-  /* An unknown opcode still has a locatable, checkable iCRC. */
-  if (pk->rc != ORNIC_OK && pk->rc != ORNIC_ERR_UNKNOWN_OPCODE) {
+  /* Whenever the lengths locate the iCRC and it was captured it is checked:
+   * an unknown opcode or a malformed layout under a good iCRC is what the
+   * sender meant; under a bad one, the frame was damaged. */
+  if (!pk->f.icrc_present) {
     pk->icrc = DEC_ICRC_NA;
   } else if (!cfg->verify_icrc) {
     pk->icrc = DEC_ICRC_UNCHECKED;

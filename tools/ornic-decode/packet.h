@@ -61,7 +61,7 @@ typedef struct {
   uint32_t otd;      /* dec_decode_cfg.otd, for printing NAK lost sets */
   unsigned warnings; /* DEC_WARN_* (lint.h) */
   const char *error; /* NULL, or text (may point into errbuf) */
-  char errbuf[160];
+  char errbuf[320]; /* several malformed rules can be named at once */
   ornic_frame f;
   bool analysed;      /* an valid: the conversation engine saw the packet (analysis.h) */
   ornic_an_verdict an;

@@ -56,6 +56,26 @@ typedef struct {
 
 typedef struct { uint16_t sport, dport, len, checksum; } ornic_udp;
 
+/* The decoder rules (docs/PROTOCOL.md section 5) a frame breaks: bits of
+ * ornic_frame.malformed. Decode sets one or more exactly when it returns
+ * ORNIC_ERR_MALFORMED; a frame can break several (a short UDP length and
+ * then a PadCnt that does not fit, ...). */
+enum {
+  ORNIC_MAL_IP_HEADER = 1u << 0,  /* D1: IP version or IPv4 IHL (< 5) wrong; nothing after it read */
+  ORNIC_MAL_IP_LEN = 1u << 1,     /* D3: the IP datagram ends before its UDP header does (IPv4
+                                     total length < IHL*4 + 8, IPv6 payload length < 8); no UDP */
+  ORNIC_MAL_UDP_SHORT = 1u << 2,  /* D3: UDP length < the IP payload: bytes of the IP datagram
+                                     follow the UDP datagram (the iCRC is located by UDP) */
+  ORNIC_MAL_UDP_LONG = 1u << 3,   /* D3: UDP length > the IP payload: the iCRC is not located */
+  ORNIC_MAL_ROCE_SHORT = 1u << 4, /* D3: the UDP payload (GRH payload) cannot hold a BTH and an
+                                     iCRC, 16 bytes (UDP length < 24 included) */
+  ORNIC_MAL_EXT = 1u << 5,        /* D5: the opcode's extension headers do not fit before the iCRC */
+  ORNIC_MAL_PAD = 1u << 6,        /* D5: PadCnt exceeds the bytes after the headers */
+  ORNIC_MAL_PAYLOAD = 1u << 7,    /* D5: payload bytes on an opcode that carries none */
+  ORNIC_MAL_NAK_BLOCKS = 1u << 8, /* D6: NAKETH nblocks is 0 */
+  ORNIC_MAL_ALIGN = 1u << 9       /* D7: an ORNIC opcode's BTH..iCRC is not whole 4-byte words */
+};
+
 typedef struct {
   /* layers */
   ornic_link link;
@@ -71,12 +91,17 @@ typedef struct {
   size_t payload_caplen;  /* of which captured (< payload_len after a snaplen cut) */
   uint8_t pad_len;        /* = bth.padcnt when the frame is whole */
   uint32_t icrc;          /* as on the wire: little-endian u32 of the 4 bytes */
-  bool icrc_present;      /* false when the capture cut the frame short */
+  bool icrc_present;      /* the iCRC was located (icrc_off != 0) and captured */
   /* offsets from the start of the input */
-  size_t l3_off, l4_off, bth_off, ext_off, payload_off, icrc_off;
-  size_t roce_end;        /* offset just past the iCRC per IP/UDP lengths */
+  size_t l3_off, l4_off, bth_off, ext_off, payload_off;
+  size_t icrc_off;        /* 0 while the lengths do not locate the iCRC */
+  size_t roce_end;        /* end of the RoCE bytes per the lengths: the UDP datagram's end,
+                             or the IP datagram's if that comes first (GRH: its payload
+                             length); just past the iCRC when icrc_off != 0. Set once the
+                             UDP header (GRH) was read */
   size_t caplen;          /* bytes given to decode */
   uint16_t decoded;       /* ORNIC_HDR_* headers actually read (partial on truncation) */
+  uint16_t malformed;     /* ORNIC_MAL_* rules broken; 0 unless decode returned MALFORMED */
 } ornic_frame;
 
 /* Decode one frame. Returns:
@@ -86,10 +111,40 @@ typedef struct {
  *                            f->bth_off != 0 once the BTH was read, and
  *                            f->decoded says which extension headers were;
  *   ORNIC_ERR_NOT_ROCE       not RoCEv2 / RoCEv1 (another EtherType, protocol or port);
- *   ORNIC_ERR_MALFORMED      lengths contradict each other (IP/UDP lengths, PadCnt);
+ *   ORNIC_ERR_MALFORMED      the frame's own lengths or fields contradict each
+ *                            other; f->malformed says which rules (ORNIC_MAL_*).
+ *                            Decoding goes on as far as the bytes allow, as
+ *                            Wireshark does (PROTOCOL.md D3):
+ *                            - IP header wrong (ORNIC_MAL_IP_HEADER), or too
+ *                              short an IP datagram for UDP (ORNIC_MAL_IP_LEN):
+ *                              the IP fields only;
+ *                            - UDP length disagreeing with the IP length: the
+ *                              RoCE bytes end where the first of the two ends
+ *                              (roce_end). The BTH is read if it fits there,
+ *                              then every extension header that fits. When the
+ *                              UDP length ends inside the IP datagram
+ *                              (ORNIC_MAL_UDP_SHORT) the iCRC is its last 4
+ *                              bytes and payload and pad are decoded as in a
+ *                              good frame; when it ends past it
+ *                              (ORNIC_MAL_UDP_LONG), or the UDP payload cannot
+ *                              hold BTH + iCRC (ORNIC_MAL_ROCE_SHORT), the
+ *                              iCRC, payload and pad are not located
+ *                              (icrc_off = payload_off = 0);
+ *                            - headers that do not fit the opcode (D5, D6, D7):
+ *                              BTH and the extension headers that fit; the
+ *                              payload view only when PadCnt and payload rules
+ *                              hold (f->payload != NULL);
+ *                            and in every case icrc/icrc_off/icrc_present as
+ *                            soon as the lengths locate the iCRC and it was
+ *                            captured, so ornic_icrc_verify can tell a
+ *                            corrupted frame from a sender that lays the
+ *                            opcode out differently;
  *   ORNIC_ERR_UNKNOWN_OPCODE the BTH was read but its opcode has no layout
  *                            (icrc/icrc_off are still set, so the iCRC can be
  *                            verified).
+ * A frame both malformed and cut short returns ORNIC_ERR_MALFORMED (with
+ * icrc_present false and payload_caplen < payload_len as after a cut), and
+ * so does one with an unknown opcode whose lengths break D3.
  * `udp_port` is the RoCEv2 destination port to accept (0 means 4791).
  * The iCRC is not verified here: see ornic_icrc_verify. Never allocates. */
 int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,

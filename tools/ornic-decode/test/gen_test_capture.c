@@ -357,10 +357,10 @@ static void fix_icrc(const writer *w, uint8_t *buf, size_t len, size_t l3) {
   ornic_link link = w->link == LINK_ETH ? ORNIC_LINK_ETHERNET : ORNIC_LINK_RAW_IP;
   ornic_frame f;
   uint32_t icrc;
-  int rc = ornic_frame_decode(&f, buf + off, len - off, link, 0);
-  if ((rc != ORNIC_OK && rc != ORNIC_ERR_UNKNOWN_OPCODE) ||
-      ornic_icrc_compute(&f, buf + off, &icrc) != ORNIC_OK)
-    return;
+  /* A malformed frame's iCRC is fixed too when the lengths locate it: its
+   * layout is then what the sender meant, not damage. */
+  (void)ornic_frame_decode(&f, buf + off, len - off, link, 0);
+  if (!f.icrc_present || ornic_icrc_compute(&f, buf + off, &icrc) != ORNIC_OK) return;
   put_u32le(buf + off + f.icrc_off, icrc);
 }
 
@@ -392,11 +392,13 @@ static void apply_damage(const writer *w, const ornic_frame *f, const case_row *
     buf[*len - 5] = 0x5a; /* the one pad byte of a 3-byte payload */
     fix_icrc(w, buf, *len, l3);
     break;
-  case DMG_BTH_BYTE: /* the iCRC stays as it was: the frame is malformed anyway */
+  case DMG_BTH_BYTE: /* iCRC recomputed: a malformed layout, not damage */
     buf[l3 + ((buf[l3] >> 4) == 4 ? 20 : 40) + 8 + c->arg] = c->val;
+    fix_icrc(w, buf, *len, l3);
     break;
-  case DMG_TRIM_PAD: /* the iCRC stays as it was: the frame is malformed anyway */
+  case DMG_TRIM_PAD: /* iCRC recomputed: a malformed layout, not damage */
     trim_before_icrc(buf, l3, len, c->arg, 0);
+    fix_icrc(w, buf, *len, l3);
     *caplen = *len;
     break;
   default: break;

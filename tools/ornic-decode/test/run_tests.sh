@@ -67,6 +67,8 @@ has cases.pcap 42 "(D7)"
 has cases.pcap 43 "error: malformed: RC Acknowledge carries no payload but 4 bytes follow its headers (D5)"
 has cases.pcap 44 "error: malformed: PadCnt 3 exceeds the 0 bytes after the headers (D5)"
 has cases.pcap 45 "error: malformed: NAKETH nblocks is 0 (D6)"
+# a malformed layout under a good iCRC (the generator recomputes it): both shown
+has cases.pcap 44 "msn=1 icrc=ok error: malformed: PadCnt 3"
 has cases.pcap 1 "1700000001.000001000 10.0.0.1 > 10.0.0.2"
 has cases_ns.pcap 1 "1700000001.000001001 10.0.0.1 > 10.0.0.2"
 check "skipped lines only with -v" test -z "$("$DEC" cases.pcap | grep skipped)"
@@ -341,6 +343,63 @@ check "--no-analysis: no conversations" grep -q '"analysis":null,"conversations"
   <("$DEC" --no-analysis --stats --json pair.pcap)
 check "--pmtu 1024 accepted" "$DEC" --pmtu 1024 pair.pcap > /dev/null
 "$DEC" --pmtu 1000 pair.pcap > /dev/null 2>&1; check "--pmtu 1000 refused" test $? -eq 1
+
+# ---- malformed frames shown as far as their bytes go (issue 14, PROTOCOL.md D3) ----
+# 1: IP total length 108, UDP length 28 (a packet generator's frame), good iCRC;
+# 2: opcode 0xC0 with 16 bytes after the BTH (RETH + OFFETH need 20), good iCRC;
+# 3: frame 2 with one byte flipped: bad iCRC; 4: UDP length 8 more than IP says.
+"$PY" - lenient.pcap <<'PYEOF'
+import struct, sys, zlib
+def ip4(tlen):
+    h = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45, 0, tlen, 1, 0x4000, 64, 17, 0,
+                              bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])))
+    s = sum(struct.unpack(">10H", h)); s = (s & 0xffff) + (s >> 16); s = (s & 0xffff) + (s >> 16)
+    h[10:12] = struct.pack(">H", ~s & 0xffff)
+    return bytes(h)
+def frame(tlen, ulen, bth_body, icrc_len=None):
+    """Ethernet + IPv4 (total length tlen) + UDP (length ulen) + bth_body; the
+    iCRC, over the first icrc_len bytes from the IP header, ends them."""
+    f = bytearray(bytes(6) + bytes(5) + b"\x01" + b"\x08\x00" + ip4(tlen) +
+                  struct.pack(">HHHH", 0xc000, 4791, ulen, 0) + bth_body)
+    if icrc_len:
+        m = bytearray(f[14:14 + icrc_len - 4])
+        m[1] = m[8] = m[10] = m[11] = m[26] = m[27] = m[32] = 0xff   # PROTOCOL.md 2.6 masks
+        crc = zlib.crc32(bytes(m), zlib.crc32(b"\xff" * 8))
+        f[14 + icrc_len - 4:14 + icrc_len] = crc.to_bytes(4, "little")
+    return bytes(f)
+send = bytes.fromhex("0400ffff0000123400000007") + bytes.fromhex("deadbeef") + bytes(4)
+c0 = bytes.fromhex("c000ffff0000010000000001") + bytes.fromhex("00000000cafe0000 00000042 00000000") + bytes(4)
+frames = [frame(108, 28, send + b"\xaa" * 60, 48), frame(60, 40, c0, 60)]
+bad = bytearray(frames[1]); bad[14 + 20 + 8 + 12 + 9] ^= 0x80; frames.append(bytes(bad))
+frames.append(frame(60, 48, bytes.fromhex("0a00ffff0000001180123456") +
+                    bytes.fromhex("0000000000001000 0000abcd 00000008") + bytes(12)))
+with open(sys.argv[1], "wb") as out:
+    out.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, f in enumerate(frames, 1):
+        out.write(struct.pack("<IIII", 1700000000 + i, 0, len(f), len(f)) + f)
+PYEOF
+has lenient.pcap 1 "RC_SEND_ONLY qp=0x001234 psn=7 len=4 icrc=ok error: malformed: UDP length 28 is shorter than the 88-byte IP payload: 60 bytes after the UDP datagram (D3)"
+has lenient.pcap 2 "ORNIC_OOO_WRITE_FSPOT qp=0x000100 psn=1 va=0x00000000cafe0000 rkey=0x00000042 dmalen=0 icrc=ok error: malformed: the 16 bytes between BTH and iCRC cannot hold the extension headers of ORNIC OOO WRITE FSpot (D5)"
+has lenient.pcap 3 "rkey=0x00800042 dmalen=0 icrc=BAD("
+has lenient.pcap 3 "cannot hold the extension headers of ORNIC OOO WRITE FSpot (D5)"
+has lenient.pcap 4 "RC_RDMA_WRITE_ONLY qp=0x000011 psn=1193046 [A] va=0x0000000000001000 rkey=0x0000abcd dmalen=8 icrc=n/a error: malformed: UDP length 48 exceeds the 40-byte IP payload: iCRC not located (D3)"
+"$DEC" --json lenient.pcap > lenient.json
+check "JSON of malformed frames" "$PY" - lenient.json <<'PYEOF'
+import json, sys
+rows = {o["frame"]: o for o in map(json.loads, open(sys.argv[1]))}
+def eq(a, b, what):
+    if a != b: sys.exit(f"{what}: {a!r} != {b!r}")
+eq((rows[1]["bth"]["psn"], rows[1]["payload_len"], rows[1]["icrc"]["ok"]), (7, 4, True), "IP 108 / UDP 28")
+eq("(D3)" in rows[1]["error"], True, "IP 108 / UDP 28 error")
+eq((rows[2]["bth"]["opcode"], rows[2]["icrc"]["ok"], "payload_len" in rows[2]), (0xC0, True, False), "0xC0 good")
+eq(rows[3]["icrc"]["ok"], False, "0xC0 bad")
+eq((rows[4]["reth"]["dmalen"], rows[4]["icrc"]["ok"]), (8, None), "UDP longer than IP")
+PYEOF
+s=$("$DEC" --stats --json lenient.pcap)
+check "stats count malformed frames with a BTH as RoCE" "$PY" -c '
+import json, sys; s = json.loads(sys.argv[1])
+i, p = s["icrc"], s["packets"]
+sys.exit(0 if (i["ok"], i["bad"], i["unverifiable"], p["roce"], p["broken"]) == (2, 1, 1, 4, 0) else str(s))' "$s"
 
 # ---- exit codes ----
 "$DEC" --strict cases.pcap > /dev/null; check "--strict: exit 3" test $? -eq 3
