@@ -4,7 +4,7 @@
 
 void dec_analyse(ornic_analysis *a, dec_packet *pk) {
   pk->analysed = false;
-  if (pk->cls != DEC_CLASS_ROCE || !pk->has_bth || pk->error) return;
+  if (pk->cls != DEC_CLASS_ROCE || !pk->has_bth) return;
   ornic_an_input in = {.frame = pk->frame,
                        .sec = pk->sec,
                        .nsec = pk->nsec,

@@ -9,9 +9,11 @@
 
 #include "packet.h"
 
-/* Feeds pk to the engine when it has a BTH and no decode error (frames cut
- * by the snaplen included; bad iCRCs too, as tshark's TCP analysis does) and
- * sets pk->analysed and pk->an. Packets must come in capture order. */
+/* Feeds pk to the engine when it has a BTH: frames cut by the snaplen, with
+ * a bad iCRC or malformed included (the engine reads only the headers that
+ * were decoded), as tshark's TCP analysis does and the Wireshark plugin
+ * does, so the two agree. Sets pk->analysed and pk->an. Packets must come
+ * in capture order. */
 void dec_analyse(ornic_analysis *a, dec_packet *pk);
 
 /* Whether pk carries a verdict worth printing: analysed, and either given

@@ -105,7 +105,7 @@ static const char usage_text[] =
     "  lengths, or whose fields contradict each other, gets 'error: TEXT'\n"
     "  (malformed frames name the docs/PROTOCOL.md rule they break).\n"
     "  Conversation analysis (libornicproto's engine, docs/PROTOCOL.md section 8)\n"
-    "  of every RC/UC/XRC/ORNIC packet without a decode error: conv= is the\n"
+    "  of every RC/UC/XRC/ORNIC packet with a BTH (also malformed ones): conv= is the\n"
     "  conversation (QP pair) number, wqe= the message number in its direction,\n"
     "  addr= the address the packet's payload goes to (WRITE) or comes from\n"
     "  (READ). Tags, as tshark's Info column: [Retransmission] [Duplicate]\n"

@@ -68,7 +68,7 @@ has cases.pcap 43 "error: malformed: RC Acknowledge carries no payload but 4 byt
 has cases.pcap 44 "error: malformed: PadCnt 3 exceeds the 0 bytes after the headers (D5)"
 has cases.pcap 45 "error: malformed: NAKETH nblocks is 0 (D6)"
 # a malformed layout under a good iCRC (the generator recomputes it): both shown
-has cases.pcap 44 "msn=1 icrc=ok error: malformed: PadCnt 3"
+has cases.pcap 44 "msn=1 icrc=ok conv=15 error: malformed: PadCnt 3"
 has cases.pcap 1 "1700000001.000001000 10.0.0.1 > 10.0.0.2"
 has cases_ns.pcap 1 "1700000001.000001001 10.0.0.1 > 10.0.0.2"
 check "skipped lines only with -v" test -z "$("$DEC" cases.pcap | grep skipped)"
@@ -378,11 +378,11 @@ with open(sys.argv[1], "wb") as out:
     for i, f in enumerate(frames, 1):
         out.write(struct.pack("<IIII", 1700000000 + i, 0, len(f), len(f)) + f)
 PYEOF
-has lenient.pcap 1 "RC_SEND_ONLY qp=0x001234 psn=7 len=4 icrc=ok error: malformed: UDP length 28 is shorter than the 88-byte IP payload: 60 bytes after the UDP datagram (D3)"
-has lenient.pcap 2 "ORNIC_OOO_WRITE_FSPOT qp=0x000100 psn=1 va=0x00000000cafe0000 rkey=0x00000042 dmalen=0 icrc=ok error: malformed: the 16 bytes between BTH and iCRC cannot hold the extension headers of ORNIC OOO WRITE FSpot (D5)"
+has lenient.pcap 1 "RC_SEND_ONLY qp=0x001234 psn=7 len=4 icrc=ok conv=1 wqe=1 error: malformed: UDP length 28 is shorter than the 88-byte IP payload: 60 bytes after the UDP datagram (D3)"
+has lenient.pcap 2 "ORNIC_OOO_WRITE_FSPOT qp=0x000100 psn=1 va=0x00000000cafe0000 rkey=0x00000042 dmalen=0 icrc=ok conv=2 wqe=1 addr=0x00000000cafe0000 error: malformed: the 16 bytes between BTH and iCRC cannot hold the extension headers of ORNIC OOO WRITE FSpot (D5)"
 has lenient.pcap 3 "rkey=0x00800042 dmalen=0 icrc=BAD("
 has lenient.pcap 3 "cannot hold the extension headers of ORNIC OOO WRITE FSpot (D5)"
-has lenient.pcap 4 "RC_RDMA_WRITE_ONLY qp=0x000011 psn=1193046 [A] va=0x0000000000001000 rkey=0x0000abcd dmalen=8 icrc=n/a error: malformed: UDP length 48 exceeds the 40-byte IP payload: iCRC not located (D3)"
+has lenient.pcap 4 "RC_RDMA_WRITE_ONLY qp=0x000011 psn=1193046 [A] va=0x0000000000001000 rkey=0x0000abcd dmalen=8 icrc=n/a conv=3 wqe=1 addr=0x0000000000001000 error: malformed: UDP length 48 exceeds the 40-byte IP payload: iCRC not located (D3)"
 "$DEC" --json lenient.pcap > lenient.json
 check "JSON of malformed frames" "$PY" - lenient.json <<'PYEOF'
 import json, sys
