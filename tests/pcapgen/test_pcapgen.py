@@ -12,6 +12,7 @@ import json
 import os
 import resource
 import shutil
+import tempfile
 import signal
 import struct
 import subprocess
@@ -1210,23 +1211,31 @@ def case_output_paths(env):
     # A read-only directory with writable files in it: written in place (needs root to
     # run as nobody).
     if os.geteuid() == 0 and shutil.which("runuser"):
-        ro = env.path("ro")
+        # Outside the build tree, whose parents nobody may not be able to enter
+        # (a CI clone in a mode-700 temporary folder): a folder of its own in
+        # /tmp, with a copy of the program.
+        top = tempfile.mkdtemp(prefix="pcapgen-ro-")
+        os.chmod(top, 0o755)
+        gen = os.path.join(top, "ornic-pcapgen")
+        shutil.copy(env.gen, gen)
+        os.chmod(gen, 0o755)
+        ro = os.path.join(top, "ro")
         os.mkdir(ro)
         for n in ["c.pcap", "c.json"]:
             open(os.path.join(ro, n), "w").write("old")
             os.chmod(os.path.join(ro, n), 0o666)
-        os.chmod(env.work, 0o755)
         os.chown(ro, 65534, 65534)
         os.chmod(ro, 0o555)
-        p = run_as_nobody([env.gen, "-q", "-o", os.path.join(ro, "c.pcap"), "--wqes", "1",
+        p = run_as_nobody([gen, "-q", "-o", os.path.join(ro, "c.pcap"), "--wqes", "1",
                            "--summary-json", os.path.join(ro, "c.json")])
         check(p.returncode == 0, f"read-only directory, writable file: exit {p.returncode} {p.stderr.strip()[:120]}")
         d = subprocess.run([env.decoder, "--strict", os.path.join(ro, "c.pcap")], capture_output=True)
         check(d.returncode == 0 and json.load(open(os.path.join(ro, "c.json")))["wqes_total"] == 1,
               "written in place: capture decodes, summary complete")
-        p = run_as_nobody([env.gen, "-q", "-o", os.path.join(ro, "new.pcap"), "--wqes", "1"])
+        p = run_as_nobody([gen, "-q", "-o", os.path.join(ro, "new.pcap"), "--wqes", "1"])
         check(p.returncode == 1 and "Permission denied" in p.stderr, "a new file there: refused")
         os.chmod(ro, 0o755)
+        shutil.rmtree(top)
     else:
         print("skip read-only directory: needs root and runuser")
     # A full disk: a 1 MiB tmpfs (root only; CI runs as root).
