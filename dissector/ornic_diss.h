@@ -42,7 +42,7 @@ extern ornic_hf_ids hf;
 
 typedef struct {
   int root, bth, hdr, nak_blocks, nak_block, nak_missing, nak_received, icrc, an, an_flags,
-      oack_flags;
+      field_bits;
 } ornic_ett_ids;
 extern ornic_ett_ids ett;
 
@@ -58,6 +58,22 @@ extern gint ornic_pref_pmtu; /* 0: learn from traffic */
 extern guint ornic_pref_otd;
 
 void ornic_register_fields(void (*prefs_apply)(void));
+
+/* One header as the tree shows it: libornicproto's field layout
+ * (ornic/layout.h) and, per layout field, the hf id registered for it under
+ * "ornic." + its name (-1: a field the tree does not show). Filled at
+ * registration; offsets, sizes and bit masks all come from the layout. */
+#define ORNIC_VIEW_MAX_FIELDS 16
+typedef struct {
+  const int *hf_hdr; /* the header's subtree item (hf.reth, ...); NULL: fields go in the parent */
+  const ornic_field_layout *fields;
+  size_t nfields;
+  int hf[ORNIC_VIEW_MAX_FIELDS];
+} ornic_hdr_view;
+/* hdr_bit: one ORNIC_HDR_* bit, or 0 for the BTH. NULL for another value. */
+const ornic_hdr_view *ornic_view(guint16 hdr_bit);
+/* Fields the tree annotates, found in the layout by name at registration. */
+extern const ornic_field_layout *ornic_fl_aeth_syndrome, *ornic_fl_nak_base;
 
 /* ---- per-packet analysis (ornic_analysis.c) -------------------------------- */
 /* Capture artefacts whose expert info is shown once per conversation
@@ -99,10 +115,10 @@ typedef struct {
 void ornic_register_stats(void);
 
 /* ---- dissection helpers -------------------------------------------------- */
-/* Fills the lost set of a NAK (PROTOCOL.md 4.4, with the QP's OTD) into out. */
-guint32 ornic_nak_lost_set(const ornic_naketh *nak, guint32 otd, guint32 *out, guint32 cap);
+/* The BTH and the headers of f in `which` (ORNIC_HDR_* bits); a NAK's lost
+ * set (PROTOCOL.md 4.4) with the QP's OTD, of nlost PSNs. */
 void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
-                        guint16 which, const guint32 *lost, guint32 nlost);
+                        guint16 which, guint32 otd, guint32 nlost);
 void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
                          const ornic_frame *f, const ornic_pkt *an);
 

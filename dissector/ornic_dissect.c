@@ -1,12 +1,14 @@
 /* The ORNIC dissector: takes the RoCEv2 UDP port, decodes the whole frame
- * (from its IP header, so the iCRC can be verified) with libornicproto,
- * hands standard IBA opcodes to Wireshark's own InfiniBand dissector and
- * adds the ORNIC tree (ORNIC opcodes, CNP, iCRC, analysis) beside it. */
+ * (from its first byte, with the link type of its capture record, so the
+ * iCRC can be verified) with libornicproto, hands standard IBA opcodes to
+ * Wireshark's own InfiniBand dissector and adds the ORNIC tree (ORNIC
+ * opcodes, CNP, iCRC, analysis) beside it. */
 #include "ornic_diss.h"
 
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/tap.h>
+#include <wiretap/wtap.h>
 
 int proto_ornic = -1;
 int ornic_tap = -1;
@@ -19,92 +21,135 @@ typedef struct {
   ornic_frame f;
   const guint8 *base; /* bytes given to the decoder */
   int rc;
-  gboolean from_ip;   /* decoded from the IP header: the iCRC is verifiable */
-  const char *no_ip;  /* else why not (packet scope) */
+  gboolean from_frame; /* decoded from the frame's start: the iCRC is verifiable */
+  gboolean bth_only;   /* the UDP payload alone, cut: BTH and whole headers read piecewise */
+  const char *no_ip;   /* else why not (packet scope) */
 } located;
 
-/* The UDP payload is a subset of the frame: find the IP header right before
- * its UDP header (IPv6 without extension headers, IPv4 with any IHL) whose
- * length holds the UDP length. An IP datagram longer than the UDP one
- * (PROTOCOL.md D3) is kept: the library decodes inside the UDP length, locates
- * the iCRC there and reports the frame malformed. -1 and *why when there is
- * none. */
-static int find_ip_header(tvbuff_t *ds, int udp_off, guint32 udp_len, packet_info *pinfo,
-                          const char **why) {
-  *why = "no IPv4 or IPv6 header (protocol UDP) right before the UDP header";
-  if (udp_off >= 40 && tvb_get_guint8(ds, udp_off - 40) >> 4 == 6 &&
-      tvb_get_guint8(ds, udp_off - 34) == ORNIC_IPPROTO_UDP) {
-    guint32 plen = tvb_get_ntohs(ds, udp_off - 36);
-    if (plen >= udp_len) return udp_off - 40;
-    *why = wmem_strdup_printf(pinfo->pool, "IPv6 payload length %u is shorter than UDP length %u",
-                              plen, udp_len);
+/* The link type libornicproto decodes a frame of this capture record with,
+ * and the bytes before it: Ethernet (with at most one VLAN tag) and raw IP
+ * are the library's link types; a Linux cooked capture (libpcap's
+ * LINKTYPE_LINUX_SLL, 16 bytes, and LINKTYPE_LINUX_SLL2, 20 bytes) carries
+ * raw IP after its header. FALSE for any other encapsulation. */
+static gboolean record_link(const packet_info *pinfo, ornic_link *link, guint *start) {
+  if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET) return FALSE;
+  *link = ORNIC_LINK_RAW_IP;
+  switch (pinfo->rec->rec_header.packet_header.pkt_encap) {
+  case WTAP_ENCAP_ETHERNET: *link = ORNIC_LINK_ETHERNET; *start = 0; return TRUE;
+  case WTAP_ENCAP_RAW_IP:
+  case WTAP_ENCAP_RAW_IP4:
+  case WTAP_ENCAP_RAW_IP6: *start = 0; return TRUE;
+  case WTAP_ENCAP_SLL: *start = 16; return TRUE;
+  case WTAP_ENCAP_SLL2: *start = 20; return TRUE;
+  default: return FALSE;
   }
-  for (int ihl = 5; ihl <= 15; ihl++) {
-    int ip = udp_off - 4 * ihl;
-    if (ip < 0) break;
-    if (tvb_get_guint8(ds, ip) != (0x40 | ihl) || tvb_get_guint8(ds, ip + 9) != ORNIC_IPPROTO_UDP)
-      continue;
-    guint32 tlen = tvb_get_ntohs(ds, ip + 2);
-    if (tlen >= udp_len + 4u * (guint)ihl) return ip;
-    *why = wmem_strdup_printf(pinfo->pool, "IPv4 total length %u cannot hold UDP length %u",
-                              tlen, udp_len);
-  }
-  return -1;
 }
 
-static gboolean locate_from_ip(tvbuff_t *tvb, packet_info *pinfo, located *loc) {
-  tvbuff_t *ds = tvb_get_ds_tvb(tvb);
-  int roff = tvb_raw_offset(tvb);
-  loc->no_ip = "the UDP payload is not part of a captured frame (reassembled or detached)";
-  if (!ds || ds == tvb || roff < 8 + 20) return FALSE;
-  guint ds_cap = tvb_captured_length(ds);
-  if ((guint)roff > ds_cap) return FALSE;
-  int udp = roff - 8;
-  guint32 payload_len = tvb_reported_length(tvb);
-  guint32 udp_len = tvb_get_ntohs(ds, udp + 4);
-  if (udp_len != payload_len + 8) {
-    loc->no_ip = wmem_strdup_printf(pinfo->pool, "UDP length %u disagrees with the %u bytes of UDP "
-                                    "payload", udp_len, payload_len);
-    return FALSE;
+/* Where Wireshark's IPv4 or IPv6 dissector found this packet's IP header
+ * (the innermost one, inside any tunnel). The IPv4 dissector points
+ * pinfo->net_src at the source address in the packet's bytes, 12 bytes into
+ * the header. The IPv6 dissector keeps a copy of the address; RoCEv2 carries
+ * UDP right after the 40-byte IPv6 header (no extension headers: the library
+ * decodes no other), so that header starts 40 bytes before the UDP header,
+ * and *addr says whose addresses the decode must find there. FALSE when
+ * neither applies. */
+static gboolean net_header(const packet_info *pinfo, tvbuff_t *tvb, const guint8 *frame,
+                           guint cap, guint *start, const address **addr) {
+  const address *a = &pinfo->net_src;
+  uintptr_t p = (uintptr_t)a->data, f = (uintptr_t)frame;
+  gboolean in_frame = p >= f && p + (guint)a->len <= f + cap;
+  *addr = NULL;
+  if (a->type == AT_IPv4 && a->len == 4 && in_frame && p >= f + 12) {
+    *start = (guint)(p - f) - 12;
+    return TRUE;
   }
-  int ip = find_ip_header(ds, udp, udp_len, pinfo, &loc->no_ip);
-  if (ip < 0) return FALSE;
-  guint16 dport = tvb_get_ntohs(ds, udp + 2);
-  loc->base = tvb_get_ptr(ds, ip, (gint)(ds_cap - (guint)ip));
-  loc->rc = ornic_frame_decode(&loc->f, loc->base, ds_cap - (guint)ip, ORNIC_LINK_RAW_IP,
-                               dport ? dport : 1);
-  if (loc->rc == ORNIC_ERR_NOT_ROCE || loc->f.bth_off == 0 ||
-      loc->f.bth_off != (size_t)(roff - ip)) {
-    loc->no_ip = wmem_strdup_printf(pinfo->pool, "the IP/UDP framing does not decode: %s",
+  if (a->type == AT_IPv6 && a->len == 16 && pinfo->net_dst.type == AT_IPv6 &&
+      pinfo->net_dst.len == 16 && tvb_raw_offset(tvb) >= 8 + 40) {
+    *start = (guint)tvb_raw_offset(tvb) - 8 - 40;
+    *addr = a;
+    return TRUE;
+  }
+  return FALSE;
+}
+
+/* The library's decode of the frame from `start` as `link`, kept when its BTH
+ * is where the UDP dissector put this payload: then it has the IP header, the
+ * lengths and the iCRC of exactly this packet. */
+static gboolean decode_at(located *loc, tvbuff_t *tvb, const guint8 *frame, guint cap, guint start,
+                          ornic_link link) {
+  if (start >= cap) return FALSE;
+  loc->base = frame + start;
+  loc->rc = ornic_frame_decode(&loc->f, loc->base, cap - start, link, ORNIC_UDP_PORT_ANY);
+  return (loc->f.layers & ORNIC_LAYER_BTH) &&
+         start + loc->f.bth_off == (size_t)tvb_raw_offset(tvb);
+}
+
+/* Decodes the frame forward: from its first byte with the link type of its
+ * capture record, else (a tunnel, a second VLAN tag, another link type) from
+ * the IP header Wireshark's IP dissector read. A payload that is not the
+ * frame's own bytes (reassembled), or that neither decode reaches (an ICMP
+ * error's quote cut short, say), is not located: *no_ip says why. */
+static gboolean locate_in_frame(tvbuff_t *tvb, packet_info *pinfo, located *loc) {
+  tvbuff_t *ds = tvb_get_ds_tvb(tvb);
+  loc->no_ip = "the UDP payload is not part of a captured frame (reassembled or detached)";
+  if (!ds || ds == tvb || !pinfo->data_src || get_data_source_tvb(pinfo->data_src->data) != ds)
+    return FALSE;
+  guint cap = tvb_captured_length(ds), start = 0;
+  const guint8 *frame = tvb_get_ptr(ds, 0, (gint)cap);
+  ornic_link link;
+  gboolean ok = record_link(pinfo, &link, &start) && decode_at(loc, tvb, frame, cap, start, link);
+  const address *v6 = NULL;
+  if (!ok && net_header(pinfo, tvb, frame, cap, &start, &v6))
+    ok = decode_at(loc, tvb, frame, cap, start, ORNIC_LINK_RAW_IP) &&
+         (!v6 || (loc->f.l3 == ORNIC_L3_IPV6 && !memcmp(loc->f.ip.src, v6->data, 16) &&
+                  !memcmp(loc->f.ip.dst, pinfo->net_dst.data, 16)));
+  if (!ok) {
+    loc->no_ip = wmem_strdup_printf(pinfo->pool,
+                                    "neither the frame's link type nor the IP header Wireshark "
+                                    "found decodes to this UDP payload (%s)",
                                     ornic_strerror(loc->rc));
     return FALSE;
   }
-  loc->from_ip = TRUE;
+  loc->from_frame = TRUE;
   return TRUE;
 }
 
+/* The UDP payload alone, when the frame does not decode to it: no IP header,
+ * so no iCRC. A payload cut by the capture cannot go to ornic_roce_decode
+ * (its RoCE bytes end where its input does, which would make the last
+ * captured bytes the iCRC): then the BTH and the extension headers captured
+ * whole are read with the header decoders. */
 static void locate(tvbuff_t *tvb, packet_info *pinfo, located *loc) {
   memset(loc, 0, sizeof(*loc));
-  if (locate_from_ip(tvb, pinfo, loc)) return;
+  if (locate_in_frame(tvb, pinfo, loc)) return;
   const char *why = loc->no_ip;
   memset(loc, 0, sizeof(*loc));
   loc->no_ip = why;
   guint cap = tvb_captured_length(tvb);
   loc->base = tvb_get_ptr(tvb, 0, (gint)cap);
-  loc->rc = ornic_roce_decode(&loc->f, loc->base, cap);
-  if (loc->rc == ORNIC_ERR_TRUNCATED && cap >= ORNIC_BTH_LEN) loc->f.bth_off = 0;
+  if (cap >= tvb_reported_length(tvb)) {
+    loc->rc = ornic_roce_decode(&loc->f, loc->base, cap);
+    if (loc->f.layers & ORNIC_LAYER_BTH) return;
+  }
+  loc->rc = ORNIC_ERR_TRUNCATED;
+  if (cap < ORNIC_BTH_LEN) return;
+  ornic_frame *f = &loc->f;
+  ornic_bth_decode(&f->bth, loc->base, cap);
+  f->bth_off = 0;
+  f->ext_off = ORNIC_BTH_LEN;
+  ornic_ext_decode(&f->ext, ornic_opcode_info_get(f->bth.opcode)->hdrs, loc->base + ORNIC_BTH_LEN,
+                   cap - ORNIC_BTH_LEN);
+  loc->bth_only = TRUE;
 }
 
 /* ORNIC's opcode space 0xC0-0xDF (PROTOCOL.md 3.1: 0xCB-0xDF reserved) and
  * the CNP, which the stock dissector does not decode. */
 static gboolean own_opcode(guint8 op) {
-  return op >> 5 == 6 || op == ORNIC_OP_CNP;
+  return ornic_opcode_transport(op) == ORNIC_TRANSPORT_ORNIC || op == ORNIC_OP_CNP;
 }
 
-static gboolean bth_read(const located *loc, tvbuff_t *tvb) {
-  /* bth_off is 0 both when the BTH starts the buffer and when it was not read. */
-  return loc->from_ip ? loc->f.bth_off != 0 : tvb_captured_length(tvb) >= ORNIC_BTH_LEN &&
-                                                  loc->rc != ORNIC_ERR_NOT_ROCE;
+static gboolean bth_read(const located *loc) {
+  return (loc->f.layers & ORNIC_LAYER_BTH) != 0 || loc->bth_only;
 }
 
 /* ---- payload, pad, iCRC -------------------------------------------------------- */
@@ -117,7 +162,7 @@ static guint8 tree_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, con
     proto_item_set_generated(pi);
     return PROTO_CHECKSUM_E_UNVERIFIED;
   }
-  if (!loc->from_ip) {
+  if (!loc->from_frame) {
     proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, NULL, pinfo, 0,
                             ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_NO_FLAGS);
     proto_tree_add_expert_format(tree, pinfo, &ei.no_ip, tvb, off, 4, "iCRC not verified: %s",
@@ -159,10 +204,22 @@ static void tree_payload(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f) 
 
 /* ---- expert checks that need no state ---------------------------------------- */
 
+/* The Malformed expert, with the library's account of the rules broken. */
+static void add_malformed(packet_info *pinfo, proto_item *top, const located *loc) {
+  size_t need = loc->rc == ORNIC_ERR_MALFORMED ? ornic_frame_explain_malformed(&loc->f, NULL, 0) : 0;
+  if (!need) {
+    expert_add_info(pinfo, top, &ei.malformed);
+    return;
+  }
+  char *why = (char *)wmem_alloc(pinfo->pool, need + 1);
+  ornic_frame_explain_malformed(&loc->f, why, need + 1);
+  expert_add_info_format(pinfo, top, &ei.malformed, "Malformed RoCE packet: %s", why);
+}
+
 /* own: an opcode this plugin decodes. For the others the stock InfiniBand
  * dissector owns the decode and its verdict: the library's layout may not
  * fit them (ConnectX DC uses the RD block), so its errors are a field, not
- * expert info. */
+ * expert info, and its lint rules are not applied. */
 static void lint(proto_tree *tree, packet_info *pinfo, const located *loc, tvbuff_t *tvb,
                  gboolean own, gboolean analysed) {
   const ornic_frame *f = &loc->f;
@@ -181,19 +238,18 @@ static void lint(proto_tree *tree, packet_info *pinfo, const located *loc, tvbuf
         expert_add_info(pinfo, top, &ei.unknown_opcode);
         break;
       default:
-        expert_add_info(pinfo, top, &ei.malformed);
+        add_malformed(pinfo, top, loc);
         break;
       }
     }
   }
-  (void)tvb;
   if (!analysed && (f->bth.fecn || f->bth.becn)) expert_add_info(pinfo, top, &ei.ecn);
-  if ((f->ext.present & f->decoded & ORNIC_HDR_NAKETH) && f->ext.naketh.base_psn != f->bth.psn)
-    expert_add_info_format(pinfo, top, &ei.lint, "NAK BTH.PSN differs from its Base PSN");
-  if ((f->ext.present & f->decoded & ORNIC_HDR_OACKETH) &&
-      (f->ext.oacketh.flags & (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE)) ==
-          (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE))
-    expert_add_info_format(pinfo, top, &ei.lint, "OACKETH ADDR_CACHED and WQE_DONE both set");
+  if (!own) return;
+  /* PROTOCOL.md section 5's lint rules, one expert info each; PMTU rules
+   * only with a PMTU preference (the "learn" default gives 0). */
+  guint32 broken = ornic_lint(f, loc->base, (guint32)ornic_pref_pmtu);
+  for (unsigned i = 0; i < ORNIC_LINT_COUNT; i++)
+    if (broken & (1u << i)) expert_add_info_format(pinfo, top, &ei.lint, "%s", ornic_lint_text(i));
 }
 
 /* ---- Info column --------------------------------------------------------------- */
@@ -223,7 +279,7 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
   }
   if (e->present & ORNIC_HDR_NAKETH)
     col_append_fstr(pinfo->cinfo, COL_INFO, " (%s) trigger=%u missing=%u",
-                    ornic_nak_reason_name(e->naketh.reason), e->naketh.trigger_psn, nlost);
+                    ornic_naketh_reason_name(e->naketh.reason), e->naketh.trigger_psn, nlost);
   if (f->bth.becn) col_append_str(pinfo->cinfo, COL_INFO, " BECN");
 }
 
@@ -252,8 +308,8 @@ static const ornic_pkt *analysis_for(packet_info *pinfo, const located *loc) {
   const ornic_frame *f = &loc->f;
   ornic_an_input in = {.frame = pinfo->num, .sec = (int64_t)pinfo->abs_ts.secs,
                        .nsec = (uint32_t)pinfo->abs_ts.nsecs, .f = f};
-  /* From the IP header, the engine reads the addresses in f->ip itself. */
-  if (!loc->from_ip && (pinfo->net_src.type == AT_IPv4 || pinfo->net_src.type == AT_IPv6) &&
+  /* From the frame, the engine reads the addresses in f->ip itself. */
+  if (!loc->from_frame && (pinfo->net_src.type == AT_IPv4 || pinfo->net_src.type == AT_IPv6) &&
       pinfo->net_dst.type == pinfo->net_src.type) {
     in.src = pinfo->net_src.data;
     in.dst = pinfo->net_dst.data;
@@ -266,7 +322,7 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
   located *loc = wmem_new(pinfo->pool, located);
   locate(tvb, pinfo, loc);
   const ornic_frame *f = &loc->f;
-  gboolean have_bth = bth_read(loc, tvb);
+  gboolean have_bth = bth_read(loc);
   gboolean own = !stock_rroce_handle || (have_bth && own_opcode(f->bth.opcode)) || !have_bth;
 
   if (!own) {
@@ -284,20 +340,17 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
                                                         ornic_errname(loc->rc), "no BTH: %s",
                                                         ornic_strerror(loc->rc));
     proto_item_set_generated(pi);
-    expert_add_info(pinfo, ti, &ei.malformed);
+    add_malformed(pinfo, ti, loc);
     return (int)tvb_captured_length(tvb);
   }
 
-  guint32 nlost = 0, *lost = NULL;
-  if (f->ext.present & f->decoded & ORNIC_HDR_NAKETH) {
-    lost = wmem_alloc_array(pinfo->pool, guint32, 16u * ORNIC_NAK_MAX_BLOCKS);
-    nlost = ornic_nak_lost_set(&f->ext.naketh, ornic_pref_otd, lost, 16u * ORNIC_NAK_MAX_BLOCKS);
-  }
+  guint32 nlost = 0;
+  if (f->ext.present & ORNIC_HDR_NAKETH) nlost = ornic_naketh_lost_count(&f->ext.naketh, ornic_pref_otd);
   const ornic_pkt *an = analysis_for(pinfo, loc);
 
   /* Own opcodes get every header; stock-decoded ones only what stock lacks. */
   guint16 which = own ? 0xffff : (ORNIC_HDR_XRCETH | ORNIC_HDR_FETH | ORNIC_HDR_CNP);
-  ornic_tree_headers(ot, tvb, pinfo, f, which, lost, nlost);
+  ornic_tree_headers(ot, tvb, pinfo, f, which, ornic_pref_otd, nlost);
   if (own) {
     tree_payload(ot, tvb, f);
     info_own(pinfo, f, an, nlost);

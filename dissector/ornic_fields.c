@@ -2,20 +2,17 @@
  * interface, documented in dissector/README.md. Keep the two in step. */
 #include "ornic_diss.h"
 
+#include <string.h>
+
 #include <epan/prefs.h>
 
 ornic_hf_ids hf;
 ornic_ett_ids ett;
 ornic_ei_ids ei;
 
-/* Opcode names come from the library's table, filled in at registration. */
+/* Opcode and NAK reason names come from the library, filled in at registration. */
 static value_string opcode_vals[257];
-
-static const value_string nak_reason_vals[] = {
-    {ORNIC_NAK_OTD_EXCEEDED, "OTD exceeded"},
-    {ORNIC_NAK_TIMEOUT, "timeout"},
-    {ORNIC_NAK_LAST_INCOMPLETE, "Last seen, WQE incomplete"},
-    {0, NULL}};
+static value_string nak_reason_vals[257];
 
 static const value_string an_dir_vals[] = {
     {ORNIC_AN_DIR_AB, "A->B"}, {ORNIC_AN_DIR_BA, "B->A"}, {0, NULL}};
@@ -39,26 +36,39 @@ static void fill_opcode_vals(void) {
   opcode_vals[n].strptr = NULL;
 }
 
+/* Every value: the library names the reserved ones too. */
+static void fill_nak_reason_vals(void) {
+  for (unsigned v = 0; v < 256; v++) {
+    nak_reason_vals[v].value = v;
+    nak_reason_vals[v].strptr = ornic_naketh_reason_name((uint8_t)v);
+  }
+  nak_reason_vals[256].value = 0;
+  nak_reason_vals[256].strptr = NULL;
+}
+
 #define F(id, name, abbr, type, base, strings, mask, blurb) \
   {&hf.id, {name, abbr, type, base, strings, mask, blurb, HFILL}}
 
+/* Header fields whose name is "ornic." + a libornicproto layout field name
+ * (ornic/layout.h) take their bit mask from that layout at registration (the
+ * 0 masks below); the tree adds them at the layout's offsets and sizes. */
 static hf_register_info field_table[] = {
     /* BTH */
     F(bth, "Base Transport Header", "ornic.bth", FT_NONE, BASE_NONE, NULL, 0, "BTH, 12 bytes: opcode, flags, partition key, destination QP, PSN"),
     F(opcode, "OpCode", "ornic.bth.opcode", FT_UINT8, BASE_HEX, VALS(opcode_vals), 0, "Transport and operation (0xC0-0xDF: ORNIC, PROTOCOL.md 3.1)"),
-    F(se, "Solicited Event", "ornic.bth.se", FT_BOOLEAN, 8, NULL, 0x80, "Solicited Event: the responder should raise an event"),
-    F(m, "MigReq", "ornic.bth.m", FT_BOOLEAN, 8, NULL, 0x40, "Migration request (APM)"),
-    F(padcnt, "Pad Count", "ornic.bth.padcnt", FT_UINT8, BASE_DEC, NULL, 0x30, "Pad bytes after the payload (0-3), to a 4-byte boundary"),
-    F(tver, "Header Version", "ornic.bth.tver", FT_UINT8, BASE_DEC, NULL, 0x0f, "Transport header version (0)"),
+    F(se, "Solicited Event", "ornic.bth.se", FT_BOOLEAN, 8, NULL, 0, "Solicited Event: the responder should raise an event"),
+    F(m, "MigReq", "ornic.bth.m", FT_BOOLEAN, 8, NULL, 0, "Migration request (APM)"),
+    F(padcnt, "Pad Count", "ornic.bth.padcnt", FT_UINT8, BASE_DEC, NULL, 0, "Pad bytes after the payload (0-3), to a 4-byte boundary"),
+    F(tver, "Header Version", "ornic.bth.tver", FT_UINT8, BASE_DEC, NULL, 0, "Transport header version (0)"),
     F(pkey, "Partition Key", "ornic.bth.pkey", FT_UINT16, BASE_HEX, NULL, 0, "Partition the QP belongs to"),
-    F(fecn, "FECN", "ornic.bth.fecn", FT_BOOLEAN, 8, NULL, 0x80,
+    F(fecn, "FECN", "ornic.bth.fecn", FT_BOOLEAN, 8, NULL, 0,
       "Forward ECN (variant: the iCRC covers this byte as 0xFF)"),
-    F(becn, "BECN", "ornic.bth.becn", FT_BOOLEAN, 8, NULL, 0x40,
+    F(becn, "BECN", "ornic.bth.becn", FT_BOOLEAN, 8, NULL, 0,
       "Backward ECN (set in CNPs)"),
-    F(resv6, "Reserved (6 bits)", "ornic.bth.resv6", FT_UINT8, BASE_HEX, NULL, 0x3f, "Reserved bits after FECN/BECN"),
+    F(resv6, "Reserved (6 bits)", "ornic.bth.resv6", FT_UINT8, BASE_HEX, NULL, 0, "Reserved bits after FECN/BECN"),
     F(destqp, "Destination QP", "ornic.bth.destqp", FT_UINT24, BASE_HEX, NULL, 0, "QP the packet is addressed to"),
-    F(ackreq, "AckReq", "ornic.bth.a", FT_BOOLEAN, 8, NULL, 0x80, "The requester asks for an acknowledgement (ORNIC: also an RTO probe, PROTOCOL.md 4.2)"),
-    F(resv7, "Reserved (7 bits)", "ornic.bth.resv7", FT_UINT8, BASE_HEX, NULL, 0x7f, "Reserved bits after AckReq"),
+    F(ackreq, "AckReq", "ornic.bth.a", FT_BOOLEAN, 8, NULL, 0, "The requester asks for an acknowledgement (ORNIC: also an RTO probe, PROTOCOL.md 4.2)"),
+    F(resv7, "Reserved (7 bits)", "ornic.bth.resv7", FT_UINT8, BASE_HEX, NULL, 0, "Reserved bits after AckReq"),
     F(psn, "Packet Sequence Number", "ornic.bth.psn", FT_UINT24, BASE_DEC, NULL, 0, "24-bit PSN of the packet"),
     /* IBA extension headers */
     F(rdeth, "RDETH", "ornic.rdeth", FT_NONE, BASE_NONE, NULL, 0, "Reliable Datagram extended transport header"),
@@ -93,12 +103,12 @@ static hf_register_info field_table[] = {
     /* ORNIC headers */
     F(oacketh, "OACKETH", "ornic.oacketh", FT_NONE, BASE_NONE, NULL, 0, "ORNIC ACK extended transport header (PROTOCOL.md 3.4)"),
     F(oack_flags, "Flags", "ornic.oacketh.flags", FT_UINT8, BASE_HEX, NULL, 0, "ADDR_CACHED, WQE_DONE and reserved bits"),
-    F(oack_addr_cached, "ADDR_CACHED", "ornic.oacketh.addr_cached", FT_BOOLEAN, 8, NULL, 0x01,
+    F(oack_addr_cached, "ADDR_CACHED", "ornic.oacketh.addr_cached", FT_BOOLEAN, 8, NULL, 0,
       "The responder holds Start_Addr of the WQE in flight"),
-    F(oack_wqe_done, "WQE_DONE", "ornic.oacketh.wqe_done", FT_BOOLEAN, 8, NULL, 0x02,
+    F(oack_wqe_done, "WQE_DONE", "ornic.oacketh.wqe_done", FT_BOOLEAN, 8, NULL, 0,
       "The cumulative PSN completes the WQE counted by the AETH MSN"),
     F(oack_flags_resv, "Reserved flags", "ornic.oacketh.flags_resv", FT_UINT8, BASE_HEX, NULL,
-      0xfc, "Reserved flag bits (zero)"),
+      0, "Reserved flag bits (zero)"),
     F(oack_resv, "Reserved", "ornic.oacketh.resv", FT_UINT8, BASE_HEX, NULL, 0, "Reserved byte (zero)"),
     F(oack_count, "Count", "ornic.oacketh.count", FT_UINT16, BASE_DEC, NULL, 0,
       "New request packets accepted since the previous ACK"),
@@ -289,7 +299,7 @@ static ei_register_info expert_table[] = {
 static gint *const ett_table[] = {&ett.root,      &ett.bth,        &ett.hdr,
                                    &ett.nak_blocks, &ett.nak_block, &ett.nak_missing,
                                    &ett.nak_received, &ett.icrc,   &ett.an,
-                                   &ett.an_flags,   &ett.oack_flags};
+                                   &ett.an_flags,   &ett.field_bits};
 
 static const enum_val_t pmtu_enum[] = {
     {"learn", "Learn from traffic", 0}, {"256", "256", 256},   {"512", "512", 512},
@@ -299,9 +309,111 @@ static const enum_val_t pmtu_enum[] = {
 gint ornic_pref_pmtu = 0;
 guint ornic_pref_otd = 64;
 
+/* ---- the headers' layouts ------------------------------------------------------ */
+
+/* Each header of the tree, and the item its fields hang under (ImmDt and
+ * IETH: none, their one field goes in the ORNIC tree). */
+static const struct {
+  guint16 bit; /* 0: BTH */
+  const int *hf_hdr;
+} view_hdrs[] = {
+    {0, &hf.bth},
+    {ORNIC_HDR_RDETH, &hf.rdeth},
+    {ORNIC_HDR_DETH, &hf.deth},
+    {ORNIC_HDR_XRCETH, &hf.xrceth},
+    {ORNIC_HDR_FETH, &hf.feth},
+    {ORNIC_HDR_RETH, &hf.reth},
+    {ORNIC_HDR_OFFETH, &hf.offeth},
+    {ORNIC_HDR_ATOMICETH, &hf.atomiceth},
+    {ORNIC_HDR_AETH, &hf.aeth},
+    {ORNIC_HDR_ATOMICACKETH, &hf.atomicacketh},
+    {ORNIC_HDR_OACKETH, &hf.oacketh},
+    {ORNIC_HDR_NAKETH, &hf.naketh},
+    {ORNIC_HDR_IMMDT, NULL},
+    {ORNIC_HDR_IETH, NULL},
+    {ORNIC_HDR_CNP, &hf.cnp},
+};
+
+static ornic_hdr_view views[array_length(view_hdrs)];
+const ornic_field_layout *ornic_fl_aeth_syndrome, *ornic_fl_nak_base;
+
+const ornic_hdr_view *ornic_view(guint16 hdr_bit) {
+  if (hdr_bit == 0) return &views[0];
+  if (hdr_bit & (hdr_bit - 1u) || hdr_bit >= 1u << ORNIC_HDR_COUNT) return NULL;
+  return &views[1 + (unsigned)__builtin_ctz(hdr_bit)];
+}
+
+/* The field_table entry shown for a layout field: "ornic." + its name, but
+ * ImmDt's one field has the header's name. -1 for a field not shown. */
+static int field_index(const char *layout_name) {
+  char filter[80];
+  if (!strcmp(layout_name, "immdt.data"))
+    g_strlcpy(filter, "ornic.immdt", sizeof filter);
+  else
+    g_snprintf(filter, sizeof filter, "ornic.%s", layout_name);
+  for (size_t i = 0; i < array_length(field_table); i++)
+    if (!strcmp(field_table[i].hfinfo.abbrev, filter)) return (int)i;
+  return -1;
+}
+
+/* The layout and the hf type must describe the same bytes: a mismatch is a
+ * programming error, found when the plugin loads. */
+static void check_type(const ornic_field_layout *fl, const header_field_info *h) {
+  unsigned want = 0;
+  switch (h->type) {
+  case FT_BOOLEAN: want = (unsigned)h->display / 8; break;
+  case FT_UINT8: want = 1; break;
+  case FT_UINT16: want = 2; break;
+  case FT_UINT24: want = 3; break;
+  case FT_UINT32: want = 4; break;
+  case FT_UINT64: want = 8; break;
+  case FT_BYTES: want = fl->size > 8 ? fl->size : 0; break;
+  default: break;
+  }
+  if (want != fl->size)
+    g_error("ORNIC plugin: %s (%u bytes in libornicproto's layout) is registered as %s", h->abbrev,
+            fl->size, ftype_name(h->type));
+}
+
+/* Before the fields are registered: the view of every header, each field's
+ * field_table index, and the bit masks from the layout. */
+static void layout_views(void) {
+  for (size_t k = 0; k < array_length(view_hdrs); k++) {
+    ornic_hdr_view *v = &views[k];
+    v->hf_hdr = view_hdrs[k].hf_hdr;
+    v->fields = view_hdrs[k].bit ? ornic_hdr_layout(view_hdrs[k].bit, &v->nfields)
+                                 : ornic_bth_layout(&v->nfields);
+    if (!v->fields || v->nfields > ORNIC_VIEW_MAX_FIELDS)
+      g_error("ORNIC plugin: no usable layout for header 0x%x", view_hdrs[k].bit);
+    for (size_t i = 0; i < v->nfields; i++) {
+      const ornic_field_layout *fl = &v->fields[i];
+      int j = field_index(fl->name);
+      v->hf[i] = j;
+      if (j < 0) continue;
+      header_field_info *h = &field_table[j].hfinfo;
+      check_type(fl, h);
+      h->bitmask = fl->size <= 8 && fl->bits < 8u * fl->size ? fl->mask : 0;
+      if (!strcmp(fl->name, "aeth.syndrome")) ornic_fl_aeth_syndrome = fl;
+      if (!strcmp(fl->name, "naketh.base_psn")) ornic_fl_nak_base = fl;
+    }
+  }
+  if (!ornic_fl_aeth_syndrome || !ornic_fl_nak_base)
+    g_error("ORNIC plugin: libornicproto's layout lacks aeth.syndrome or naketh.base_psn");
+}
+
+/* After: field_table indexes become hf ids. */
+static void resolve_views(void) {
+  for (size_t k = 0; k < array_length(views); k++)
+    for (size_t i = 0; i < views[k].nfields; i++)
+      if (views[k].hf[i] >= 0) views[k].hf[i] = *field_table[views[k].hf[i]].p_id;
+}
+
 void ornic_register_fields(void (*prefs_apply)(void)) {
   fill_opcode_vals();
+  fill_nak_reason_vals();
+  layout_views();
   proto_register_field_array(proto_ornic, field_table, array_length(field_table));
+  resolve_views();
   for (size_t i = 0; i < array_length(ett_table); i++) *ett_table[i] = -1;
   proto_register_subtree_array((gint **)ett_table, array_length(ett_table));
   for (size_t i = 0; i < array_length(expert_table); i++) {

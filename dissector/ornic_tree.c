@@ -1,195 +1,130 @@
-/* Protocol tree items from a frame decoded by libornicproto. Values come from
- * the library's structs; the tvb only anchors each item on its bytes. */
+/* Protocol tree items from a frame decoded by libornicproto. Which headers a
+ * frame has, where each lies and how long it is come from the library's
+ * decode (ornic_frame_hdr_offset/_size); where each field lies in its header,
+ * its size and bit mask, from the library's layout tables (ornic/layout.h,
+ * through ornic_view()); the values are read from those bytes. */
 #include "ornic_diss.h"
 
 /* Offset in the UDP-payload tvb (which starts at the BTH) of a library offset. */
 static int toff(const ornic_frame *f, size_t lib_off) { return (int)(lib_off - f->bth_off); }
 
-static void add_bits(proto_tree *t, int id, tvbuff_t *tvb, int off, guint32 v, int shift) {
-  proto_tree_add_uint(t, id, tvb, off, 1, v << shift);
-}
-
-static void add_flag(proto_tree *t, int id, tvbuff_t *tvb, int off, guint32 v, int shift) {
-  proto_tree_add_boolean(t, id, tvb, off, 1, v << shift);
+/* The fields of one header at `off` of the tvb, in the layout's order; a
+ * field that names bits of another goes in that one's subtree. items[i] is
+ * the item of field i (NULL: not shown). */
+static void tree_fields(proto_tree *t, tvbuff_t *tvb, int off, const ornic_hdr_view *v,
+                        proto_item **items) {
+  proto_tree *sub = NULL;
+  int sub_of = -1;
+  for (size_t i = 0; i < v->nfields; i++) {
+    const ornic_field_layout *fl = &v->fields[i];
+    proto_tree *pt = t;
+    items[i] = NULL;
+    if (v->hf[i] < 0) continue;
+    if (fl->parent >= 0) {
+      if (!items[fl->parent]) continue;
+      if (sub_of != fl->parent) {
+        sub = proto_item_add_subtree(items[fl->parent], ett.field_bits);
+        sub_of = fl->parent;
+      }
+      pt = sub;
+    }
+    items[i] = proto_tree_add_item(pt, v->hf[i], tvb, off + fl->offset, fl->size,
+                                   fl->size > 8 ? ENC_NA : ENC_BIG_ENDIAN);
+  }
 }
 
 static void tree_bth(proto_tree *tree, tvbuff_t *tvb, const ornic_bth *b) {
+  proto_item *items[ORNIC_VIEW_MAX_FIELDS];
   proto_item *ti = proto_tree_add_item(tree, hf.bth, tvb, 0, ORNIC_BTH_LEN, ENC_NA);
   proto_tree *t = proto_item_add_subtree(ti, ett.bth);
-  proto_tree_add_uint(t, hf.opcode, tvb, 0, 1, b->opcode);
-  add_flag(t, hf.se, tvb, 1, b->se, 7);
-  add_flag(t, hf.m, tvb, 1, b->m, 6);
-  add_bits(t, hf.padcnt, tvb, 1, b->padcnt, 4);
-  add_bits(t, hf.tver, tvb, 1, b->tver, 0);
-  proto_tree_add_uint(t, hf.pkey, tvb, 2, 2, b->pkey);
-  add_flag(t, hf.fecn, tvb, 4, b->fecn, 7);
-  add_flag(t, hf.becn, tvb, 4, b->becn, 6);
-  add_bits(t, hf.resv6, tvb, 4, b->resv6, 0);
-  proto_tree_add_uint(t, hf.destqp, tvb, 5, 3, b->destqp);
-  add_flag(t, hf.ackreq, tvb, 8, b->ackreq, 7);
-  add_bits(t, hf.resv7, tvb, 8, b->resv7, 0);
-  proto_tree_add_uint(t, hf.psn, tvb, 9, 3, b->psn);
+  tree_fields(t, tvb, 0, ornic_view(0), items);
   proto_item_append_text(ti, ", %s, QP 0x%06x, PSN %u", ornic_opcode_name(b->opcode), b->destqp,
                          b->psn);
 }
 
-static proto_tree *hdr_tree(proto_tree *tree, tvbuff_t *tvb, int id, int off, int len) {
-  proto_item *ti = proto_tree_add_item(tree, id, tvb, off, len, ENC_NA);
-  return proto_item_add_subtree(ti, ett.hdr);
-}
-
-guint32 ornic_nak_lost_set(const ornic_naketh *nak, guint32 otd, guint32 *out, guint32 cap) {
-  guint32 n = 0, span = ornic_nak_lost_span(nak, otd);
-  for (guint32 i = 0; i < span && n < cap; i++) {
-    guint32 q = ornic_psn_add(nak->base_psn, (gint32)i);
-    if (ornic_nak_psn_lost(nak, otd, q)) out[n++] = q;
-  }
-  return n;
-}
-
+/* The bitmap blocks after the NAKETH's fixed part, the PSNs they mark
+ * received, and the lost set (PROTOCOL.md 4.4), walked by the library. */
 static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_naketh *nak,
-                            const guint32 *lost, guint32 nlost) {
+                            guint32 otd, guint32 nlost) {
+  int blocks = off + ORNIC_NAKETH_FIXED_LEN;
   proto_tree *bt =
-      proto_tree_add_subtree_format(t, tvb, off + ORNIC_NAK_FIXED_LEN, 2 * nak->nblocks,
+      proto_tree_add_subtree_format(t, tvb, blocks, 2 * nak->nblocks,
                                     ett.nak_blocks, NULL, "Bitmap: %u block%s, PSNs %u-%u",
                                     nak->nblocks, nak->nblocks == 1 ? "" : "s", nak->base_psn,
                                     ornic_psn_add(nak->base_psn, 16 * nak->nblocks - 1));
+  /* Block k (2 bytes) covers the 16 PSNs from Base + 16k; which of them it
+   * marks received is the library's reading (ornic_naketh_psn_state). */
   guint32 nrecv = 0;
   for (unsigned k = 0; k < nak->nblocks; k++) {
-    guint16 v = ornic_naketh_block(nak, k);
-    int boff = off + ORNIC_NAK_FIXED_LEN + 2 * (int)k;
+    int boff = blocks + 2 * (int)k;
     guint32 first = ornic_psn_add(nak->base_psn, 16 * (gint32)k);
-    proto_item *bi = proto_tree_add_uint(bt, hf.nak_block, tvb, boff, 2, v);
+    int in_block = 0;
+    for (gint32 i = 0; i < 16; i++) in_block += ornic_naketh_psn_state(nak, ornic_psn_add(first, i)) == 1;
+    proto_item *bi = proto_tree_add_uint(bt, hf.nak_block, tvb, boff, 2, ornic_naketh_block(nak, k));
     proto_item_append_text(bi, " (block %u: PSNs %u-%u, %d received)", k, first,
-                           ornic_psn_add(first, 15), __builtin_popcount(v));
+                           ornic_psn_add(first, 15), in_block);
     proto_tree *rt = NULL;
-    for (unsigned i = (k == 0); i < 16; i++) {
-      if (!(v & (1u << i))) continue;
+    /* Base itself (bit 0 of block 0) is the first missing PSN, never received. */
+    for (gint32 i = (k == 0); i < 16; i++) {
+      guint32 psn = ornic_psn_add(first, i);
+      if (ornic_naketh_psn_state(nak, psn) != 1) continue;
       if (!rt) rt = proto_item_add_subtree(bi, ett.nak_block);
-      proto_item *pi =
-          proto_tree_add_uint(rt, hf.nak_received_psn, tvb, boff, 2, ornic_psn_add(first, (gint32)i));
+      proto_item *pi = proto_tree_add_uint(rt, hf.nak_received_psn, tvb, boff, 2, psn);
       proto_item_set_generated(pi);
       nrecv++;
     }
   }
-  proto_item *ci = proto_tree_add_uint(t, hf.nak_received_count, tvb, off + 8, 2 * nak->nblocks,
+  proto_item *ci = proto_tree_add_uint(t, hf.nak_received_count, tvb, blocks, 2 * nak->nblocks,
                                        nrecv);
   proto_item_set_generated(ci);
-  ci = proto_tree_add_uint(t, hf.nak_missing_count, tvb, off, ORNIC_NAK_FIXED_LEN, nlost);
+  ci = proto_tree_add_uint(t, hf.nak_missing_count, tvb, off, ORNIC_NAKETH_FIXED_LEN, nlost);
   proto_item_set_generated(ci);
   proto_tree *mt = proto_item_add_subtree(ci, ett.nak_missing);
-  for (guint32 i = 0; i < nlost; i++) {
-    gint32 rel = ornic_psn_diff(lost[i], nak->base_psn);
-    int boff = rel > 0 ? off + ORNIC_NAK_FIXED_LEN + 2 * (rel / 16) : off + 5;
-    proto_item *pi = proto_tree_add_uint(mt, hf.nak_missing_psn, tvb, boff, rel > 0 ? 2 : 3,
-                                         lost[i]);
-    proto_item_set_generated(pi);
+  /* Each missing PSN on its bitmap block; Base itself on the Base PSN field. */
+  const ornic_field_layout *base = ornic_fl_nak_base;
+  ornic_naketh_lost_iter it;
+  guint32 first, n;
+  ornic_naketh_lost_begin(&it, nak, otd);
+  while (ornic_naketh_lost_next_run(&it, &first, &n)) {
+    for (guint32 i = 0; i < n; i++) {
+      guint32 psn = ornic_psn_add(first, (gint32)i);
+      gint32 rel = ornic_psn_diff(psn, nak->base_psn);
+      int boff = rel > 0 ? blocks + 2 * (rel / 16) : off + base->offset;
+      proto_item *pi = proto_tree_add_uint(mt, hf.nak_missing_psn, tvb, boff,
+                                           rel > 0 ? 2 : base->size, psn);
+      proto_item_set_generated(pi);
+    }
   }
 }
 
-static void tree_naketh(proto_tree *tree, tvbuff_t *tvb, int off,
-                        const ornic_naketh *nak, const guint32 *lost, guint32 nlost) {
-  int len = ORNIC_NAK_FIXED_LEN + 2 * nak->nblocks;
-  proto_tree *t = hdr_tree(tree, tvb, hf.naketh, off, len);
-  proto_tree_add_uint(t, hf.nak_reason, tvb, off, 1, nak->reason);
-  proto_tree_add_uint(t, hf.nak_trigger, tvb, off + 1, 3, nak->trigger_psn);
-  proto_tree_add_uint(t, hf.nak_nblocks, tvb, off + 4, 1, nak->nblocks);
-  proto_tree_add_uint(t, hf.nak_base, tvb, off + 5, 3, nak->base_psn);
-  tree_nak_bitmap(t, tvb, off, nak, lost, nlost);
-}
-
-static void tree_oacketh(proto_tree *tree, tvbuff_t *tvb, int off, const ornic_oacketh *o) {
-  proto_tree *t = hdr_tree(tree, tvb, hf.oacketh, off, 4);
-  proto_item *fi = proto_tree_add_uint(t, hf.oack_flags, tvb, off, 1, o->flags);
-  proto_tree *ft = proto_item_add_subtree(fi, ett.oack_flags);
-  proto_tree_add_boolean(ft, hf.oack_addr_cached, tvb, off, 1, o->flags);
-  proto_tree_add_boolean(ft, hf.oack_wqe_done, tvb, off, 1, o->flags);
-  proto_tree_add_uint(ft, hf.oack_flags_resv, tvb, off, 1, o->flags);
-  proto_tree_add_uint(t, hf.oack_resv, tvb, off + 1, 1, o->resv);
-  proto_tree_add_uint(t, hf.oack_count, tvb, off + 2, 2, o->count);
-}
-
-static void tree_one(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo _U_, const ornic_ext *e,
-                     guint16 bit, int off, const guint32 *lost, guint32 nlost) {
-  proto_tree *t;
-  proto_item *ti;
-  switch (bit) {
-  case ORNIC_HDR_RDETH:
-    t = hdr_tree(tree, tvb, hf.rdeth, off, 4);
-    proto_tree_add_uint(t, hf.rdeth_een, tvb, off + 1, 3, e->rdeth.een);
-    break;
-  case ORNIC_HDR_DETH:
-    t = hdr_tree(tree, tvb, hf.deth, off, 8);
-    proto_tree_add_uint(t, hf.deth_qkey, tvb, off, 4, e->deth.qkey);
-    proto_tree_add_uint(t, hf.deth_srcqp, tvb, off + 5, 3, e->deth.srcqp);
-    break;
-  case ORNIC_HDR_XRCETH:
-    t = hdr_tree(tree, tvb, hf.xrceth, off, 4);
-    proto_tree_add_uint(t, hf.xrceth_resv, tvb, off, 1, e->xrceth.resv);
-    proto_tree_add_uint(t, hf.xrceth_xrcsrq, tvb, off + 1, 3, e->xrceth.xrcsrq);
-    break;
-  case ORNIC_HDR_FETH:
-    t = hdr_tree(tree, tvb, hf.feth, off, 4);
-    proto_tree_add_uint(t, hf.feth_value, tvb, off, 4, e->feth.value);
-    break;
-  case ORNIC_HDR_RETH:
-    t = hdr_tree(tree, tvb, hf.reth, off, 16);
-    proto_tree_add_uint64(t, hf.reth_va, tvb, off, 8, e->reth.va);
-    proto_tree_add_uint(t, hf.reth_rkey, tvb, off + 8, 4, e->reth.rkey);
-    proto_tree_add_uint(t, hf.reth_dmalen, tvb, off + 12, 4, e->reth.dmalen);
-    break;
-  case ORNIC_HDR_OFFETH:
-    t = hdr_tree(tree, tvb, hf.offeth, off, 4);
-    proto_tree_add_uint(t, hf.offeth_offset, tvb, off, 4, e->offeth.offset);
-    break;
-  case ORNIC_HDR_ATOMICETH:
-    t = hdr_tree(tree, tvb, hf.atomiceth, off, 28);
-    proto_tree_add_uint64(t, hf.atomiceth_va, tvb, off, 8, e->atomiceth.va);
-    proto_tree_add_uint(t, hf.atomiceth_rkey, tvb, off + 8, 4, e->atomiceth.rkey);
-    proto_tree_add_uint64(t, hf.atomiceth_swap, tvb, off + 12, 8, e->atomiceth.swap_add);
-    proto_tree_add_uint64(t, hf.atomiceth_cmp, tvb, off + 20, 8, e->atomiceth.compare);
-    break;
-  case ORNIC_HDR_AETH:
-    t = hdr_tree(tree, tvb, hf.aeth, off, 4);
-    ti = proto_tree_add_uint(t, hf.aeth_syndrome, tvb, off, 1, e->aeth.syndrome);
-    proto_item_append_text(ti, " (%s)", ornic_aeth_syndrome_name(e->aeth.syndrome));
-    proto_tree_add_uint(t, hf.aeth_msn, tvb, off + 1, 3, e->aeth.msn);
-    break;
-  case ORNIC_HDR_ATOMICACKETH:
-    t = hdr_tree(tree, tvb, hf.atomicacketh, off, 8);
-    proto_tree_add_uint64(t, hf.atomicacketh_orig, tvb, off, 8, e->atomicacketh.orig);
-    break;
-  case ORNIC_HDR_OACKETH:
-    tree_oacketh(tree, tvb, off, &e->oacketh);
-    break;
-  case ORNIC_HDR_NAKETH:
-    tree_naketh(tree, tvb, off, &e->naketh, lost, nlost);
-    break;
-  case ORNIC_HDR_IMMDT:
-    proto_tree_add_uint(tree, hf.immdt, tvb, off, 4, e->immdt.data);
-    break;
-  case ORNIC_HDR_IETH:
-    proto_tree_add_uint(tree, hf.ieth_rkey, tvb, off, 4, e->ieth.rkey);
-    break;
-  case ORNIC_HDR_CNP:
-    t = hdr_tree(tree, tvb, hf.cnp, off, 16);
-    proto_tree_add_bytes(t, hf.cnp_resv, tvb, off, 16, e->cnp.resv);
-    break;
-  default:
-    break;
+/* One extension header at `off` (tvb offset), `len` bytes on the wire. */
+static void tree_one(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f, guint16 bit, int off,
+                     int len, guint32 otd, guint32 nlost) {
+  const ornic_hdr_view *v = ornic_view(bit);
+  proto_item *items[ORNIC_VIEW_MAX_FIELDS];
+  proto_tree *t = tree;
+  if (v->hf_hdr) {
+    proto_item *ti = proto_tree_add_item(tree, *v->hf_hdr, tvb, off, len, ENC_NA);
+    t = proto_item_add_subtree(ti, ett.hdr);
+  }
+  tree_fields(t, tvb, off, v, items);
+  if (bit == ORNIC_HDR_AETH) {
+    proto_item *si = items[ornic_fl_aeth_syndrome - v->fields];
+    if (si) proto_item_append_text(si, " (%s)", ornic_aeth_syndrome_name(f->ext.aeth.syndrome));
+  } else if (bit == ORNIC_HDR_NAKETH) {
+    tree_nak_bitmap(t, tvb, off, &f->ext.naketh, otd, nlost);
   }
 }
 
-void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
-                        guint16 which, const guint32 *lost, guint32 nlost) {
+void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo _U_,
+                        const ornic_frame *f, guint16 which, guint32 otd, guint32 nlost) {
   tree_bth(tree, tvb, &f->bth);
-  guint16 have = f->ext.present & f->decoded;
+  guint16 show = f->ext.present & which;
   for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++) {
     guint16 bit = (guint16)(1u << i);
-    if (!(have & bit)) continue;
-    size_t before = ornic_ext_size(&f->ext, (guint16)(have & (bit - 1u)));
-    if (which & bit)
-      tree_one(tree, tvb, pinfo, &f->ext, bit, toff(f, f->ext_off + before), lost, nlost);
+    if (!(show & bit)) continue;
+    tree_one(tree, tvb, f, bit, toff(f, ornic_frame_hdr_offset(f, bit)),
+             (int)ornic_frame_hdr_size(f, bit), otd, nlost);
   }
 }
 
@@ -353,7 +288,7 @@ void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
     if (an->once & ORNIC_ONCE_BEFORE_CAPTURE) expert_add_info(pinfo, pi, &ei.before_capture);
   }
   if (v->pmtu) gen_uint(t, hf.an_pmtu, tvb, v->pmtu);
-  tree_problems(t, tvb, pinfo, an, (f->ext.present & f->decoded & ORNIC_HDR_NAKETH) != 0);
+  tree_problems(t, tvb, pinfo, an, (f->ext.present & ORNIC_HDR_NAKETH) != 0);
   tree_wqe(t, tvb, pinfo, an, f);
   tree_sequence(t, tvb, pinfo, an);
   tree_ack(t, tvb, pinfo, an);

@@ -1,10 +1,10 @@
 /* fuzz_frame: the frame decoder from every start it supports, then the iCRC
  * and the accessors a reader calls on what was decoded.
  *
- * Input: byte 0 picks the start (taken mod 5: 0 Ethernet, 1 raw IP,
+ * Input: byte 0 picks the start (taken mod 6: 0 Ethernet, 1 raw IP,
  * 2 RoCEv1 GRH, 3 the BTH of a UDP payload via ornic_roce_decode, 4 a link
- * value the API does not define, which must be refused); the rest is the
- * frame. Besides the sanitizers, the oracle is the decoder's own
+ * value the API does not define, which must be refused, 5 native
+ * InfiniBand, LRH first); the rest is the frame. Besides the sanitizers, the oracle is the decoder's own
  * contract (frame.h): every offset and view it returns lies inside the
  * input, a whole frame's parts add up to its lengths, and a truncated one
  * says how far it got. */
@@ -17,17 +17,19 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  unsigned mode = data[0] % 5;
+  unsigned mode = data[0] % 6;
   const uint8_t *p = data + 1;
   size_t len = size - 1;
   ornic_frame f;
   if (mode == 4) {
-    int rc = ornic_frame_decode(&f, p, len, (ornic_link)(3 + data[0] / 5), 0);
-    fuzz_check(rc == ORNIC_ERR_INVALID_ARG, "link %u accepted: %d", 3 + data[0] / 5, rc);
+    unsigned link = 4 + data[0] / 6;
+    int rc = ornic_frame_decode(&f, p, len, (ornic_link)link, ORNIC_ROCEV2_UDP_PORT);
+    fuzz_check(rc == ORNIC_ERR_INVALID_ARG, "link %u accepted: %d", link, rc);
     return 0;
   }
+  ornic_link link = mode == 5 ? ORNIC_LINK_IB : (ornic_link)mode;
   int rc = mode == 3 ? ornic_roce_decode(&f, p, len)
-                     : ornic_frame_decode(&f, p, len, (ornic_link)mode, 0);
+                     : ornic_frame_decode(&f, p, len, link, ORNIC_ROCEV2_UDP_PORT);
   fuzz_check_decoded(&f, p, len, rc);
   return 0;
 }

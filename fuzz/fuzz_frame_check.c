@@ -37,7 +37,7 @@ void fuzz_check_nak(const ornic_naketh *nak, const uint8_t *data, size_t len) {
   fuzz_check(ornic_naketh_psn_state(nak, ornic_psn_add(nak->base_psn, -1)) == -1, "PSN before base");
   fuzz_check(ornic_naketh_psn_state(nak, ornic_psn_add(nak->base_psn, 16 * nak->nblocks)) == -1,
              "PSN past the bitmap");
-  (void)ornic_nak_reason_name(nak->reason);
+  (void)ornic_naketh_reason_name(nak->reason);
 }
 
 /* Offsets of a frame whose BTH was read (OK, TRUNCATED after the BTH, ...). */
@@ -51,14 +51,15 @@ static void check_transport(const ornic_frame *f, const uint8_t *data, size_t le
              "icrc_off %zu roce_end %zu rc %d", f->icrc_off, f->roce_end, rc);
   fuzz_check(!f->icrc_present || (f->icrc_off && f->roce_end <= len), "iCRC present beyond the input");
   fuzz_check(!f->payload || f->icrc_off, "a payload view without a located iCRC");
-  fuzz_check((f->decoded & ~op->hdrs) == 0, "decoded headers %#x not in the opcode's %#x",
-             f->decoded, op->hdrs);
+  fuzz_check((f->ext.present & ~op->hdrs) == 0, "decoded headers %#x not in the opcode's %#x",
+             f->ext.present, op->hdrs);
   fuzz_check(f->bth.padcnt <= 3 && f->bth.se <= 1 && f->bth.destqp <= 0xffffff &&
                  f->bth.psn <= 0xffffff, "BTH field widths");
   if (f->ext.present & ORNIC_HDR_NAKETH) fuzz_check_nak(&f->ext.naketh, data, len);
   if (f->ext.present & ORNIC_HDR_AETH) (void)ornic_aeth_syndrome_name(f->ext.aeth.syndrome);
   if (rc == ORNIC_OK) {
-    fuzz_check(f->decoded == op->hdrs, "whole frame with headers %#x of %#x", f->decoded, op->hdrs);
+    fuzz_check(f->ext.present == op->hdrs, "whole frame with headers %#x of %#x", f->ext.present,
+               op->hdrs);
     fuzz_check(f->icrc_present && f->roce_end <= len, "whole frame without its iCRC");
     fuzz_check(f->payload_off + f->payload_len + f->pad_len == f->icrc_off,
                "payload %zu + %zu + pad %u != iCRC offset %zu", f->payload_off, f->payload_len,
@@ -98,7 +99,7 @@ void fuzz_check_decoded(const ornic_frame *f, const uint8_t *data, size_t len, i
              rc, f->malformed);
   fuzz_check(f->l3_off <= len && f->l4_off <= len, "L3/L4 offsets past the input");
   (void)ornic_opcode_name(f->bth.opcode);
-  bool bth_read = f->ext_off != 0; /* set with bth_off, which is 0 from ornic_roce_decode */
+  bool bth_read = (f->layers & ORNIC_LAYER_BTH) != 0;
   if (rc == ORNIC_OK || rc == ORNIC_ERR_UNKNOWN_OPCODE || (rc != ORNIC_ERR_NOT_ROCE && bth_read))
     check_transport(f, data, len, rc);
   if (rc == ORNIC_OK || rc == ORNIC_ERR_UNKNOWN_OPCODE || rc == ORNIC_ERR_TRUNCATED ||

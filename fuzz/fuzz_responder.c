@@ -108,7 +108,7 @@ static void configure(options *o, const uint8_t *c) {
 static void inject(run *r, const uint8_t *frame, size_t len) {
   if (verbose > 1) {
     ornic_frame f;
-    if (ornic_frame_decode(&f, frame, len, ORNIC_LINK_ETHERNET, 0) == ORNIC_OK)
+    if (ornic_frame_decode(&f, frame, len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) == ORNIC_OK)
       trace("->", sim_now(r->s), &f);
   }
   memcpy(r->last, frame, len);
@@ -150,7 +150,7 @@ static size_t honest(run *r, uint32_t q, uint8_t a, uint8_t b, uint8_t op, ornic
 /* A frame that is not honest: its QP is judged by the sanitizers only. */
 static void foreign(run *r, const uint8_t *frame, size_t len) {
   ornic_frame f;
-  if (ornic_frame_decode(&f, frame, len, ORNIC_LINK_ETHERNET, 0) != ORNIC_OK) return;
+  if (ornic_frame_decode(&f, frame, len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) != ORNIC_OK) return;
   if ((f.ext.present & ORNIC_HDR_RETH) && f.ext.reth.dmalen > MAX_FOREIGN_DMALEN) return;
   int q = wl_qp_index(r->m.o, f.bth.destqp, true);
   if (q >= 0) r->m.qp[q].tainted = true;

@@ -143,13 +143,13 @@ static void rx_nak(model_qp *qp, uint32_t q, const ornic_frame *f) {
   fuzz_check(f->ext.aeth.syndrome == ORNIC_AETH_NAK, "QP %u: NAK syndrome %#x", q, f->ext.aeth.syndrome);
   fuzz_check(nak->base_psn == f->bth.psn, "QP %u: NAK base %#x, BTH PSN %#x", q, nak->base_psn,
              f->bth.psn);
-  fuzz_check(nak->reason >= ORNIC_NAK_OTD_EXCEEDED && nak->reason <= ORNIC_NAK_LAST_INCOMPLETE,
+  fuzz_check(nak->reason >= ORNIC_NAKETH_OTD_EXCEEDED && nak->reason <= ORNIC_NAKETH_LAST_INCOMPLETE,
              "QP %u: NAK reason %u", q, nak->reason);
   if (qp->tainted) return;
   int32_t span = ornic_psn_diff(nak->trigger_psn, nak->base_psn);
   fuzz_check(span >= 0, "QP %u: NAK trigger %#x before base %#x", q, nak->trigger_psn, nak->base_psn);
   uint32_t want = (uint32_t)span / 16 + 1;
-  fuzz_check(nak->nblocks == (want > ORNIC_NAK_MAX_BLOCKS ? ORNIC_NAK_MAX_BLOCKS : want),
+  fuzz_check(nak->nblocks == (want > ORNIC_NAKETH_MAX_BLOCKS ? ORNIC_NAKETH_MAX_BLOCKS : want),
              "QP %u: NAK with %u blocks for trigger - base = %d", q, nak->nblocks, span);
   /* "Every bit is the responder's true receive state" (4.4); bit 0 of block 0 is reserved. */
   int32_t base_off = ornic_psn_diff(nak->base_psn, qp->first_psn);

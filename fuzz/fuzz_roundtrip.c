@@ -242,19 +242,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *in = data + 1;
   size_t len = size - 1;
   ornic_frame f1, f2, f3;
-  if (ornic_frame_decode(&f1, in, len, link, 0) != ORNIC_OK) return 0;
+  if (ornic_frame_decode(&f1, in, len, link, ORNIC_ROCEV2_UDP_PORT) != ORNIC_OK) return 0;
   size_t cap = ornic_frame_encode_capacity(&f1);
   ornic_ssize n1 = ornic_frame_encode(enc1, sizeof enc1, &f1);
   fuzz_check(n1 > 0, "a decoded frame does not encode: %s", ornic_errname((int)n1));
   fuzz_check((size_t)n1 <= cap, "capacity %zu < %td written", cap, n1);
-  int rc = ornic_frame_decode(&f2, enc1, (size_t)n1, link, 0);
+  int rc = ornic_frame_decode(&f2, enc1, (size_t)n1, link, ORNIC_ROCEV2_UDP_PORT);
   fuzz_check(rc == ORNIC_OK, "the encoding does not decode: %s", ornic_errname(rc));
   fuzz_check(ornic_icrc_verify(&f2, enc1) == ORNIC_OK, "the encoder's iCRC is wrong");
   bool canonical = canonical_layout(&f1);
   check_same_values(&f1, &f2, canonical);
   ornic_ssize n2 = ornic_frame_encode(enc2, sizeof enc2, &f2);
   fuzz_check(n2 == n1 && !memcmp(enc1, enc2, (size_t)n1), "encoding is not idempotent");
-  fuzz_check(ornic_frame_decode(&f3, enc2, (size_t)n2, link, 0) == ORNIC_OK, "second decode");
+  fuzz_check(ornic_frame_decode(&f3, enc2, (size_t)n2, link, ORNIC_ROCEV2_UDP_PORT) == ORNIC_OK, "second decode");
   if (canonical) check_bytes(&f1, in, enc1, (size_t)n1);
   return 0;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "profile.h"
 #include "workload.h"
 
 #define FALLBACK_MEMORY (4ull << 30)
@@ -49,7 +50,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX 
 static void integrity(const options *o, part *p) {
   char size[32];
   uint64_t max = wl_max_wqe_len(o);
-  p->bytes = o->profile == PROFILE_RC ? 0 : mul_sat(o->qps, max);
+  p->bytes = o->profile->caps & PROFILE_TWO_HOSTS ? 0 : mul_sat(o->qps, max);
   budget_format(max, size, sizeof size);
   snprintf(p->what, sizeof p->what, "the integrity check of %u QPs x %s WQEs", o->qps, size);
   p->lower = "lower --qps or --wqe-size";
@@ -71,7 +72,7 @@ static void bitmap(const options *o, part *p) {
   uint64_t nodes = o->bitmap_pool ? o->bitmap_pool : mul_sat(slots, o->qps);
   p->bytes = 0;
   p->lower = "lower --bitmap-pool";
-  if (o->profile != PROFILE_ORNIC) return;
+  if (!(o->profile->caps & PROFILE_BITMAP)) return;
   p->bytes = add_sat(mul_sat(nodes, NODE_BYTES), mul_sat(mul_sat(slots, o->qps), SLOT_BYTES));
   snprintf(p->what, sizeof p->what, "the bitmap pool of %llu blocks", (unsigned long long)nodes);
   if (o->op != OP_READ) return;

@@ -8,21 +8,15 @@
 #include <unistd.h>
 
 #include "budget.h"
-#include "ioi.h"
-#include "irn.h"
-#include "mprdma.h"
 #include "options.h"
 #include "outpath.h"
-#include "ornic_req.h"
-#include "ornic_resp.h"
 #include "plot.h"
-#include "workload.h"
+#include "profile.h"
 #include "progress.h"
-#include "rcpair.h"
-#include "roce.h"
 #include "sim.h"
 #include "summary.h"
 #include "truth.h"
+#include "workload.h"
 #include "writer.h"
 
 /* Exit statuses (--help lists them). */
@@ -56,79 +50,33 @@ static void setup_signals(void) {
   signal(SIGXFSZ, SIG_IGN);
 }
 
-/* The profile's engines, created and torn down together. */
-typedef struct {
-  oreq *oreq;
-  oresp *oresp;
-  roce *roce;
-  irn *irn;
-  mprdma *mprdma;
-  ioi *ioi;
-  rcpair *rc;
-} engines;
-
-static bool engines_new(engines *e, sim *s, const options *o) {
-  memset(e, 0, sizeof *e);
-  if (o->profile == PROFILE_ROCE) return (e->roce = roce_new(s, o)) != NULL;
-  if (o->profile == PROFILE_IRN) return (e->irn = irn_new(s, o)) != NULL;
-  if (o->profile == PROFILE_MPRDMA) return (e->mprdma = mprdma_new(s, o)) != NULL;
-  if (o->profile == PROFILE_IOI) return (e->ioi = ioi_new(s, o)) != NULL;
-  if (o->profile == PROFILE_RC) return (e->rc = rcpair_new(s, o)) != NULL;
-  e->oresp = oresp_new(s, o);
-  e->oreq = e->oresp ? oreq_new(s, o) : NULL;
-  return e->oresp && e->oreq;
-}
-
-static void engines_start(engines *e) {
-  if (e->roce) roce_start(e->roce);
-  if (e->irn) irn_start(e->irn);
-  if (e->mprdma) mprdma_start(e->mprdma);
-  if (e->ioi) ioi_start(e->ioi);
-  if (e->oreq) oreq_start(e->oreq);
-  if (e->rc) rcpair_start(e->rc);
-}
-
-/* The bitmap that tracks the data: the responder's for WRITE, the requester's for READ. */
-static void engines_free(engines *e, stats *st, const options *o) {
-  if (e->oresp && o->op == OP_WRITE)
-    oresp_bitmap_stats(e->oresp, &st->max_blocks_qp, &st->pool_peak, &st->pool_capacity);
-  if (e->oreq && o->op == OP_READ)
-    oreq_bitmap_stats(e->oreq, &st->max_blocks_qp, &st->pool_peak, &st->pool_capacity);
-  oreq_free(e->oreq);
-  oresp_free(e->oresp);
-  roce_free(e->roce);
-  irn_free(e->irn);
-  mprdma_free(e->mprdma);
-  ioi_free(e->ioi);
-  rcpair_free(e->rc);
-}
-
 static void plot_observer(void *ctx, uint64_t now, const pkt *p, const ornic_frame *f) {
   plot_arrival(ctx, now, p->m.qp, f->bth.psn, p->path, p->m.retx);
 }
 
-/* Runs the simulation into w (and pl, when plotting). Returns sim_run's
- * code; *msg gets an error. */
+/* Runs the simulation into w (and pl, when plotting) with the engines of the
+ * profile (profile.h). Returns sim_run's code; *msg gets an error. */
 static int simulate(const options *o, stats *st, writer *w, plot *pl, char *msg, size_t msglen) {
   sim *s = sim_new(o, st, w, msg, msglen);
   if (!s) return -1;
   if (pl) sim_observe_data(s, o->op == OP_READ ? NODE_REQ : NODE_RESP, plot_observer, pl);
-  engines e;
-  if (!engines_new(&e, s, o)) {
-    snprintf(msg, msglen, "out of memory setting up the %s engines", profile_name(o->profile));
-    engines_free(&e, st, o);
+  const profile_engines *pe = o->profile->engines;
+  void *e = pe->create(s, o);
+  if (!e) {
+    snprintf(msg, msglen, "out of memory setting up the %s engines", o->profile->name);
     sim_free(s);
     return -1;
   }
   progress pg;
   progress_init(&pg, !o->quiet);
-  engines_start(&e);
+  pe->start(e);
   double t0 = progress_clock();
   int rc = sim_failed(s) ? -1 : sim_run(s, &g_stop, &pg);
   st->wall_s = progress_clock() - t0;
   progress_end(&pg);
   if (rc < 0) snprintf(msg, msglen, "%s", sim_error(s));
-  engines_free(&e, st, o);
+  if (pe->stats) pe->stats(e, st);
+  pe->destroy(e);
   sim_free(s);
   return rc;
 }

@@ -7,6 +7,7 @@
 #include "budget.h"
 #include "cli_num.h"
 #include "ornic/version.h"
+#include "profile.h"
 #include "scenario.h"
 #include "workload.h"
 
@@ -16,7 +17,7 @@ enum {
   O_RATE, O_PATH_RATE, O_SPRAY, O_LOSS, O_BURST, O_DROP, O_ACK_EVERY, O_ACK_PER_PACKET,
   O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT, O_SCENARIO, O_RC_OPS, O_RC_DIRS,
   O_RC_OUTSTANDING, O_RC_ACK_EVERY, O_RC_SPRAY, O_CAPTURE_START, O_CAPTURE_DROP,
-  O_CAPTURE_DROP_FRAMES, O_MAX_MEMORY
+  O_CAPTURE_DROP_FRAMES, O_MAX_MEMORY, O_LIST_PROFILES
 };
 
 static const struct option long_opts[] = {
@@ -65,7 +66,37 @@ static const struct option long_opts[] = {
     {"max-memory", required_argument, NULL, O_MAX_MEMORY},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
+    {"list-profiles", no_argument, NULL, O_LIST_PROFILES},
     {NULL, 0, NULL, 0}};
+
+/* "NAME: text" under the option column, wrapped at 79 columns. */
+static void usage_item(FILE *f, const char *name, const char *text) {
+  enum { INDENT = 25, WIDTH = 79 };
+  int col = fprintf(f, "%*s%s:", INDENT, "", name);
+  while (*text) {
+    size_t n = strcspn(text, " ");
+    if (col + 1 + (int)n > WIDTH) {
+      fprintf(f, "\n%*s", INDENT + 1, "");
+      col = INDENT + 1;
+    }
+    col += fprintf(f, " %.*s", (int)n, text);
+    text += n;
+    text += strspn(text, " ");
+  }
+  fputc('\n', f);
+}
+
+/* --profile: the table's rows (profile.c), the first being the default. */
+static void usage_profiles(FILE *f) {
+  fprintf(f, "  -p, --profile P        the protocol both NICs run (default %s):\n",
+          profile_default()->name);
+  for (size_t i = 0; profile_at(i); i++)
+    usage_item(f, profile_at(i)->name, profile_at(i)->description);
+  fputs("                         Wire encodings: pcapgen/README.md\n"
+        "      --list-profiles    one line per profile: name, description and what it\n"
+        "                         supports (tab-separated), then exit\n",
+        f);
+}
 
 static void usage(FILE *f) {
   fputs(
@@ -118,24 +149,10 @@ static void usage(FILE *f) {
       "                         packets/s and MB/s\n"
       "\n"
       "Run:\n"
-      "  -s, --seed N           PRNG seed (default 1)\n"
-      "  -p, --profile P        ornic (default): ORNIC out-of-order WRITE/READ;\n"
-      "                         roce: standard RoCEv2 RC, in order, go-back-N;\n"
-      "                         irn: IRN selective repeat (address in every packet,\n"
-      "                         per-packet ACK, NACK with trigger PSN, BDP window);\n"
-      "                         mprdma: MP-RDMA (address in every packet, one ACK per\n"
-      "                         packet on its path, ACK-clocked paths, 64-packet\n"
-      "                         receive bitmap: later packets are dropped);\n"
-      "                         ioi: in-order head and tail on one path (DSCP 24),\n"
-      "                         sprayed middle, Last held until the middle is acked;\n"
-      "                         WQEs under 2 RTTs of data stay in order;\n"
-      "                         rc: standard RoCEv2 RC between two hosts that are both\n"
-      "                         requesters on each QP pair: SEND, WRITE (with or\n"
-      "                         without immediate) and READ, many outstanding,\n"
-      "                         coalesced ACKs, NAK and go-back-N (options below).\n"
-      "                         Wire encodings: pcapgen/README.md. irn, mprdma and ioi\n"
-      "                         ACK every packet (--ack-* do not apply) and use a\n"
-      "                         window of one bandwidth-delay product (slowest path)\n"
+      "  -s, --seed N           PRNG seed (default 1)\n",
+      f);
+  usage_profiles(f);
+  fputs(
       "\n"
       "Workload (closed loop: each QP posts its next WQE when the previous completes):\n"
       "      --scenario FILE    read options and a list of WQEs from FILE (format:\n"
@@ -215,7 +232,7 @@ static int bad(FILE *err, const char *opt, const char *want, const char *got) {
   return -1;
 }
 
-/* Numbers go through the tree's one parser (tools/common/cli_num.h):
+/* Numbers go through the tree's one parser (libs/ornic-cli, cli_num.h):
  * decimal or 0x-hex, never octal ("--otd 010" is ten), overflow-checked. */
 int options_parse_number(const char *s, uint64_t *v, bool sizes) {
   char why[8];
@@ -372,15 +389,14 @@ static void defaults(options *o) {
   o->rc_outstanding = 16;
   o->rc_ack_every = 4;
   o->max_memory = budget_default();
+  o->profile = profile_default();
 }
 
-static const char *const profile_names[] = {"ornic", "roce", "irn", "mprdma", "ioi", "rc", NULL};
 static const char *const op_names[] = {"write", "read", NULL};
 static const char *const spray_names[] = {"random", "rr", "least-loaded", NULL};
 static const char *const format_names[] = {"auto", "pcap", "pcapng", NULL};
 static const char *const tap_names[] = {"auto", "requester", "responder", NULL};
 
-const char *profile_name(profile_id p) { return profile_names[p]; }
 const char *spray_name(spray_policy s) { return spray_names[s]; }
 
 static int set_pmtu(options *o, FILE *err, const char *s) {
@@ -388,6 +404,17 @@ static int set_pmtu(options *o, FILE *err, const char *s) {
   if (options_parse_number(s, &v, false) < 0 || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
     return bad(err, "--pmtu", "256, 512, 1024, 2048 or 4096", s);
   o->pmtu = (uint32_t)v;
+  return 0;
+}
+
+static int set_profile(options *o, FILE *err, const char *s) {
+  const profile *p = profile_find(s);
+  if (!p) {
+    char names[128];
+    profile_names(names, sizeof names);
+    return bad(err, "--profile", names, s);
+  }
+  o->profile = p;
   return 0;
 }
 
@@ -429,10 +456,7 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
   case 'q': o->quiet = true; return 0;
   case O_BENCH: return parse_range(err, "--bench", a, 1, 1ull << 40, false, &o->bench_packets);
   case 's': return parse_range(err, "--seed", a, 0, UINT64_MAX, false, &o->seed);
-  case 'p':
-    rc = set_choice(err, "--profile", a, profile_names, "ornic, roce, irn, mprdma, ioi or rc", &i);
-    o->profile = (profile_id)i;
-    return rc;
+  case 'p': return set_profile(o, err, a);
   }
   return 1;
 }
@@ -525,7 +549,8 @@ static int apply(options *o, int c, const char *a, FILE *err) {
 int options_apply_named(options *o, const char *name, const char *value, FILE *err) {
   for (const struct option *lo = long_opts; lo->name; lo++) {
     if (strcmp(lo->name, name) != 0) continue;
-    if (lo->val == 'h' || lo->val == 'V' || lo->val == O_SCENARIO) break;
+    if (lo->val == 'h' || lo->val == 'V' || lo->val == O_LIST_PROFILES || lo->val == O_SCENARIO)
+      break;
     if ((lo->has_arg == required_argument) != (value != NULL)) {
       fprintf(err, "ornic-pcapgen: '%s' %s\n", name,
               value ? "takes no value" : "needs a value");
@@ -611,13 +636,16 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     fprintf(err, "ornic-pcapgen: no output file: give -o FILE (see --help)\n");
     return -1;
   }
-  if (o->op == OP_READ && o->profile != PROFILE_ORNIC) {
-    fprintf(err, "ornic-pcapgen: --op read: only the ornic profile simulates READ this way "
-                 "(the rc profile: --rc-ops read)\n");
+  if (o->op == OP_READ && !(o->profile->caps & PROFILE_READ)) {
+    fprintf(err, "ornic-pcapgen: --op read: the %s profile does not take it (%s; the profiles "
+                 "that do: --list-profiles)\n", o->profile->name,
+            o->profile->caps & PROFILE_TWO_HOSTS ? "its READs: --rc-ops read"
+                                                 : "it simulates WRITE only");
     return -1;
   }
-  if (o->profile == PROFILE_RC && o->plot) {
-    fprintf(err, "ornic-pcapgen: --plot does not draw the rc profile (data flows both ways)\n");
+  if ((o->profile->caps & PROFILE_TWO_HOSTS) && o->plot) {
+    fprintf(err, "ornic-pcapgen: --plot does not draw the %s profile (data flows both ways)\n",
+            o->profile->name);
     return -1;
   }
   if (o->otd >= o->window) {
@@ -646,6 +674,10 @@ int options_parse(options *o, int argc, char **argv, FILE *err) {
     }
     if (c == 'V') {
       printf("ornic-pcapgen %s\n", ORNIC_VERSION_STRING);
+      return 1;
+    }
+    if (c == O_LIST_PROFILES) {
+      profile_list(stdout);
       return 1;
     }
     if (c == '?' || c == ':') {

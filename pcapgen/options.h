@@ -8,10 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-typedef enum {
-  PROFILE_ORNIC = 0, PROFILE_ROCE = 1, PROFILE_IRN = 2, PROFILE_MPRDMA = 3, PROFILE_IOI = 4,
-  PROFILE_RC = 5
-} profile_id;
+/* A row of the profile table (profile.h). */
+typedef struct profile profile;
 typedef enum { OP_WRITE = 0, OP_READ = 1 } op_kind;
 /* Operations of the rc profile's workload (--rc-ops). */
 typedef enum {
@@ -53,7 +51,7 @@ typedef struct {
   uint64_t max_memory;      /* bytes the run may use (--max-memory; budget.h) */
   /* run */
   uint64_t seed;
-  profile_id profile;
+  const profile *profile;   /* never NULL after options_parse */
   /* workload */
   uint64_t wqes;            /* per QP, when there is no plan */
   uint64_t wqe_size;        /* bytes, when there is no plan */
@@ -95,10 +93,11 @@ typedef struct {
   size_t ncapture_drop_frames;
 } options;
 
-/* Fills *o from argv. Returns 0 to run, 1 when --help/--version was printed
- * (exit 0), -1 on a bad option (message already on `err`; exit 2). */
+/* Fills *o from argv. Returns 0 to run, 1 when --help, --version or
+ * --list-profiles was printed (exit 0), -1 on a bad option (message already
+ * on `err`; exit 2). */
 int options_parse(options *o, int argc, char **argv, FILE *err);
-/* An unsigned integer (decimal or 0x.., never octal: tools/common/cli_num.h);
+/* An unsigned integer (decimal or 0x.., never octal: libs/ornic-cli, cli_num.h);
  * with `sizes`, an optional binary suffix K, M, G or T (KiB, MiB, ...).
  * 0, or -1 when s is not one or does not fit in 64 bits. */
 int options_parse_number(const char *s, uint64_t *v, bool sizes);
@@ -108,7 +107,6 @@ int options_parse_number(const char *s, uint64_t *v, bool sizes);
 int options_apply_named(options *o, const char *name, const char *value, FILE *err);
 void options_free(options *o);
 
-const char *profile_name(profile_id p);
 const char *spray_name(spray_policy s);
 
 #endif

@@ -11,7 +11,6 @@
 #include "workload.h"
 #include "wqe.h"
 
-#define PSN_MASK 0xffffffu
 #define TMR_RTO 0u
 
 typedef enum {
@@ -64,9 +63,6 @@ struct oreq {
 static void req_rx(void *self, pkt *p, const ornic_frame *f);
 static pkt *req_next_tx(void *self);
 static void req_timer(void *self, uint32_t arg);
-
-static inline uint32_t psn_add(uint32_t a, uint32_t n) { return (a + n) & PSN_MASK; }
-static inline uint32_t psn_off(uint32_t psn, uint32_t start) { return (psn - start) & PSN_MASK; }
 
 static void make_ready(oreq *r, oreq_qp *qp) {
   if (!qp->in_ready) {
@@ -161,7 +157,7 @@ static pkt *build_write(oreq *r, oreq_qp *qp, uint32_t idx, bool retx, bool ackr
   uint32_t plen = idx == qp->w.n - 1 ? qp->w.last_len : o->pmtu;
   f.bth.opcode = write_opcode(qp, idx);
   f.bth.destqp = wl_resp_qpn(qp->q);
-  f.bth.psn = psn_add(qp->w.start, idx);
+  f.bth.psn = ornic_psn_add(qp->w.start, (int32_t)idx);
   f.bth.ackreq = ackreq;
   if (f.bth.opcode == ORNIC_OP_OOO_WRITE_FSPOT || f.bth.opcode == ORNIC_OP_OOO_WRITE_LAST_ADDR) {
     f.ext.reth = (ornic_reth){qp->w.va + off, wl_rkey(qp->q), (uint32_t)qp->w.len};
@@ -227,13 +223,14 @@ static void advance_cum(oreq *r, oreq_qp *qp, uint32_t new_cum) {
 }
 
 static bool msn_ok(const oreq_qp *qp, uint32_t msn) {
-  return msn == qp->msn || msn == ((qp->msn + 1) & PSN_MASK);
+  return msn == qp->msn || msn == ornic_psn_add(qp->msn, 1);
 }
 
 static void on_ack(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   uint32_t msn = f->ext.aeth.msn;
   uint8_t flags = f->ext.oacketh.flags;
-  uint32_t cum = psn_off(psn_add(f->bth.psn, 1), qp->w.start); /* packets now acknowledged */
+  /* packets now acknowledged */
+  uint32_t cum = ornic_psn_off(ornic_psn_add(f->bth.psn, 1), qp->w.start);
   if (!write_busy(qp) || ornic_aeth_type(f->ext.aeth.syndrome) != ORNIC_AETH_ACK) return;
   if (cum > qp->w.n || cum < qp->cum_idx || !msn_ok(qp, msn)) return; /* stale or foreign */
   if (msn == qp->msn && (flags & ORNIC_OACK_ADDR_CACHED) && !qp->cached) {
@@ -254,12 +251,12 @@ static void queue_retx(oreq *r, oreq_qp *qp, uint32_t idx) {
 /* PROTOCOL.md 4.4: the lost set is Base, plus every PSN after Base and before
  * the loss limit whose bit is 0. Set bits anywhere free their packets. */
 static void apply_nak_bitmap(oreq *r, oreq_qp *qp, const ornic_naketh *nak) {
-  uint32_t span = ornic_nak_lost_span(nak, r->o->otd);
+  uint32_t span = ornic_naketh_lost_span(nak, r->o->otd);
   for (uint32_t k = 0; k < nak->nblocks; k++) {
     uint16_t blk = ornic_naketh_block(nak, k);
     for (uint32_t i = 0; i < 16; i++) {
       uint32_t d = 16 * k + i;
-      uint32_t idx = psn_off(psn_add(nak->base_psn, d), qp->w.start);
+      uint32_t idx = ornic_psn_off(ornic_psn_add(nak->base_psn, (int32_t)d), qp->w.start);
       if (idx >= qp->w.n) return;
       if (d > 0 && (blk >> i & 1)) bs_set(qp->sacked, idx);
       else if (d == 0 || d < span) queue_retx(r, qp, idx);
@@ -269,11 +266,11 @@ static void apply_nak_bitmap(oreq *r, oreq_qp *qp, const ornic_naketh *nak) {
 
 static void on_nak(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   const ornic_naketh *nak = &f->ext.naketh;
-  uint32_t base = psn_off(nak->base_psn, qp->w.start);
+  uint32_t base = ornic_psn_off(nak->base_psn, qp->w.start);
   if (!write_busy(qp) || f->ext.aeth.syndrome != ORNIC_AETH_NAK || f->bth.psn != nak->base_psn)
     return;
   if (base >= qp->w.n || base + 1 < qp->cum_idx || !msn_ok(qp, f->ext.aeth.msn)) return;
-  if (nak->reason < ORNIC_NAK_OTD_EXCEEDED || nak->reason > ORNIC_NAK_LAST_INCOMPLETE) return;
+  if (nak->reason < ORNIC_NAKETH_OTD_EXCEEDED || nak->reason > ORNIC_NAKETH_LAST_INCOMPLETE) return;
   advance_cum(r, qp, base); /* everything before Base was received */
   apply_nak_bitmap(r, qp, nak);
   arm_rto(r, qp);
@@ -290,7 +287,7 @@ static pkt *build_read_req(oreq *r, oreq_qp *qp, uint32_t idx, uint32_t count) {
   uint64_t bytes = idx + count == qp->w.n ? qp->w.len - off : (uint64_t)count * o->pmtu;
   f.bth.opcode = ORNIC_OP_OOO_READ_REQ;
   f.bth.destqp = wl_resp_qpn(qp->q);
-  f.bth.psn = psn_add(qp->w.start, idx);
+  f.bth.psn = ornic_psn_add(qp->w.start, (int32_t)idx);
   f.ext.reth = (ornic_reth){qp->w.va + off, wl_rkey(qp->q), (uint32_t)bytes};
   if (qp->reqs_sent == 0) { /* the round trip to the first response is timed */
     qp->timing = true;
@@ -314,7 +311,7 @@ typedef struct {
 
 static void queue_reread(void *ctx, uint32_t first_psn, uint32_t count) {
   run_ctx *c = ctx;
-  uint32_t idx = psn_off(first_psn, c->qp->w.start);
+  uint32_t idx = ornic_psn_off(first_psn, c->qp->w.start);
   if (fifo_push(&c->qp->readq, idx) < 0 || fifo_push(&c->qp->readq, count) < 0)
     sim_fail(c->r->s, "out of memory (READ retry queue)");
 }
@@ -333,7 +330,7 @@ static void reread(oreq *r, oreq_qp *qp, uint32_t until) {
 
 static bool reread_paced(oreq *r, const oreq_qp *qp, uint32_t fm) {
   uint64_t rto = rtt_rto(&qp->rtt, sim_times(r->s)->otd_ps);
-  uint32_t d = psn_off(qp->rpace_psn, fm);
+  uint32_t d = ornic_psn_off(qp->rpace_psn, fm);
   return qp->rpace && d > 0 && d < 0x800000u && sim_now(r->s) - qp->rpace_ps < rto;
 }
 
@@ -356,7 +353,7 @@ static bool resp_len_ok(const oreq *r, const oreq_qp *qp, uint32_t idx, const or
 }
 
 static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
-  uint32_t idx = psn_off(f->bth.psn, qp->w.start);
+  uint32_t idx = ornic_psn_off(f->bth.psn, qp->w.start);
   if (qp->state != RQ_WAIT || idx >= qp->w.n) return;
   if (!resp_len_ok(r, qp, idx, f)) {
     sim_fail(r->s, "protocol error: READ response PSN 0x%06x of QP %u has opcode 0x%02x and %zu "
@@ -381,7 +378,8 @@ static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   }
   uint32_t fm = obm_first_missing(qp->rbm);
   if (ornic_psn_diff(f->bth.psn, fm) > (int32_t)r->o->otd && !reread_paced(r, qp, fm))
-    reread(r, qp, psn_add(f->bth.psn, -r->o->otd)); /* later PSNs may still be in flight */
+    /* later PSNs may still be in flight */
+    reread(r, qp, ornic_psn_add(f->bth.psn, -(int32_t)r->o->otd));
 }
 
 /* ---- timers, fatal NAKs, dispatch ---------------------------------------------- */
@@ -396,7 +394,7 @@ static void on_rto(oreq *r, oreq_qp *qp) {
     return;
   }
   qp->rtt.backoff++;
-  if (qp->state == RQ_WAIT) reread(r, qp, psn_add(qp->w.start, qp->w.n));
+  if (qp->state == RQ_WAIT) reread(r, qp, ornic_psn_add(qp->w.start, (int32_t)qp->w.n));
   else qp->probe = true;
   arm_rto(r, qp);
   make_ready(r, qp);
@@ -410,7 +408,7 @@ static void req_timer(void *self, uint32_t arg) {
 
 static void on_fatal(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   uint8_t syn = f->ext.aeth.syndrome;
-  if (syn < 0x61 || syn > 0x63) return;
+  if (syn < ORNIC_AETH_NAK_INVALID_REQ || syn > ORNIC_AETH_NAK_REMOTE_OP) return;
   qp->state = RQ_ERROR;
   sim_fail(r->s, "QP %u: the responder sent a fatal NAK (%s) for PSN 0x%06x", qp->q,
            ornic_aeth_syndrome_name(syn), f->bth.psn);

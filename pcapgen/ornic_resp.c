@@ -8,10 +8,6 @@
 #include "pattern.h"
 #include "workload.h"
 
-#define PSN_MASK 0xffffffu
-#define SYN_ACK 0x1f /* ACK, no credit information (PROTOCOL.md 2.3) */
-#define SYN_INVALID_REQUEST 0x61
-#define SYN_REMOTE_ACCESS 0x62
 enum { TMR_RESP = 0, TMR_LAST = 1 };
 
 typedef struct {
@@ -52,9 +48,6 @@ struct oresp {
   uint64_t t_resp, t_last;   /* PROTOCOL.md 4.1: RTT + OTD/B and OTD/B */
 };
 
-static inline uint32_t psn_add(uint32_t a, uint32_t n) { return (a + n) & PSN_MASK; }
-static inline uint32_t psn_off(uint32_t psn, uint32_t start) { return (psn - start) & PSN_MASK; }
-
 static void make_ready(oresp *R, rqp *qp) {
   if (!qp->in_ready) {
     qp->in_ready = true;
@@ -67,7 +60,7 @@ static void frame_to_requester(oresp *R, rqp *qp, ornic_frame *f, uint8_t opcode
   sim_frame(R->s, NODE_RESP, f);
   f->bth.opcode = opcode;
   f->bth.destqp = wl_req_qpn(qp->q);
-  f->bth.psn = psn & PSN_MASK;
+  f->bth.psn = psn & ORNIC_PSN_MASK;
 }
 
 static void emit(oresp *R, ornic_frame *f, uint8_t kind, uint32_t q) {
@@ -83,8 +76,9 @@ static void send_ack(oresp *R, rqp *qp) {
   frame_to_requester(R, qp, &f, ORNIC_OP_ACK, qp->epsn - 1);
   uint8_t flags = 0;
   if (qp->cache) flags = ORNIC_OACK_ADDR_CACHED;
-  else if (qp->have_done && psn_add(qp->epsn, PSN_MASK) == qp->done_psn) flags = ORNIC_OACK_WQE_DONE;
-  f.ext.aeth = (ornic_aeth){SYN_ACK, qp->msn};
+  else if (qp->have_done && ornic_psn_add(qp->epsn, -1) == qp->done_psn)
+    flags = ORNIC_OACK_WQE_DONE;
+  f.ext.aeth = (ornic_aeth){SIM_AETH_ACK, qp->msn};
   f.ext.oacketh = (ornic_oacketh){flags, 0, (uint16_t)(qp->since_ack > 0xffff ? 0xffff : qp->since_ack)};
   qp->since_ack = 0;
   emit(R, &f, PK_ACK, qp->q);
@@ -97,10 +91,10 @@ static void arm(oresp *R, rqp *qp, ltimer *t, unsigned which, uint64_t after) {
 }
 
 static void send_nak(oresp *R, rqp *qp, uint8_t reason, uint32_t trigger) {
-  uint16_t blocks[ORNIC_NAK_MAX_BLOCKS];
-  uint8_t bytes[2 * ORNIC_NAK_MAX_BLOCKS];
-  unsigned n = obm_nak_blocks(qp->bm, qp->epsn, trigger, blocks, ORNIC_NAK_MAX_BLOCKS);
-  ornic_nak_bitmap_pack(bytes, blocks, n);
+  uint16_t blocks[ORNIC_NAKETH_MAX_BLOCKS];
+  uint8_t bytes[2 * ORNIC_NAKETH_MAX_BLOCKS];
+  unsigned n = obm_nak_blocks(qp->bm, qp->epsn, trigger, blocks, ORNIC_NAKETH_MAX_BLOCKS);
+  ornic_naketh_bitmap_pack(bytes, blocks, n);
   ornic_frame f;
   frame_to_requester(R, qp, &f, ORNIC_OP_NAK, qp->epsn);
   f.ext.aeth = (ornic_aeth){ORNIC_AETH_NAK, qp->msn};
@@ -108,7 +102,7 @@ static void send_nak(oresp *R, rqp *qp, uint8_t reason, uint32_t trigger) {
   emit(R, &f, PK_NAK, qp->q);
   qp->nak_active = true;
   /* Only the lost set is being retransmitted: PSNs after it may still be in flight. */
-  qp->nak_limit = ornic_psn_add(qp->epsn, (int32_t)ornic_nak_lost_span(&f.ext.naketh, R->o->otd));
+  qp->nak_limit = ornic_psn_add(qp->epsn, (int32_t)ornic_naketh_lost_span(&f.ext.naketh, R->o->otd));
   qp->nak_ps = sim_now(R->s);
   arm(R, qp, &qp->t_resp, TMR_RESP, R->t_resp); /* restarted by every NAK sent */
 }
@@ -152,15 +146,15 @@ static uint8_t check_addr(const oresp *R, const rqp *qp, const ornic_frame *f, g
   g->start_addr = f->ext.reth.va - off;
   g->rkey = f->ext.reth.rkey;
   if (g->rkey != wl_rkey(qp->q) || off > f->ext.reth.va || !wl_va_ok(qp->q, g->start_addr, g->len))
-    return SYN_REMOTE_ACCESS;
+    return ORNIC_AETH_NAK_REMOTE_ACCESS;
   uint64_t want = f->bth.opcode == ORNIC_OP_OOO_WRITE_FSPOT ? pmtu : g->len - off;
   if (off % pmtu || off >= (g->len ? g->len : 1) || f->payload_len != want)
-    return SYN_INVALID_REQUEST;
+    return ORNIC_AETH_NAK_INVALID_REQ;
   g->n = wl_npkts(g->len, pmtu);
-  g->start_psn = psn_off(f->bth.psn, off / pmtu);
+  g->start_psn = ornic_psn_add(f->bth.psn, -(int32_t)(off / pmtu));
   if (qp->cache && (g->start_addr != qp->start_addr || g->start_psn != qp->start_psn ||
                     g->len != qp->len || g->rkey != qp->rkey))
-    return SYN_INVALID_REQUEST;
+    return ORNIC_AETH_NAK_INVALID_REQ;
   return 0;
 }
 
@@ -171,14 +165,15 @@ static uint8_t check_request(const oresp *R, const rqp *qp, const ornic_frame *f
     uint8_t syn = check_addr(R, qp, f, g);
     if (syn) return syn;
   } else if (!qp->cache) {
-    return SYN_INVALID_REQUEST; /* rule 6: Spot / Last before the address is known */
+    return ORNIC_AETH_NAK_INVALID_REQ; /* rule 6: Spot / Last before the address is known */
   } else {
     *g = (geometry){qp->start_addr, qp->len, qp->start_psn, qp->n, qp->rkey};
   }
-  uint32_t idx = psn_off(f->bth.psn, g->start_psn);
+  uint32_t idx = ornic_psn_off(f->bth.psn, g->start_psn);
   bool last = idx == g->n - 1;
   uint64_t want = last ? g->len - (uint64_t)(g->n - 1) * R->o->pmtu : R->o->pmtu;
-  if (idx >= g->n || last != is_last_op(op) || f->payload_len != want) return SYN_INVALID_REQUEST;
+  if (idx >= g->n || last != is_last_op(op) || f->payload_len != want)
+    return ORNIC_AETH_NAK_INVALID_REQ;
   return 0;
 }
 
@@ -194,7 +189,7 @@ static bool fill_cache(oresp *R, rqp *qp, const geometry *g, uint32_t psn) {
   qp->start_psn = g->start_psn;
   qp->n = g->n;
   qp->rkey = g->rkey;
-  qp->last_psn = psn_add(g->start_psn, g->n - 1);
+  qp->last_psn = ornic_psn_add(g->start_psn, (int32_t)g->n - 1);
   qp->hpsn = psn;
   qp->last_seen = false;
   qp->nak_active = false;
@@ -215,7 +210,7 @@ static void complete_wqe(oresp *R, rqp *qp) {
   qp->region = NULL;
   obm_finish(qp->bm);
   qp->cache = false;
-  qp->msn = psn_add(qp->msn, 1);
+  qp->msn = ornic_psn_add(qp->msn, 1);
   qp->have_done = true;
   qp->done_psn = qp->last_psn;
   qp->nak_active = false;
@@ -232,9 +227,9 @@ static void after_accept(oresp *R, rqp *qp, const ornic_frame *f, bool filled) {
   if (f->bth.ackreq) {
     /* A probe: an ACK if nothing before hpsn is missing, else a reason-2 NAK. */
     if (!hole(qp)) send_ack(R, qp);
-    else send_nak(R, qp, ORNIC_NAK_TIMEOUT, ornic_psn_lt(qp->epsn, p) ? p : qp->hpsn);
+    else send_nak(R, qp, ORNIC_NAKETH_TIMEOUT, ornic_psn_lt(qp->epsn, p) ? p : qp->hpsn);
   } else if (ornic_psn_diff(p, qp->epsn) > (int32_t)R->o->otd) {
-    maybe_nak(R, qp, ORNIC_NAK_OTD_EXCEEDED, p);
+    maybe_nak(R, qp, ORNIC_NAKETH_OTD_EXCEEDED, p);
   }
   if (hole(qp)) arm(R, qp, &qp->t_resp, TMR_RESP, R->t_resp);
   else ltimer_stop(&qp->t_resp);
@@ -261,7 +256,7 @@ static bool duplicate_or_beyond(oresp *R, rqp *qp, uint32_t p) {
 
 /* Direct placement: Start_Addr + (PSN - Start_PSN) * PMTU, no reordering buffer. */
 static void place(oresp *R, rqp *qp, const ornic_frame *f) {
-  uint64_t off = (uint64_t)psn_off(f->bth.psn, qp->start_psn) * R->o->pmtu;
+  uint64_t off = (uint64_t)ornic_psn_off(f->bth.psn, qp->start_psn) * R->o->pmtu;
   memcpy(qp->region + off, f->payload, f->payload_len);
   sim_stats(R->s)->accepted++;
   qp->since_ack++;
@@ -306,7 +301,7 @@ static void queue_retry(oresp *R, rqp *qp, uint32_t idx, uint32_t count) {
 static void new_read(oresp *R, rqp *qp, const ornic_frame *f) {
   const ornic_reth *reth = &f->ext.reth;
   if (reth->rkey != wl_rkey(qp->q) || !wl_va_ok(qp->q, reth->va, reth->dmalen)) {
-    send_fatal(R, qp, SYN_REMOTE_ACCESS, f->bth.psn);
+    send_fatal(R, qp, ORNIC_AETH_NAK_REMOTE_ACCESS, f->bth.psn);
     return;
   }
   qp->rd_valid = true;
@@ -317,8 +312,8 @@ static void new_read(oresp *R, rqp *qp, const ornic_frame *f) {
   qp->rd_n = wl_npkts(qp->rd_len, R->o->pmtu);
   qp->rd_last_len = wl_last_len(qp->rd_len, R->o->pmtu);
   qp->rd_count++;
-  qp->msn = psn_add(qp->msn, 1);
-  qp->epsn = psn_add(qp->rd_psn, qp->rd_n);
+  qp->msn = ornic_psn_add(qp->msn, 1);
+  qp->epsn = ornic_psn_add(qp->rd_psn, (int32_t)qp->rd_n);
   qp->orig_idx = 0;
   qp->orig_left = qp->rd_n;
   fifo_clear(&qp->retryq);
@@ -329,7 +324,7 @@ static void new_read(oresp *R, rqp *qp, const ornic_frame *f) {
 /* A retry re-reads a range inside the READ in flight, with its original PSNs. */
 static void retry_read(oresp *R, rqp *qp, const ornic_frame *f) {
   const ornic_reth *reth = &f->ext.reth;
-  uint32_t pmtu = R->o->pmtu, idx = psn_off(f->bth.psn, qp->rd_psn);
+  uint32_t pmtu = R->o->pmtu, idx = ornic_psn_off(f->bth.psn, qp->rd_psn);
   if (!qp->rd_valid || idx >= qp->rd_n || reth->rkey != qp->rd_rkey ||
       reth->va != qp->rd_va + (uint64_t)idx * pmtu)
     return;
@@ -352,8 +347,8 @@ static pkt *build_response(oresp *R, rqp *qp, uint32_t idx, bool retx) {
   uint64_t addr = qp->rd_va + (uint64_t)idx * pmtu;
   ornic_frame f;
   frame_to_requester(R, qp, &f, last ? ORNIC_OP_OOO_READ_RESP_LAST : ORNIC_OP_OOO_READ_RESP,
-                     psn_add(qp->rd_psn, idx));
-  if (last) f.ext.aeth = (ornic_aeth){SYN_ACK, qp->msn};
+                     ornic_psn_add(qp->rd_psn, (int32_t)idx));
+  if (last) f.ext.aeth = (ornic_aeth){SIM_AETH_ACK, qp->msn};
   pattern_fill(R->scratch, wl_key(R->o, qp->q), addr, plen);
   f.payload = R->scratch;
   f.payload_len = plen;
@@ -411,11 +406,11 @@ static void resp_timer(void *self, uint32_t arg) {
   if ((arg & 15) == TMR_RESP) {
     /* 4.4 reason 2: nothing new arrived for T_resp and a hole is still open. */
     if (ltimer_expired(R->s, &qp->t_resp, NODE_RESP, arg) && hole(qp))
-      send_nak(R, qp, ORNIC_NAK_TIMEOUT, qp->hpsn);
+      send_nak(R, qp, ORNIC_NAKETH_TIMEOUT, qp->hpsn);
   } else if (ltimer_expired(R->s, &qp->t_last, NODE_RESP, arg)) {
     /* 4.4 reason 3: the Last arrived OTD/B ago and the WQE still has holes. */
     if (qp->cache && qp->last_seen && !obm_complete(qp->bm))
-      maybe_nak(R, qp, ORNIC_NAK_LAST_INCOMPLETE, qp->last_psn);
+      maybe_nak(R, qp, ORNIC_NAKETH_LAST_INCOMPLETE, qp->last_psn);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ornic/psn.h"
+#include "profile.h"
 #include "workload.h"
 
 /* SVG size grows with points: 50,000 circles make a file of about 5 MB. The
@@ -219,7 +220,7 @@ static int write_script(const plot *pl, const options *o, const char *svg_tmp,
   put_quoted(f, svg_tmp);
   fprintf(f, "\nset multiplot layout 2,1 title \"ornic-pcapgen --profile %s, %s, %u QP(s), "
              "%u paths, %g us delay spread, loss %g, seed %llu\"\n",
-          profile_name(o->profile), o->op == OP_READ ? "read" : "write", o->qps, o->paths,
+          o->profile->name, o->op == OP_READ ? "read" : "write", o->qps, o->paths,
           o->delay_spread_us, o->loss, (unsigned long long)o->seed);
   write_psn_plot(f, pl, o);
   write_hist_plot(f, hist_path, pl);

@@ -1,8 +1,19 @@
-#include "rcpair.h"
-
+/* Profile `rc`: standard RoCEv2 Reliable Connection traffic between two
+ * hosts, as a ConnectX or rxe pair makes it. Both hosts are requesters and
+ * responders at once on every QP pair: host A (node 0, QPs 0x100 + q) and
+ * host B (node 1, QPs 0x200 + q) each post SEND, RDMA WRITE (with or without
+ * immediate) and RDMA READ WQEs to the other, up to --rc-outstanding at a
+ * time, each QP in its own PSN space. Responders answer in PSN order:
+ * coalesced ACKs (AETH 0x1F, A bit on the last packet of a message), READ
+ * responses that carry the PSNs their request reserved, one PSN sequence
+ * error NAK (AETH 0x60) per gap; requesters go back N to the NAKed PSN, to
+ * the first missing READ response PSN (a READ request for the missing tail)
+ * or, on a timeout, to the oldest unacknowledged PSN. Every message is
+ * checked byte for byte against the source memory as it is placed. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile.h"
 #include "rcpair_int.h"
 #include "workload.h"
 
@@ -31,7 +42,7 @@ void rc_frame(rcpair *r, int node, uint32_t q, ornic_frame *f, uint8_t opcode, u
   sim_frame(r->s, node, f);
   f->bth.opcode = opcode;
   f->bth.destqp = rc_qpn(!node, q);
-  f->bth.psn = psn & RC_PSN_MASK;
+  f->bth.psn = psn & ORNIC_PSN_MASK;
 }
 
 /* ConnectX hashes a QP to one UDP source port: one path per QP pair, so
@@ -119,7 +130,9 @@ static bool alloc_hosts(rcpair *r, const options *o) {
   return true;
 }
 
-rcpair *rcpair_new(sim *s, const options *o) {
+static void rcpair_free(void *self);
+
+static void *rcpair_new(sim *s, const options *o) {
   rcpair *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->s = s;
@@ -140,7 +153,8 @@ rcpair *rcpair_new(sim *s, const options *o) {
   return r;
 }
 
-void rcpair_free(rcpair *r) {
+static void rcpair_free(void *self) {
+  rcpair *r = self;
   if (!r) return;
   for (int n = 0; n < NODE_COUNT; n++) {
     for (uint32_t q = 0; q < r->o->qps; q++) {
@@ -155,7 +169,10 @@ void rcpair_free(rcpair *r) {
   free(r);
 }
 
-void rcpair_start(rcpair *r) {
+static void rcpair_start(void *self) {
+  rcpair *r = self;
   for (uint32_t q = 0; q < r->o->qps && !sim_failed(r->s); q++)
     for (int n = 0; n < NODE_COUNT; n++) rc_req_post(r, &r->req[n][q]);
 }
+
+const profile_engines rc_engines = {rcpair_new, rcpair_start, NULL, rcpair_free};

@@ -1,4 +1,4 @@
-/* Internals of the rc profile (rcpair.h), shared by its three files:
+/* Internals of the rc profile (rcpair.c), shared by its three files:
  * rcpair.c (hosts, workload, NIC scheduling), rcpair_req.c (requester QP),
  * rcpair_resp.c (responder QP). */
 #ifndef PCAPGEN_RCPAIR_INT_H
@@ -12,13 +12,8 @@
 #include "rtt.h"
 #include "sim.h"
 
-#define RC_PSN_MASK 0xffffffu
-#define RC_SYN_ACK 0x1f     /* ACK, credit field 31 (no credit limit) */
-#define RC_SYN_SEQ_ERR 0x60 /* NAK: PSN sequence error */
 /* pkt_meta.qp of host B's messages: never matches a --drop rule (QP < 2^24). */
 #define RC_META_HOST_B 0x80000000u
-
-static inline uint32_t rc_psn(uint32_t a, uint32_t n) { return (a + n) & RC_PSN_MASK; }
 
 /* One WQE (message) of a requester. READ occupies n PSNs with one request. */
 typedef struct {

@@ -11,7 +11,7 @@
 static int32_t diff(uint32_t a, uint32_t b) { return ornic_psn_diff(a, b); }
 
 static rc_wqe *wqe_at(rc_req *rq, uint64_t id) { return &rq->ring[id % rq->cap]; }
-static uint32_t wqe_end(const rc_wqe *w) { return rc_psn(w->start, w->n); }
+static uint32_t wqe_end(const rc_wqe *w) { return ornic_psn_add(w->start, (int32_t)w->n); }
 
 int rc_req_init(rcpair *r, rc_req *rq, int node, uint32_t q) {
   const options *o = r->o;
@@ -83,7 +83,7 @@ static pkt *build_data(rcpair *r, rc_req *rq, const rc_wqe *w, uint32_t idx, boo
   bool is_send = w->op == RC_OP_SEND || w->op == RC_OP_SEND_IMM;
   uint8_t op = is_send ? send_opcode(w, idx) : write_opcode(w, idx);
   ornic_frame f;
-  rc_frame(r, rq->node, rq->q, &f, op, rc_psn(w->start, idx));
+  rc_frame(r, rq->node, rq->q, &f, op, ornic_psn_add(w->start, (int32_t)idx));
   f.bth.ackreq = idx == w->n - 1; /* as ConnectX and rxe: on the last packet of a message */
   if (!is_send && idx == 0) f.ext.reth = (ornic_reth){w->va, rc_rkey(!rq->node, rq->q), (uint32_t)w->len};
   if (idx == w->n - 1) f.ext.immdt.data = rc_imm(rq->node, rq->q, w->id);
@@ -98,7 +98,8 @@ static pkt *build_data(rcpair *r, rc_req *rq, const rc_wqe *w, uint32_t idx, boo
 static pkt *build_read(rcpair *r, rc_req *rq, const rc_wqe *w, uint32_t idx, bool retx) {
   uint64_t off = (uint64_t)idx * r->o->pmtu;
   ornic_frame f;
-  rc_frame(r, rq->node, rq->q, &f, ORNIC_OP_RC_RDMA_READ_REQ, rc_psn(w->start, idx));
+  rc_frame(r, rq->node, rq->q, &f, ORNIC_OP_RC_RDMA_READ_REQ,
+           ornic_psn_add(w->start, (int32_t)idx));
   f.bth.ackreq = true;
   f.ext.reth = (ornic_reth){w->va + off, rc_rkey(!rq->node, rq->q), (uint32_t)(w->len - off)};
   pkt_meta m = {PK_READ_REQ, retx, meta_qp(rq), w->id, idx, 0, 0};
@@ -108,9 +109,9 @@ static pkt *build_read(rcpair *r, rc_req *rq, const rc_wqe *w, uint32_t idx, boo
 pkt *rc_req_next(rcpair *r, rc_req *rq) {
   if (rq->snd >= rq->post) return NULL;
   rc_wqe *w = wqe_at(rq, rq->snd);
-  uint32_t idx = rq->snd_idx, psn = rc_psn(w->start, idx);
+  uint32_t idx = rq->snd_idx, psn = ornic_psn_add(w->start, (int32_t)idx);
   bool retx = diff(psn, rq->hi) < 0, read = w->op == RC_OP_READ;
-  uint32_t reach = read ? wqe_end(w) : rc_psn(psn, 1);
+  uint32_t reach = read ? wqe_end(w) : ornic_psn_add(psn, 1);
   if (read || ++rq->snd_idx == w->n) {
     rq->snd++;
     rq->snd_idx = 0;
@@ -207,7 +208,7 @@ static void on_read_response(rcpair *r, rc_req *rq, const ornic_frame *f) {
     return;
   }
   uint32_t old = rq->una;
-  rq->una = rc_psn(p, 1);
+  rq->una = ornic_psn_add(p, 1);
   sim_stats(r->s)->accepted++;
   if (idx == w->n - 1) {
     sim_stats(r->s)->wqes_verified++;
@@ -227,14 +228,14 @@ void rc_req_rx(rcpair *r, rc_req *rq, const pkt *p, const ornic_frame *f) {
     return;
   }
   uint8_t syn = f->ext.aeth.syndrome;
-  if (syn == RC_SYN_SEQ_ERR) {
+  if (syn == ORNIC_AETH_NAK_PSN_SEQ) {
     /* Everything before the expected PSN arrived; resend from there (or from
      * a READ before it whose responses are missing). */
     advance(r, rq, psn);
     rq->gap_retry = true;
     rewind_to(r, rq, rq->una);
   } else if (ornic_aeth_type(syn) == ORNIC_AETH_ACK) {
-    advance(r, rq, rc_psn(psn, 1));
+    advance(r, rq, ornic_psn_add(psn, 1));
   } else {
     sim_fail(r->s, "QP 0x%06x: the responder sent a fatal NAK (%s) for PSN 0x%06x",
              rc_qpn(rq->node, rq->q), ornic_aeth_syndrome_name(syn), psn);

@@ -46,25 +46,25 @@ static void push_item(rcpair *r, rc_resp *rs, const rc_item *it) {
 static pkt *build_ack(rcpair *r, rc_resp *rs, uint8_t syn, uint32_t psn, uint32_t msn) {
   ornic_frame f;
   rc_frame(r, rs->node, rs->q, &f, ORNIC_OP_RC_ACK, psn);
-  f.ext.aeth = (ornic_aeth){syn, msn & RC_PSN_MASK};
-  pkt_meta m = {syn == RC_SYN_ACK ? PK_ACK : PK_NAK, 0, rs->q, 0, 0, 0, 0};
+  f.ext.aeth = (ornic_aeth){syn, msn & ORNIC_PSN_MASK};
+  pkt_meta m = {syn == SIM_AETH_ACK ? PK_ACK : PK_NAK, 0, rs->q, 0, 0, 0, 0};
   return rc_encode(r, rs->node, rs->q, &f, &m);
 }
 
 /* An ACK or NAK goes out at once unless READ responses wait: then behind them. */
 static void answer(rcpair *r, rc_resp *rs, uint8_t kind, uint32_t psn) {
-  uint32_t msn = (uint32_t)rs->msgs & RC_PSN_MASK;
+  uint32_t msn = (uint32_t)rs->msgs & ORNIC_PSN_MASK;
   if (kind == RI_ACK) rs->since_ack = 0;
   if (rs->ilen) {
     rc_item it = {.kind = kind, .psn = psn, .msn = msn};
     push_item(r, rs, &it);
     return;
   }
-  pkt *p = build_ack(r, rs, kind == RI_ACK ? RC_SYN_ACK : RC_SYN_SEQ_ERR, psn, msn);
+  pkt *p = build_ack(r, rs, kind == RI_ACK ? SIM_AETH_ACK : ORNIC_AETH_NAK_PSN_SEQ, psn, msn);
   if (p) sim_send(r->s, rs->node, p);
 }
 
-static void ack(rcpair *r, rc_resp *rs) { answer(r, rs, RI_ACK, rc_psn(rs->epsn, RC_PSN_MASK)); }
+static void ack(rcpair *r, rc_resp *rs) { answer(r, rs, RI_ACK, ornic_psn_add(rs->epsn, -1)); }
 
 /* ---- READ responses ------------------------------------------------------------ */
 
@@ -79,8 +79,8 @@ static pkt *build_response(rcpair *r, rc_resp *rs, rc_item *it) {
   uint32_t plen = k == it->n - 1 ? it->last_len : pmtu;
   uint8_t op = response_opcode(k, it->n);
   ornic_frame f;
-  rc_frame(r, rs->node, rs->q, &f, op, rc_psn(it->psn, k));
-  if (op != ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE) f.ext.aeth = (ornic_aeth){RC_SYN_ACK, it->msn};
+  rc_frame(r, rs->node, rs->q, &f, op, ornic_psn_add(it->psn, (int32_t)k));
+  if (op != ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE) f.ext.aeth = (ornic_aeth){SIM_AETH_ACK, it->msn};
   /* The requester's data: its host's key for this QP pair. */
   pattern_fill(r->scratch, rc_key(r->o, !rs->node, rs->q), it->va + (uint64_t)k * pmtu, plen);
   f.payload = r->scratch;
@@ -98,7 +98,8 @@ pkt *rc_resp_next(rcpair *r, rc_resp *rs) {
     p = build_response(r, rs, it);
     if (it->next < it->n) return p;
   } else {
-    p = build_ack(r, rs, it->kind == RI_ACK ? RC_SYN_ACK : RC_SYN_SEQ_ERR, it->psn, it->msn);
+    uint8_t syn = it->kind == RI_ACK ? SIM_AETH_ACK : ORNIC_AETH_NAK_PSN_SEQ;
+    p = build_ack(r, rs, syn, it->psn, it->msn);
   }
   rs->ihead = (rs->ihead + 1) % rs->icap;
   rs->ilen--;
@@ -115,7 +116,7 @@ static void queue_read(rcpair *r, rc_resp *rs, const ornic_frame *f, uint64_t wq
   uint32_t pmtu = r->o->pmtu, len = f->ext.reth.dmalen;
   rc_item it = {.kind = RI_READ, .retx = retx, .psn = f->bth.psn, .n = wl_npkts(len, pmtu),
                 .last_len = wl_last_len(len, pmtu), .va = f->ext.reth.va, .wqe = wqe,
-                .msn = (uint32_t)(rs->msgs + !retx) & RC_PSN_MASK}; /* MSN once it is done */
+                .msn = (uint32_t)(rs->msgs + !retx) & ORNIC_PSN_MASK}; /* MSN once it is done */
   push_item(r, rs, &it);
 }
 
@@ -176,7 +177,7 @@ static void place(rcpair *r, rc_resp *rs, const ornic_frame *f) {
     return violation(r, rs, f, "payload differs from the source (integrity check failed)");
   if (has_imm(op) && f->ext.immdt.data != rc_imm(!rs->node, rs->q, rs->msgs))
     return violation(r, rs, f, "wrong immediate data");
-  rs->epsn = rc_psn(rs->epsn, 1);
+  rs->epsn = ornic_psn_add(rs->epsn, 1);
   sim_stats(r->s)->accepted++;
   rs->since_ack++;
   if (is_last(op)) finish_message(r, rs, true);
@@ -195,7 +196,7 @@ static void in_sequence(rcpair *r, rc_resp *rs, const ornic_frame *f) {
   }
   queue_read(r, rs, f, rs->msgs, false);
   sim_stats(r->s)->accepted++;
-  rs->epsn = rc_psn(rs->epsn, rs->n);
+  rs->epsn = ornic_psn_add(rs->epsn, (int32_t)rs->n);
   finish_message(r, rs, false);
 }
 

@@ -73,8 +73,8 @@ void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t s
   sim_frame(s, NODE_RESP, &f);
   f.bth.opcode = ORNIC_OP_RC_ACK;
   f.bth.destqp = wl_req_qpn(q);
-  f.bth.psn = psn & WQE_PSN_MASK;
-  f.ext.aeth = (ornic_aeth){syndrome, second & WQE_PSN_MASK};
+  f.bth.psn = psn & ORNIC_PSN_MASK;
+  f.ext.aeth = (ornic_aeth){syndrome, second & ORNIC_PSN_MASK};
   pkt_meta m = {kind, 0, q, 0, 0, 0, 0};
   pkt *p = sim_encode_on(s, NODE_RESP, &f, &m, path);
   if (p) sim_send(s, NODE_RESP, p);

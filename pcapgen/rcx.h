@@ -34,8 +34,6 @@
 
 #define RCX_ADDR_LEN 16      /* RETH layout at the start of a Middle/Last payload */
 #define RCX_DSCP_INORDER 24  /* CS3: in-order class (ioi) */
-#define RCX_SYN_ACK 0x1f     /* ACK, no credit information */
-#define RCX_SYN_NAK_SEQ 0x60 /* NAK: PSN sequence error */
 
 /* One data packet to send. */
 typedef struct {

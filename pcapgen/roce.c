@@ -1,22 +1,19 @@
-#include "roce.h"
-
+/* Profile `roce`: standard RoCEv2 RC RDMA WRITE as ERNIC or ConnectX-5 behave.
+ * The requester sends WRITE First / Middle / Last (Only for one packet); the
+ * responder accepts only the expected PSN, answers the first out-of-order
+ * packet with a PSN sequence error NAK (AETH 0x60) and drops everything until
+ * the expected PSN arrives; the requester goes back N to the NAKed PSN (or to
+ * the oldest unacknowledged one on a timeout). On a sprayed fabric every
+ * reordering costs a round trip and a resend of everything in flight. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fifo.h"
 #include "pattern.h"
+#include "profile.h"
 #include "rtt.h"
 #include "workload.h"
 #include "wqe.h"
-
-#define PSN_MASK 0xffffffu
-#define SYN_ACK 0x1f
-#define SYN_PSN_SEQ_ERR 0x60
-#define SYN_INVALID_REQUEST 0x61
-#define SYN_REMOTE_ACCESS 0x62
-
-static inline uint32_t psn_add(uint32_t a, uint32_t n) { return (a + n) & PSN_MASK; }
-static inline uint32_t psn_off(uint32_t psn, uint32_t start) { return (psn - start) & PSN_MASK; }
 
 /* Requester QP. */
 typedef struct {
@@ -45,6 +42,8 @@ typedef struct {
   uint32_t start_psn, n;
   uint8_t *region;
 } rc_resp;
+
+typedef struct roce roce;
 
 typedef struct {
   roce *r;
@@ -101,7 +100,7 @@ static pkt *build_write(roce *r, rc_req *rq, uint32_t idx, bool retx) {
   uint32_t plen = idx == rq->w.n - 1 ? rq->w.last_len : o->pmtu;
   f.bth.opcode = write_opcode(rq, idx);
   f.bth.destqp = wl_resp_qpn(rq->q);
-  f.bth.psn = psn_add(rq->w.start, idx);
+  f.bth.psn = ornic_psn_add(rq->w.start, (int32_t)idx);
   f.bth.ackreq = idx == rq->w.n - 1; /* as RC NICs do on the last packet of a message */
   if (idx == 0) f.ext.reth = (ornic_reth){rq->w.va, wl_rkey(rq->q), (uint32_t)rq->w.len};
   pattern_fill(r->scratch, wl_key(o, rq->q), rq->w.va + off, plen);
@@ -159,14 +158,14 @@ static void advance(roce *r, rc_req *rq, uint32_t cum) {
 static void req_on_ack(roce *r, rc_req *rq, const ornic_frame *f) {
   uint8_t syn = f->ext.aeth.syndrome;
   if (!rq->busy) return;
-  if (syn >= SYN_INVALID_REQUEST && syn <= 0x63) {
+  if (syn >= ORNIC_AETH_NAK_INVALID_REQ && syn <= ORNIC_AETH_NAK_REMOTE_OP) {
     sim_fail(r->s, "QP %u: the responder sent a fatal NAK (%s) for PSN 0x%06x", rq->q,
              ornic_aeth_syndrome_name(syn), f->bth.psn);
     return;
   }
-  if (syn == SYN_PSN_SEQ_ERR) {
+  if (syn == ORNIC_AETH_NAK_PSN_SEQ) {
     /* Go back N: everything before the NAKed PSN arrived; resend from it. */
-    uint32_t e = psn_off(f->bth.psn, rq->w.start);
+    uint32_t e = ornic_psn_off(f->bth.psn, rq->w.start);
     if (e >= rq->w.n || e < rq->cum_idx) return;
     advance(r, rq, e);
     rq->next_send = e;
@@ -174,7 +173,7 @@ static void req_on_ack(roce *r, rc_req *rq, const ornic_frame *f) {
     return;
   }
   if (ornic_aeth_type(syn) != ORNIC_AETH_ACK) return;
-  uint32_t cum = psn_off(psn_add(f->bth.psn, 1), rq->w.start);
+  uint32_t cum = ornic_psn_off(ornic_psn_add(f->bth.psn, 1), rq->w.start);
   if (cum > rq->w.n || cum < rq->cum_idx) return;
   advance(r, rq, cum);
   if (rq->cum_idx == rq->w.n) {
@@ -215,7 +214,7 @@ static void resp_emit(roce *r, rc_resp *rs, uint8_t syndrome, uint32_t psn, uint
   sim_frame(r->s, NODE_RESP, &f);
   f.bth.opcode = ORNIC_OP_RC_ACK;
   f.bth.destqp = wl_req_qpn(rs->q);
-  f.bth.psn = psn & PSN_MASK;
+  f.bth.psn = psn & ORNIC_PSN_MASK;
   f.ext.aeth = (ornic_aeth){syndrome, rs->msn};
   pkt_meta m = {kind, 0, rs->q, 0, 0, 0, 0};
   pkt *p = sim_encode(r->s, NODE_RESP, &f, &m);
@@ -224,7 +223,7 @@ static void resp_emit(roce *r, rc_resp *rs, uint8_t syndrome, uint32_t psn, uint
 }
 
 static void resp_ack(roce *r, rc_resp *rs) {
-  resp_emit(r, rs, SYN_ACK, psn_add(rs->epsn, PSN_MASK), PK_ACK);
+  resp_emit(r, rs, SIM_AETH_ACK, ornic_psn_add(rs->epsn, -1), PK_ACK);
 }
 
 static void resp_fatal(roce *r, rc_resp *rs, uint8_t syn, uint32_t psn) {
@@ -236,7 +235,7 @@ static void resp_fatal(roce *r, rc_resp *rs, uint8_t syn, uint32_t psn) {
 static bool begin_message(roce *r, rc_resp *rs, const ornic_frame *f) {
   const ornic_reth *reth = &f->ext.reth;
   if (reth->rkey != wl_rkey(rs->q) || !wl_va_ok(rs->q, reth->va, reth->dmalen)) {
-    resp_fatal(r, rs, SYN_REMOTE_ACCESS, f->bth.psn);
+    resp_fatal(r, rs, ORNIC_AETH_NAK_REMOTE_ACCESS, f->bth.psn);
     return false;
   }
   free(rs->region);
@@ -264,7 +263,7 @@ static void end_message(roce *r, rc_resp *rs) {
   free(rs->region);
   rs->region = NULL;
   rs->in_msg = false;
-  rs->msn = psn_add(rs->msn, 1);
+  rs->msn = ornic_psn_add(rs->msn, 1);
   resp_ack(r, rs);
 }
 
@@ -274,18 +273,18 @@ static void accept_in_order(roce *r, rc_resp *rs, const ornic_frame *f) {
   bool first = op == ORNIC_OP_RC_RDMA_WRITE_FIRST || op == ORNIC_OP_RC_RDMA_WRITE_ONLY;
   bool last = op == ORNIC_OP_RC_RDMA_WRITE_LAST || op == ORNIC_OP_RC_RDMA_WRITE_ONLY;
   if (first ? !begin_message(r, rs, f) : !rs->in_msg) {
-    if (!first) resp_fatal(r, rs, SYN_INVALID_REQUEST, f->bth.psn);
+    if (!first) resp_fatal(r, rs, ORNIC_AETH_NAK_INVALID_REQ, f->bth.psn);
     return;
   }
-  uint32_t idx = psn_off(f->bth.psn, rs->start_psn), pmtu = r->o->pmtu;
+  uint32_t idx = ornic_psn_off(f->bth.psn, rs->start_psn), pmtu = r->o->pmtu;
   uint64_t want = idx == rs->n - 1 ? rs->len - (uint64_t)idx * pmtu : pmtu;
   if (idx >= rs->n || (idx == rs->n - 1) != last || f->payload_len != want) {
-    resp_fatal(r, rs, SYN_INVALID_REQUEST, f->bth.psn);
+    resp_fatal(r, rs, ORNIC_AETH_NAK_INVALID_REQ, f->bth.psn);
     return;
   }
   memcpy(rs->region + (uint64_t)idx * pmtu, f->payload, f->payload_len);
   sim_stats(r->s)->accepted++;
-  rs->epsn = psn_add(rs->epsn, 1);
+  rs->epsn = ornic_psn_add(rs->epsn, 1);
   rs->nak_sent = false;
   rs->since_ack++;
   if (last) end_message(r, rs);
@@ -310,13 +309,15 @@ static void resp_rx(void *self, pkt *p, const ornic_frame *f) {
   } else if (!rs->nak_sent) {
     /* Out of order: one sequence-error NAK, then silence until ePSN arrives. */
     rs->nak_sent = true;
-    resp_emit(r, rs, SYN_PSN_SEQ_ERR, rs->epsn, PK_NAK);
+    resp_emit(r, rs, ORNIC_AETH_NAK_PSN_SEQ, rs->epsn, PK_NAK);
   }
 }
 
 /* ============================== life cycle ============================== */
 
-roce *roce_new(sim *s, const options *o) {
+static void roce_free(void *self);
+
+static void *roce_new(sim *s, const options *o) {
   roce *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->s = s;
@@ -343,7 +344,8 @@ roce *roce_new(sim *s, const options *o) {
   return r;
 }
 
-void roce_free(roce *r) {
+static void roce_free(void *self) {
+  roce *r = self;
   if (!r) return;
   for (uint32_t q = 0; r->resps && q < r->o->qps; q++) free(r->resps[q].region);
   fifo_free(&r->ready);
@@ -353,6 +355,9 @@ void roce_free(roce *r) {
   free(r);
 }
 
-void roce_start(roce *r) {
+static void roce_start(void *self) {
+  roce *r = self;
   for (uint32_t q = 0; q < r->o->qps && !sim_failed(r->s); q++) post_next(r, &r->reqs[q]);
 }
+
+const profile_engines roce_engines = {roce_new, roce_start, NULL, roce_free};

@@ -8,9 +8,6 @@
 #include "rcx.h"
 #include "workload.h"
 
-#define SYN_INVALID_REQUEST 0x61
-#define SYN_REMOTE_ACCESS 0x62
-
 void rxq_init(rxq *r, const options *o, uint32_t q) {
   memset(r, 0, sizeof *r);
   r->q = q;
@@ -37,7 +34,7 @@ static int fatal(rxq *r, sim *s, uint8_t syndrome, uint32_t psn) {
 static uint8_t open_wqe(rxq *r, sim *s, const options *o, uint32_t idx, const ornic_reth *a) {
   uint64_t off = (uint64_t)idx * o->pmtu;
   if (a->rkey != wl_rkey(r->q) || a->va < off || !wl_va_ok(r->q, a->va - off, a->dmalen))
-    return SYN_REMOTE_ACCESS;
+    return ORNIC_AETH_NAK_REMOTE_ACCESS;
   r->start_psn = r->epsn;
   r->start_addr = a->va - off;
   r->len = a->dmalen;
@@ -57,12 +54,12 @@ static uint8_t open_wqe(rxq *r, sim *s, const options *o, uint32_t idx, const or
 /* The packet against the WQE's geometry: position, opcode, length, address. */
 static uint8_t check(const rxq *r, const options *o, uint32_t idx, const rcx_data *d) {
   if (idx >= r->n || d->first != (idx == 0) || d->last != (idx == r->n - 1))
-    return SYN_INVALID_REQUEST;
+    return ORNIC_AETH_NAK_INVALID_REQ;
   uint64_t want = idx == r->n - 1 ? r->len - (uint64_t)idx * o->pmtu : o->pmtu;
-  if (d->len != want) return SYN_INVALID_REQUEST;
+  if (d->len != want) return ORNIC_AETH_NAK_INVALID_REQ;
   if (d->has_addr && (d->addr.rkey != r->rkey || d->addr.dmalen != r->len ||
                       d->addr.va != r->start_addr + (uint64_t)idx * o->pmtu))
-    return d->addr.rkey != r->rkey ? SYN_REMOTE_ACCESS : SYN_INVALID_REQUEST;
+    return d->addr.rkey != r->rkey ? ORNIC_AETH_NAK_REMOTE_ACCESS : ORNIC_AETH_NAK_INVALID_REQ;
   return 0;
 }
 
@@ -76,7 +73,7 @@ static int complete(rxq *r, sim *s, const options *o) {
   }
   sim_stats(s)->wqes_verified++;
   close_wqe(r);
-  r->msn = (r->msn + 1) & 0xffffffu;
+  r->msn = ornic_psn_add(r->msn, 1);
   return RXQ_DONE;
 }
 
@@ -85,7 +82,7 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
   uint32_t psn = f->bth.psn;
   rcx_data d;
   if (r->error) return RXQ_BAD;
-  if (!rcx_parse_write(f, prefixed, &d)) return fatal(r, s, SYN_INVALID_REQUEST, psn);
+  if (!rcx_parse_write(f, prefixed, &d)) return fatal(r, s, ORNIC_AETH_NAK_INVALID_REQ, psn);
   int32_t dist = ornic_psn_diff(psn, r->epsn);
   if (dist < 0) {
     sim_stats(s)->dup_data++;
@@ -98,7 +95,7 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
     if (syn) return fatal(r, s, syn, psn);
     if (!r->open) return RXQ_BAD;
   }
-  uint32_t idx = (psn - r->start_psn) & 0xffffffu;
+  uint32_t idx = ornic_psn_off(psn, r->start_psn);
   uint8_t syn = check(r, o, idx, &d);
   if (syn) return fatal(r, s, syn, psn);
   if (bs_get(r->got, idx)) {
@@ -108,9 +105,9 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
   memcpy(r->region + (uint64_t)idx * o->pmtu, d.data, d.len);
   sim_stats(s)->accepted++;
   bs_set(r->got, idx);
-  uint32_t e = (r->epsn - r->start_psn) & 0xffffffu;
+  uint32_t e = ornic_psn_off(r->epsn, r->start_psn);
   while (e < r->n && bs_get(r->got, e)) e++;
-  r->epsn = (r->start_psn + e) & 0xffffffu;
+  r->epsn = ornic_psn_add(r->start_psn, (int32_t)e);
   return e == r->n ? complete(r, s, o) : RXQ_NEW;
 }
 
@@ -120,7 +117,7 @@ void rxq_ack_each(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32
   case RXQ_NEW:
   case RXQ_DONE:
   case RXQ_DUP:
-    rcx_send_ack(s, r->q, RCX_SYN_ACK, r->epsn - 1, f->bth.psn, PK_ACK, rcx_path_of(o, f));
+    rcx_send_ack(s, r->q, SIM_AETH_ACK, r->epsn - 1, f->bth.psn, PK_ACK, rcx_path_of(o, f));
     break;
   case RXQ_NOCTX:
   case RXQ_BEYOND: sim_stats(s)->rx_drops++; break;

@@ -8,6 +8,7 @@
 #include "budget.h"
 #include "evq.h"
 #include "net.h"
+#include "profile.h"
 #include "tapfilter.h"
 #include "truth.h"
 #include "workload.h"
@@ -108,11 +109,12 @@ sim *sim_new(const options *o, stats *st, writer *w, char *err, size_t errlen) {
     s->pool.limit = n < 64 ? 64 : (size_t)n;
   }
   for (int i = 0; i < NODE_COUNT; i++) nic_template(&s->nic[i], i);
-  s->tap = o->tap == TAP_REQUESTER   ? NODE_REQ
-           : o->tap == TAP_RESPONDER ? NODE_RESP
-           : o->profile == PROFILE_RC ? NODE_REQ /* host A: it sends and receives requests */
-           : o->op == OP_READ        ? NODE_REQ
-                                     : NODE_RESP;
+  /* --capture auto: the data receiver; with two hosts, host A (it sends and receives requests). */
+  s->tap = o->tap == TAP_REQUESTER                ? NODE_REQ
+           : o->tap == TAP_RESPONDER              ? NODE_RESP
+           : o->profile->caps & PROFILE_TWO_HOSTS ? NODE_REQ
+           : o->op == OP_READ                     ? NODE_REQ
+                                                  : NODE_RESP;
   tapfilter_init(&s->tapf, o);
   compute_times(s);
   uint64_t win = wl_npkts(wl_max_wqe_len(o), o->pmtu);
@@ -298,7 +300,7 @@ static void arrive(sim *s, int node, pkt *p) {
    * was computed by the encoder a moment ago; checking it again here cost a
    * fifth of the run, and the tests verify every generated frame's iCRC. */
   ornic_frame f;
-  int rc = ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, 0);
+  int rc = ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
   if (rc != ORNIC_OK)
     sim_fail(s, "internal error: a generated frame does not decode: %s", ornic_strerror(rc));
   else {
@@ -435,7 +437,7 @@ int sim_inject(sim *s, int node, const uint8_t *frame, size_t len) {
   p->len = (uint32_t)len;
   p->src = (uint8_t)!node;
   ornic_frame f;
-  int rc = ornic_frame_decode(&f, p->data, len, ORNIC_LINK_ETHERNET, 0);
+  int rc = ornic_frame_decode(&f, p->data, len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
   if (rc == ORNIC_OK) s->nic[node].ops.rx(s->nic[node].self, p, &f);
   free(p);
   return rc;

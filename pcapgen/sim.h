@@ -68,6 +68,11 @@ pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m);
  * A path's UDP source port is SIM_UDP_SPORT_BASE + path. */
 #define SIM_PATH_SPRAY 0xffffffffu
 #define SIM_UDP_SPORT_BASE 0xC000u
+
+/* The AETH syndrome of every ACK the engines send: type ACK with the credit
+ * field 0x1F, "no credit information" (docs/PROTOCOL.md 2.3). NAK codes are
+ * the library's (ORNIC_AETH_NAK_*, ornic/headers.h). */
+#define SIM_AETH_ACK (ORNIC_AETH_ACK | 0x1f)
 pkt *sim_encode_on(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned path);
 
 /* Queues a control frame at the node's NIC (sent before any data). */

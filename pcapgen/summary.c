@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "profile.h"
 #include "truth.h"
 
 /* Bucket of v: exact below 128, then 64 sub-buckets per power of two. */
@@ -78,11 +79,11 @@ static const char *outcome(const stats *st) {
 
 void summary_print(FILE *f, const stats *st, const options *o) {
   derived d = derive(st);
-  if (o->profile == PROFILE_RC)
-    fprintf(f, "profile rc, %s, %u outstanding, ", o->rc_a2b ? "A to B" : "both ways",
-            o->rc_outstanding);
+  if (o->profile->caps & PROFILE_TWO_HOSTS)
+    fprintf(f, "profile %s, %s, %u outstanding, ", o->profile->name,
+            o->rc_a2b ? "A to B" : "both ways", o->rc_outstanding);
   else
-    fprintf(f, "profile %s, %s, ", profile_name(o->profile), o->op == OP_READ ? "OOO READ" : "WRITE");
+    fprintf(f, "profile %s, %s, ", o->profile->name, o->op == OP_READ ? "OOO READ" : "WRITE");
   fprintf(f, "%u QP(s), %u path(s), spray %s, seed %llu: %s\n", o->qps, o->paths,
           spray_name(o->spray), (unsigned long long)o->seed, outcome(st));
   fprintf(f, "  WQEs completed     %llu of %llu (%llu verified byte for byte)\n",
@@ -103,10 +104,10 @@ void summary_print(FILE *f, const stats *st, const options *o) {
   fprintf(f, "  lost               %llu random, %llu by --drop; %llu timeouts; %llu duplicates\n",
           (unsigned long long)st->drops_random, (unsigned long long)st->drops_rule,
           (unsigned long long)st->timeouts, (unsigned long long)st->dup_data);
-  if (o->profile == PROFILE_MPRDMA || o->profile == PROFILE_IOI)
+  if (o->profile->rx_drops)
     fprintf(f, "  receiver drops     %llu (%s)\n", (unsigned long long)st->rx_drops,
-            o->profile == PROFILE_MPRDMA ? "outside the 64-packet bitmap" : "before the WQE's First");
-  if (o->profile == PROFILE_ORNIC)
+            o->profile->rx_drops);
+  if (o->profile->caps & PROFILE_BITMAP)
     fprintf(f, "  bitmap blocks      at most %u held by one QP; pool peak %llu of %llu%s\n",
             st->max_blocks_qp, (unsigned long long)st->pool_peak,
             (unsigned long long)st->pool_capacity, st->pool_drops ? " (exhausted)" : "");
@@ -123,7 +124,7 @@ static void json_num(FILE *f, const char *k, double v) { fprintf(f, "  \"%s\": %
 static void json_body(FILE *f, const stats *st, const options *o) {
   derived d = derive(st);
   fprintf(f, "{\n  \"profile\": \"%s\",\n  \"op\": \"%s\",\n  \"outcome\": \"%s\",\n",
-          profile_name(o->profile), o->op == OP_READ ? "read" : "write", outcome(st));
+          o->profile->name, o->op == OP_READ ? "read" : "write", outcome(st));
   json_u64(f, "seed", o->seed, true);
   json_u64(f, "qps", o->qps, true);
   json_u64(f, "paths", o->paths, true);

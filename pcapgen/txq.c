@@ -117,7 +117,7 @@ void txq_queue_retx_all(txq *t, sim *s) {
 
 bool txq_ack_arrived(txq *t, sim *s, const ornic_frame *f) {
   uint8_t syn = f->ext.aeth.syndrome;
-  if (ornic_aeth_type(syn) == ORNIC_AETH_NAK && syn != RCX_SYN_NAK_SEQ) {
+  if (ornic_aeth_type(syn) == ORNIC_AETH_NAK && syn != ORNIC_AETH_NAK_PSN_SEQ) {
     sim_fail(s, "QP %u: the responder sent a fatal NAK (%s) for PSN 0x%06x", t->q,
              ornic_aeth_syndrome_name(syn), f->bth.psn);
     return false;

@@ -1,5 +1,6 @@
 #include "workload.h"
 
+#include "ornic/psn.h"
 #include "rng.h"
 
 int wl_qp_index(const options *o, uint32_t destqp, bool at_responder) {
@@ -78,5 +79,5 @@ uint64_t wl_key(const options *o, uint32_t q) { return mix64(o->seed * 0x1000000
 
 uint32_t wl_start_psn(const options *o, uint32_t q) {
   if (o->start_psn >= 0) return (uint32_t)o->start_psn;
-  return (uint32_t)(mix64(o->seed ^ (0xa0761d6478bd642full * (q + 1))) & 0xffffffu);
+  return (uint32_t)(mix64(o->seed ^ (0xa0761d6478bd642full * (q + 1))) & ORNIC_PSN_MASK);
 }

@@ -16,7 +16,7 @@ bool wqe_post(wqe_queue *sq, sim *s, const options *o, wqe *w) {
   w->n = wl_npkts(w->len, o->pmtu);
   w->last_len = wl_last_len(w->len, o->pmtu);
   w->start = sq->psn;
-  sq->psn = (sq->psn + w->n) & WQE_PSN_MASK;
+  sq->psn = ornic_psn_add(sq->psn, (int32_t)w->n);
   w->post_ps = sim_now(s);
   stats_wqe_posted(sim_stats(s), w->post_ps);
   return true;

@@ -8,10 +8,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ornic/psn.h"
 #include "options.h"
 #include "sim.h"
-
-#define WQE_PSN_MASK 0xffffffu
 
 /* The posting state of one QP. */
 typedef struct {
@@ -41,11 +40,11 @@ bool wqe_post(wqe_queue *sq, sim *s, const options *o, wqe *w);
 void wqe_complete(sim *s, const wqe *w);
 
 static inline uint32_t wqe_psn(const wqe *w, uint32_t idx) {
-  return (w->start + idx) & WQE_PSN_MASK;
+  return ornic_psn_add(w->start, (int32_t)idx);
 }
 /* PSN offset of psn within w (>= n when psn is outside it). */
 static inline uint32_t wqe_idx(const wqe *w, uint32_t psn) {
-  return (psn - w->start) & WQE_PSN_MASK;
+  return ornic_psn_off(psn, w->start);
 }
 static inline uint32_t wqe_plen(const wqe *w, uint32_t pmtu, uint32_t idx) {
   return idx == w->n - 1 ? w->last_len : pmtu;

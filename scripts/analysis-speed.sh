@@ -8,7 +8,7 @@
 #   old       an older ornic-decode --stats FILE, if --old BIN is given (e.g.
 #             one built from the commit before the engine, whose --stats had
 #             its own per-QP OOO/duplicate counting)
-# and the ratios with/without and with/old (issue target: at most 1.3).
+# and the ratios with/without and with/old (target: at most 1.3).
 # The capture (default: 1M frames from `ornic-pcapgen --bench 1000000 --pmtu
 # 1024`, an ORNIC run whose reordering makes NAKs and retransmissions: the
 # engine's hard case) is read once before timing, so the page cache holds it.

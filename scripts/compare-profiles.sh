@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every pcapgen profile on one workload and network and writes the
-# side-by-side tables and plots of docs/PROFILES.md:
+# Runs every pcapgen profile that --plot draws (`ornic-pcapgen --list-profiles`,
+# capability `plot`: all but rc, whose data flows both ways) on one workload
+# and network and writes the side-by-side tables and plots of docs/PROFILES.md:
 #   docs/profiles/summary.md          the table (Markdown), regenerated
 #   docs/profiles/<profile>.png       PSN against time by path, OOO-distance histogram
 #   docs/profiles/<profile>.json      each run's --summary-json
@@ -22,14 +23,21 @@ gen=$build/bin/ornic-pcapgen
 [[ -x $gen ]] || { echo "compare-profiles: $gen not found (build first)" >&2; exit 1; }
 out=$root/docs/profiles
 mkdir -p "$out" "$out/pmtu1024"
-profiles=(ornic roce irn mprdma ioi)
+# The profile table is pcapgen's (--list-profiles: name, description,
+# capabilities, tab-separated).
+listing=$("$gen" --list-profiles)
+profiles=()
+while IFS=$'\t' read -r name _ caps; do
+  [[ " $caps " == *" plot "* ]] && profiles+=("$name")
+done <<<"$listing"
 workload=(--seed 1 --wqe-size 4M --wqes 8)
 
 # table DIR: DIR/summary.md from DIR/<profile>.json
 table() {
-  /usr/bin/python3 - "$1" "${profiles[@]}" <<'PY' > "$1/summary.md"
+  /usr/bin/python3 - "$1" "$listing" "${profiles[@]}" <<'PY' > "$1/summary.md"
 import json, sys
-out, profiles = sys.argv[1], sys.argv[2:]
+out, listing, profiles = sys.argv[1], sys.argv[2], sys.argv[3:]
+caps = {line.split("\t")[0]: line.split("\t")[2].split() for line in listing.splitlines()}
 runs = [json.load(open(f"{out}/{p}.json")) for p in profiles]
 rows = [
     ("goodput (Gb/s)", lambda r: f"{r['goodput_gbps']:.2f}"),
@@ -47,9 +55,9 @@ rows = [
     ("NAKs / NACKs", lambda r: f"{r['naks']}"),
     ("timeouts", lambda r: f"{r['timeouts']}"),
     ("packets lost in the fabric", lambda r: f"{r['drops_random'] + r['drops_rule']}"),
-    ("dropped by the receiver", lambda r: f"{r['receiver_drops']}" if r['profile'] in ('mprdma', 'ioi') else "-"),
+    ("dropped by the receiver", lambda r: f"{r['receiver_drops']}" if "receiver-drops" in caps[r['profile']] else "-"),
     ("duplicates received", lambda r: f"{r['duplicates_received']}"),
-    ("most bitmap blocks one QP held", lambda r: f"{r['max_bitmap_blocks_per_qp']}" if r['profile'] == 'ornic' else "-"),
+    ("most bitmap blocks one QP held", lambda r: f"{r['max_bitmap_blocks_per_qp']}" if "bitmap-pool" in caps[r['profile']] else "-"),
     ("WQEs verified", lambda r: f"{r['wqes_verified']} of {r['wqes_total']}"),
 ]
 print("| | " + " | ".join(f"`{p}`" for p in profiles) + " |")

@@ -8,18 +8,30 @@ XORing A^-j(d) into its initial state does, where A advances the CRC register
 over one zero byte. Row j of the table holds A^-j(d) for every byte d, so the
 masked CRC is one pass over the unmodified bytes from a corrected seed.
 Only the byte offsets of the common layouts get a row (IPv4 without options,
-IPv6, GRH); ornic_icrc.c copies and masks for anything else."""
+IPv6, GRH, and a native InfiniBand packet without GRH, from its LRH); ornic_icrc.c
+copies and masks for anything else. A native IB packet with a GRH needs no
+rows of its own: its whole LRH is masked, so from the GRH on it is the GRH
+layout (docs/PROTOCOL.md 2.7)."""
 import random
 import sys
 import zlib
 
 POLY = 0xEDB88320  # CRC-32 (IEEE 802.3), reflected
-# Offsets from the start of the IP header (or GRH) of every masked byte.
+# (offset, bits forced to one) of every masked byte, from the start of the IP
+# header (or GRH; native IB: the LRH). A bare offset masks the whole byte.
 IPV4 = [1, 8, 10, 11, 20 + 6, 20 + 7, 28 + 4]  # TOS, TTL, csum, UDP csum, BTH[4]
-IPV6 = [0, 1, 2, 3, 7, 40 + 6, 40 + 7, 48 + 4]  # class, flow label, hop limit, UDP csum, BTH[4]
-GRH = [0, 1, 2, 3, 7, 40 + 4]
+IPV6 = [(0, 0x0F), 1, 2, 3, 7, 40 + 6, 40 + 7, 48 + 4]  # class, flow label, hop limit, UDP csum, BTH[4]
+GRH = [(0, 0x0F), 1, 2, 3, 7, 40 + 4]
+IB_LOCAL = [(0, 0xF0), 8 + 4]  # LRH VL, BTH[4]
+LAYOUTS = (IPV4, IPV6, GRH, IB_LOCAL)
+
+
+def masks(layout):
+    return [m if isinstance(m, tuple) else (m, 0xFF) for m in layout]
+
+
 # Offset 0 needs no row: A^0 is the identity.
-ROWS = sorted(set(IPV4 + IPV6 + GRH) - {0})
+ROWS = sorted({j for layout in LAYOUTS for j, _ in masks(layout)} - {0})
 
 
 def unshift_byte(s):
@@ -42,14 +54,15 @@ def row(j):
 def self_check(tables):
     """zlib.crc32 of masked bytes == zlib.crc32 of raw bytes from a corrected seed."""
     rnd = random.Random(1)
-    for layout in (IPV4, IPV6, GRH):
+    for layout in LAYOUTS:
         for _ in range(100):
             data = bytearray(rnd.randrange(256) for _ in range(rnd.randrange(56, 300)))
             seed = rnd.randrange(1 << 32)
             masked, delta = bytearray(data), 0
-            for j in layout:
-                masked[j] = 0xFF
-                delta ^= tables[j][data[j] ^ 0xFF] if j else data[j] ^ 0xFF
+            for j, bits in masks(layout):
+                masked[j] |= bits
+                d = data[j] ^ masked[j]
+                delta ^= tables[j][d] if j else d
             assert zlib.crc32(masked, seed) == zlib.crc32(data, seed ^ delta)
 
 

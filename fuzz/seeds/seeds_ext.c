@@ -29,7 +29,7 @@ static void one_headers(const ornic_ext *e) {
 static void naks(ornic_ext *e) {
   uint8_t out[1024];
   char name[64];
-  for (unsigned nb = 0; nb <= ORNIC_NAK_MAX_BLOCKS; nb++) {
+  for (unsigned nb = 0; nb <= ORNIC_NAKETH_MAX_BLOCKS; nb++) {
     e->naketh.nblocks = (uint8_t)nb;
     e->naketh.bitmap = nb % 2 ? seed_ones : seed_payload;
     e->naketh.trigger_psn = ornic_psn_add(e->naketh.base_psn, (int32_t)(16 * nb) - 1);

@@ -11,9 +11,9 @@
 #define ETH 14
 #define CAP 9000
 
-static const uint8_t nak_bits[2 * ORNIC_NAK_MAX_BLOCKS] = {
+static const uint8_t nak_bits[2 * ORNIC_NAKETH_MAX_BLOCKS] = {
     0x00, 0x00, 0xff, 0xfe, 0x55, 0xaa, 0x0f, 0xf0, 0x80, 0x01, 0xff, 0xff};
-uint8_t seed_ones[2 * ORNIC_NAK_MAX_BLOCKS];
+uint8_t seed_ones[2 * ORNIC_NAKETH_MAX_BLOCKS];
 uint8_t seed_payload[4096];
 
 void seed_fill(ornic_frame *f, uint8_t opcode, size_t plen) {
@@ -32,7 +32,7 @@ void seed_fill(ornic_frame *f, uint8_t opcode, size_t plen) {
   e->aeth = (ornic_aeth){0x1f, 7};
   e->atomicacketh.orig = 0x0102030405060708ull;
   e->oacketh = (ornic_oacketh){ORNIC_OACK_ADDR_CACHED, 0, 16};
-  e->naketh = (ornic_naketh){ORNIC_NAK_OTD_EXCEEDED, 0x123470, 3, 0x123456, nak_bits};
+  e->naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 0x123470, 3, 0x123456, nak_bits};
   e->immdt.data = 0xdeadbeef;
   e->ieth.rkey = 0x00c0ffee;
   const ornic_opcode_info *op = ornic_opcode_info_get(opcode);
@@ -345,7 +345,7 @@ static void syndromes(void) {
     both(0, fr, n > 0 ? (size_t)n : 0, name);
   }
   static const uint8_t bad_link = 4;
-  seed_write("frame", &bad_link, 1, fr, 16, "link-undefined-value-3");
+  seed_write("frame", &bad_link, 1, fr, 16, "link-undefined-value-4");
 }
 
 void seeds_frames(void) {

@@ -96,13 +96,15 @@ static void declare_loss(an_dir *d, ornic_an_verdict *v, uint32_t first, uint32_
  * declares those too): its loss is proven when the first copy that shows
  * up is the one the NAK asked for (8.3). */
 static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in, ornic_an_verdict *v) {
-  const ornic_naketh *nak = &in->f->ext.naketh;
-  uint32_t span = ornic_nak_lost_span(nak, a->cfg.otd), lost = 0, first = 0, set = 0;
-  for (uint32_t i = 0; i < span; i++) {
-    uint32_t q = ornic_psn_add(nak->base_psn, (int32_t)i);
-    if (!ornic_nak_psn_lost(nak, a->cfg.otd, q)) continue;
-    set++;
-    if (ask(a, d, q, in->frame, true, true) && !lost++) first = q;
+  uint32_t lost = 0, first = 0, set = 0, run, n;
+  ornic_naketh_lost_iter it;
+  ornic_naketh_lost_begin(&it, &in->f->ext.naketh, a->cfg.otd);
+  while (ornic_naketh_lost_next_run(&it, &run, &n)) {
+    set += n;
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t q = ornic_psn_add(run, (int32_t)i);
+      if (ask(a, d, q, in->frame, true, true) && !lost++) first = q;
+    }
   }
   v->nak_lost = set;
   declare_loss(d, v, first, lost);
@@ -136,7 +138,7 @@ static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *v) {
 }
 
 static void completion(an_dir *d, const ornic_frame *f, uint32_t pmtu, ornic_an_verdict *v) {
-  bool ornic_done = (f->ext.present & f->decoded & ORNIC_HDR_OACKETH) &&
+  bool ornic_done = (f->ext.present & ORNIC_HDR_OACKETH) &&
                     (f->ext.oacketh.flags & ORNIC_OACK_WQE_DONE);
   bool rc = ornic_opcode_transport(f->bth.opcode) != ORNIC_TRANSPORT_ORNIC;
   if (!(v->flags & ORNIC_AN_MSN) || !v->msn_delta || !(ornic_done || rc)) return;
@@ -171,7 +173,7 @@ static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
   }
   if (type == ORNIC_AETH_ACK) {
     d->st->acks++;
-    if ((f->ext.present & f->decoded & ORNIC_HDR_OACKETH) && (f->ext.oacketh.flags & ORNIC_OACK_ADDR_CACHED))
+    if ((f->ext.present & ORNIC_HDR_OACKETH) && (f->ext.oacketh.flags & ORNIC_OACK_ADDR_CACHED))
       note_cached(d, in);
     cumulative(a, c, d, psn, in, true, v);
     completion(d, f, pmtu, v);
@@ -180,12 +182,12 @@ static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
   if (type != ORNIC_AETH_NAK && type != ORNIC_AETH_RNR_NAK) return; /* reserved types */
   v->flags |= ORNIC_AN_NAK;
   d->st->naks++;
-  if (syn != 0x60 && type != ORNIC_AETH_RNR_NAK) return; /* fatal NAKs ask for nothing */
+  if (syn != ORNIC_AETH_NAK_PSN_SEQ && type != ORNIC_AETH_RNR_NAK) return; /* fatal NAKs ask for nothing */
   cumulative(a, c, d, ornic_psn_add(psn, -1), in, false, v);
-  if (f->ext.present & f->decoded & ORNIC_HDR_NAKETH)
+  if (f->ext.present & ORNIC_HDR_NAKETH)
     ornic_nak(a, d, in, v);
   else
-    rc_nak(a, d, psn, syn == 0x60, in, v);
+    rc_nak(a, d, psn, syn == ORNIC_AETH_NAK_PSN_SEQ, in, v);
 }
 
 /* Is this READ response an answer to a retry? ORNIC: any copy may be
@@ -259,5 +261,5 @@ void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
   d->st->resp_packets++;
   if (fl & ORNIC_OPF_PAYLOAD) d->st->resp_bytes += f->payload_len;
   if ((fl & ORNIC_OPF_READ) && (fl & ORNIC_OPF_PAYLOAD)) read_response(a, d, in, pmtu, v);
-  if (f->ext.present & f->decoded & ORNIC_HDR_AETH) aeth(a, c, d, in, fl, pmtu, v);
+  if (f->ext.present & ORNIC_HDR_AETH) aeth(a, c, d, in, fl, pmtu, v);
 }

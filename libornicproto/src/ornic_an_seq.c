@@ -141,7 +141,7 @@ static int64_t lag_reach(const an_dir *d, bool ornic) {
  * that NAK: the requester sends copies as Spot / Last then (4.2), so this is
  * an original that arrived late. */
 static bool sent_before_cached(an_dir *d, const an_slot *s, const ornic_an_input *in, uint32_t pmtu) {
-  if (!(in->f->ext.present & in->f->decoded & ORNIC_HDR_RETH)) return false;
+  if (!(in->f->ext.present & ORNIC_HDR_RETH)) return false;
   const an_wqe *w = an_wqe_find(&d->wqes, in->f->bth.psn, W_WRITE, pmtu);
   return w && w->cached_frame && (uint32_t)w->cached_frame < s->asked;
 }
@@ -240,7 +240,7 @@ static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool f
                       ornic_an_verdict *v) {
   const ornic_ext *e = &in->f->ext;
   uint32_t start = in->f->bth.psn;
-  uint32_t off = (e->present & in->f->decoded & ORNIC_HDR_OFFETH) ? e->offeth.offset : 0;
+  uint32_t off = (e->present & ORNIC_HDR_OFFETH) ? e->offeth.offset : 0;
   if (off) {
     if (!pmtu) {
       v->flags |= ORNIC_AN_PMTU_UNKNOWN;
@@ -267,7 +267,7 @@ static void rc_message(an_dir *d, const ornic_an_input *in, uint16_t fl, ornic_a
   const ornic_ext *e = &in->f->ext;
   an_wqe w = {.kind = kind_of(fl), .start_psn = in->f->bth.psn, .frame = in->frame,
               .single = (fl & ORNIC_OPF_FIRST) && (fl & ORNIC_OPF_LAST) && !(fl & ORNIC_OPF_READ)};
-  if ((e->present & in->f->decoded & ORNIC_HDR_RETH)) {
+  if ((e->present & ORNIC_HDR_RETH)) {
     w.has_reth = true;
     w.len = e->reth.dmalen;
     w.rkey = e->reth.rkey;
@@ -298,7 +298,7 @@ static void place(an_dir *d, const ornic_an_input *in, uint16_t fl, bool ornic, 
   const ornic_frame *f = in->f;
   uint32_t psn = f->bth.psn;
   if (ornic && (fl & ORNIC_OPF_WRITE)) {
-    if (f->ext.present & f->decoded & ORNIC_HDR_RETH) ornic_wqe(d, in, pmtu, fresh, v);
+    if (f->ext.present & ORNIC_HDR_RETH) ornic_wqe(d, in, pmtu, fresh, v);
   } else if ((fl & ORNIC_OPF_FIRST) && !wqe_starting_at(&d->wqes, psn)) {
     /* A First seen for the first time, also when it arrives after later
      * packets of its message (sprayed) or as a retransmission whose
@@ -460,7 +460,7 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
   else if (f->udp.sport != d->sport) d->sprayed = true;
   d->st->req_packets++;
   if (fl & ORNIC_OPF_PAYLOAD) d->st->req_bytes += f->payload_len;
-  if ((fl & ORNIC_OPF_READ) && d->have_req && (f->ext.present & f->decoded & ORNIC_HDR_RETH)) {
+  if ((fl & ORNIC_OPF_READ) && d->have_req && (f->ext.present & ORNIC_HDR_RETH)) {
     an_wqe *w = read_retry_of(d, &f->ext.reth, f->bth.psn, pmtu);
     if (w) {
       read_retry(a, d, w, in, pmtu, v);
@@ -472,7 +472,7 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
   v->flags |= ORNIC_AN_SEQ;
   d->last_psn = f->bth.psn;
   d->st->psn_high = d->hpsn;
-  if ((fl & ORNIC_OPF_READ) && fresh && (f->ext.present & f->decoded & ORNIC_HDR_RETH))
+  if ((fl & ORNIC_OPF_READ) && fresh && (f->ext.present & ORNIC_HDR_RETH))
     new_read(a, d, in, pmtu, v);
   else if (fl & ORNIC_OPF_PAYLOAD)
     place(d, in, fl, ornic, pmtu, fresh, v);

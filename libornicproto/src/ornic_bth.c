@@ -2,6 +2,7 @@
 #include "ornic/errors.h"
 #include "ornic/headers.h"
 #include "ornic_conv.h"
+#include "ornic_internal.h"
 
 int ornic_bth_decode(ornic_bth *b, const uint8_t *p, size_t len) {
   if (len < ORNIC_BTH_LEN) return ORNIC_ERR_TRUNCATED;
@@ -21,12 +22,15 @@ int ornic_bth_decode(ornic_bth *b, const uint8_t *p, size_t len) {
   return ORNIC_BTH_LEN;
 }
 
+bool ornic_bth_valid(const ornic_bth *b) {
+  return b->se <= 1 && b->m <= 1 && b->padcnt <= 3 && b->tver <= 15 && b->fecn <= 1 &&
+         b->becn <= 1 && b->resv6 <= 0x3f && b->destqp <= 0xffffff && b->ackreq <= 1 &&
+         b->resv7 <= 0x7f && b->psn <= 0xffffff;
+}
+
 ornic_ssize ornic_bth_encode(uint8_t *out, size_t cap, const ornic_bth *b) {
+  if (!ornic_bth_valid(b)) return ORNIC_ERR_INVALID_ARG;
   if (cap < ORNIC_BTH_LEN) return ORNIC_ERR_NOBUF;
-  if (b->se > 1 || b->m > 1 || b->padcnt > 3 || b->tver > 15 || b->fecn > 1 || b->becn > 1 ||
-      b->resv6 > 0x3f || b->destqp > 0xffffff || b->ackreq > 1 || b->resv7 > 0x7f ||
-      b->psn > 0xffffff)
-    return ORNIC_ERR_INVALID_ARG;
   uint8_t *p = out;
   p = ornic_put_u8(p, b->opcode);
   p = ornic_put_u8(p, (uint8_t)(b->se << 7 | b->m << 6 | b->padcnt << 4 | b->tver));

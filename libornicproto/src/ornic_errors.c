@@ -17,6 +17,7 @@ static const err_row err_rows[] = {
     {ORNIC_ERR_NOBUF, "ORNIC_ERR_NOBUF", "output buffer too small"},
     {ORNIC_ERR_INVALID_ARG, "ORNIC_ERR_INVALID_ARG", "invalid argument"},
     {ORNIC_ERR_UNSUPPORTED, "ORNIC_ERR_UNSUPPORTED", "unsupported input"},
+    {ORNIC_ERR_BAD_VCRC, "ORNIC_ERR_BAD_VCRC", "variant CRC mismatch"},
 };
 
 static const err_row *err_find(int err) {

@@ -25,14 +25,14 @@ size_t ornic_ext_size(const ornic_ext *e, uint16_t hdrs) {
 }
 
 static int naketh_read(ornic_naketh *n, const uint8_t *p, size_t len) {
-  if (len < ORNIC_NAK_FIXED_LEN) return ORNIC_ERR_TRUNCATED;
+  if (len < ORNIC_NAKETH_FIXED_LEN) return ORNIC_ERR_TRUNCATED;
   n->reason = p[0];
   n->trigger_psn = ornic_get_u24(p + 1);
   n->nblocks = p[4];
   n->base_psn = ornic_get_u24(p + 5);
-  n->bitmap = p + ORNIC_NAK_FIXED_LEN;
+  n->bitmap = p + ORNIC_NAKETH_FIXED_LEN;
   if (n->nblocks == 0) return ORNIC_ERR_MALFORMED;
-  size_t total = ORNIC_NAK_FIXED_LEN + 2u * n->nblocks;
+  size_t total = ORNIC_NAKETH_FIXED_LEN + 2u * n->nblocks;
   return len < total ? ORNIC_ERR_TRUNCATED : (int)total;
 }
 
@@ -167,12 +167,22 @@ ornic_ssize ornic_ext_encode_one(uint8_t *out, size_t cap, const ornic_ext *e, u
   return (ornic_ssize)n;
 }
 
+/* Bits above the known headers are ignored, as by every function here. */
+bool ornic_ext_valid(const ornic_ext *e, uint16_t hdrs) {
+  FOR_EACH_HDR(bit, hdrs) {
+    if (!fixed_valid(e, (uint16_t)bit)) return false;
+  }
+  return true;
+}
+
+/* Everything is checked before the first byte is written. */
 ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *e, uint16_t hdrs) {
+  if (!ornic_ext_valid(e, hdrs)) return ORNIC_ERR_INVALID_ARG;
+  if (cap < ornic_ext_size(e, hdrs)) return ORNIC_ERR_NOBUF;
   size_t off = 0;
   FOR_EACH_HDR(bit, hdrs) {
-    ornic_ssize n = ornic_ext_encode_one(out + off, cap - off, e, (uint16_t)bit);
-    if (n < 0) return n;
-    off += (size_t)n;
+    fixed_write(out + off, e, (uint16_t)bit);
+    off += hdr_wire_size(e, (uint16_t)bit);
   }
   return (ornic_ssize)off;
 }

@@ -10,6 +10,7 @@
 #include "ornic/frame.h"
 #include "ornic/opcode.h"
 #include "ornic_conv.h"
+#include "ornic_ib_internal.h"
 
 #define ETH_LEN 14
 #define VLAN_LEN 4
@@ -22,7 +23,7 @@ static void frame_reset(ornic_frame *f, ornic_link link, size_t len) {
   f->l3 = ORNIC_L3_NONE;
   f->eth.has_vlan = false;
   f->ext.present = 0;
-  f->decoded = 0;
+  f->layers = 0;
   f->malformed = 0;
   f->payload = 0;
   f->payload_len = f->payload_caplen = 0;
@@ -31,7 +32,11 @@ static void frame_reset(ornic_frame *f, ornic_link link, size_t len) {
   f->icrc_present = false;
   f->l3_off = f->l4_off = f->bth_off = f->ext_off = f->payload_off = f->icrc_off = 0;
   f->roce_end = 0;
+  f->vcrc = 0;
+  f->vcrc_present = false;
+  f->vcrc_off = 0;
   f->caplen = len;
+  memset(f->reserved, 0, sizeof f->reserved);
 }
 
 /* Returns the EtherType after at most one tag, and sets f->l3_off. */
@@ -51,6 +56,7 @@ static int decode_eth(ornic_frame *f, const uint8_t *p, size_t len) {
   }
   f->eth.ethertype = type;
   f->l3_off = off;
+  f->layers |= ORNIC_LAYER_ETH;
   return ORNIC_OK;
 }
 
@@ -82,6 +88,7 @@ static int decode_ipv4(ornic_frame *f, const uint8_t *p, size_t len, size_t *l4_
   if (ip->frag & 0x3fff) return ORNIC_ERR_UNSUPPORTED; /* a fragment: no whole UDP datagram */
   if (len < ip->hdr_len) return ORNIC_ERR_TRUNCATED;
   f->l3 = ORNIC_L3_IPV4;
+  f->layers |= ORNIC_LAYER_L3;
   *l4_end = f->l3_off + ip->total_len;
   return ip->hdr_len;
 }
@@ -111,6 +118,7 @@ static int decode_ipv6(ornic_frame *f, const uint8_t *p, size_t len, size_t *l4_
   if (f->ip.version != 6) return malformed(f, ORNIC_MAL_IP_HEADER);
   if (f->ip.next_proto != ORNIC_IPPROTO_UDP) return ORNIC_ERR_NOT_ROCE;
   f->l3 = ORNIC_L3_IPV6;
+  f->layers |= ORNIC_LAYER_L3;
   return n;
 }
 
@@ -127,7 +135,8 @@ static int decode_udp(ornic_frame *f, const uint8_t *data, size_t len, size_t l4
   f->udp.dport = ornic_get_u16(p + 2);
   f->udp.len = ornic_get_u16(p + 4);
   f->udp.checksum = ornic_get_u16(p + 6);
-  if (f->udp.dport != port) return ORNIC_ERR_NOT_ROCE;
+  f->layers |= ORNIC_LAYER_UDP;
+  if (port != ORNIC_UDP_PORT_ANY && f->udp.dport != port) return ORNIC_ERR_NOT_ROCE;
   /* A UDP length under 8 leaves nothing after the header. */
   size_t udp_end = off + (f->udp.len < UDP_LEN ? UDP_LEN : f->udp.len);
   if (udp_end < l4_end) f->malformed |= ORNIC_MAL_UDP_SHORT;
@@ -137,7 +146,7 @@ static int decode_udp(ornic_frame *f, const uint8_t *data, size_t len, size_t l4
 }
 
 /* BTH, extension headers, payload, pad and iCRC of [bth, roce_end).
- * bth_off is set only once the BTH has been read, so callers can trust it.
+ * ORNIC_LAYER_BTH is set only once the BTH has been read.
  * The iCRC is located (icrc_off != 0) when the UDP length lies inside the IP
  * datagram and leaves room for BTH + iCRC; headers then end at the iCRC,
  * else at roce_end, and payload and pad are not located. */
@@ -148,6 +157,7 @@ static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len, siz
   ornic_bth_decode(&f->bth, data + bth, ORNIC_BTH_LEN);
   f->bth_off = bth;
   f->ext_off = bth + ORNIC_BTH_LEN;
+  f->layers |= ORNIC_LAYER_BTH;
   if (end < f->ext_off + ORNIC_ICRC_LEN) f->malformed |= ORNIC_MAL_ROCE_SHORT;
   bool located = !(f->malformed & (ORNIC_MAL_UDP_LONG | ORNIC_MAL_ROCE_SHORT));
   size_t wire_end = located ? end - ORNIC_ICRC_LEN : end;
@@ -164,7 +174,6 @@ static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len, siz
   const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
   if (!op->name) return ORNIC_ERR_UNKNOWN_OPCODE;
   int n = ornic_ext_decode(&f->ext, op->hdrs, data + f->ext_off, cap_end - f->ext_off);
-  f->decoded = f->ext.present;
   if (n == ORNIC_ERR_TRUNCATED) {
     if (len < wire_end) return ORNIC_ERR_TRUNCATED;
     return located ? malformed(f, ORNIC_MAL_EXT) : ORNIC_ERR_MALFORMED;
@@ -201,6 +210,7 @@ static int decode_l3(ornic_frame *f, const uint8_t *data, size_t len, int kind, 
     if (n < 0) return n;
     if (f->ip.next_proto != ORNIC_GRH_NXTHDR_BTH) return ORNIC_ERR_NOT_ROCE;
     f->l3 = ORNIC_L3_GRH;
+    f->layers |= ORNIC_LAYER_L3;
     size_t bth = f->l3_off + IPV6_LEN;
     f->roce_end = l4_end;
     return decode_transport(f, data, len, bth);
@@ -212,6 +222,24 @@ static int decode_l3(ornic_frame *f, const uint8_t *data, size_t len, int kind, 
   n = decode_udp(f, data, len, l4_end, port);
   if (n < 0) return n;
   return decode_transport(f, data, len, f->l4_off + UDP_LEN);
+}
+
+/* Native InfiniBand: the LRH (ornic_ib.c), the GRH when LNH is 3 (read as
+ * RoCEv1's), then the transport as for RoCE, ending where PktLen says. */
+static int decode_ib(ornic_frame *f, const uint8_t *data, size_t len) {
+  int n = ornic_ib_decode_lrh(f, data, len);
+  if (n < 0) return n;
+  size_t bth = (size_t)n, grh_end = 0;
+  if (bth > ORNIC_LRH_LEN) {
+    f->l3_off = ORNIC_LRH_LEN;
+    n = decode_ipv6_layout(f, data + f->l3_off, len - f->l3_off, &grh_end);
+    if (n < 0) return n;
+    if (f->ip.next_proto != ORNIC_GRH_NXTHDR_BTH) return ORNIC_ERR_NOT_ROCE;
+    f->l3 = ORNIC_L3_GRH;
+    f->layers |= ORNIC_LAYER_L3;
+    ornic_ib_check_grh(f);
+  }
+  return ornic_ib_decode_end(f, decode_transport(f, data, len, bth));
 }
 
 static int l3_kind_from_ethertype(uint16_t type) {
@@ -226,7 +254,6 @@ static int l3_kind_from_ethertype(uint16_t type) {
 int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
                        uint16_t udp_port) {
   frame_reset(f, link, len);
-  if (udp_port == 0) udp_port = ORNIC_ROCEV2_UDP_PORT;
   int kind;
   switch (link) {
   case ORNIC_LINK_ETHERNET: {
@@ -242,6 +269,10 @@ int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_li
     if (kind == ORNIC_L3_NONE) return ORNIC_ERR_NOT_ROCE;
     break;
   case ORNIC_LINK_GRH: kind = ORNIC_L3_GRH; break;
+  case ORNIC_LINK_IB: {
+    int rc = decode_ib(f, data, len);
+    return f->malformed ? ORNIC_ERR_MALFORMED : rc;
+  }
   default: return ORNIC_ERR_INVALID_ARG;
   }
   int rc = decode_l3(f, data, len, kind, udp_port);

@@ -7,6 +7,7 @@
 #include "ornic/icrc.h"
 #include "ornic/opcode.h"
 #include "ornic_conv.h"
+#include "ornic_ib_internal.h"
 #include "ornic_internal.h"
 
 #define ETH_LEN 14
@@ -48,6 +49,11 @@ static int plan(const ornic_frame *f, layout *lo) {
   if (f->ip.flow_label > 0xfffff) return ORNIC_ERR_INVALID_ARG;
   /* A fragment would not decode as RoCE: the iCRC covers the whole datagram. */
   if (lo->kind == ORNIC_L3_IPV4 && (f->ip.frag & 0x3fff)) return ORNIC_ERR_INVALID_ARG;
+  /* The BTH and header values too, so that nothing is written before every
+   * check has passed (a failed encode leaves `out` as it was). */
+  ornic_bth bth = f->bth;
+  bth.padcnt = lo->pad;
+  if (!ornic_bth_valid(&bth) || !ornic_ext_valid(&f->ext, op->hdrs)) return ORNIC_ERR_INVALID_ARG;
   /* Only tags the decoder recognises, so that every frame we write reads back. */
   if (f->eth.has_vlan && f->eth.vlan_tpid != 0 && f->eth.vlan_tpid != ORNIC_ETHERTYPE_VLAN &&
       f->eth.vlan_tpid != ORNIC_ETHERTYPE_QINQ)
@@ -107,16 +113,12 @@ static void put_udp6_checksum(uint8_t *ip6, uint8_t *udp, size_t udp_len) {
   ornic_put_u16(udp + 6, c ? c : 0xffff);
 }
 
-/* The BTH and header encoders validate their own values (field widths, NAK
- * block count): NULL when one is out of range. */
+/* plan() has checked the BTH and header values. */
 static uint8_t *put_transport(uint8_t *p, const ornic_frame *f, const layout *lo) {
   ornic_bth bth = f->bth;
   bth.padcnt = lo->pad;
-  if (ornic_bth_encode(p, ORNIC_BTH_LEN, &bth) < 0) return NULL;
-  p += ORNIC_BTH_LEN;
-  if (ornic_ext_encode(p, lo->ext, &f->ext, ornic_opcode_info_get(bth.opcode)->hdrs) < 0)
-    return NULL;
-  p += lo->ext;
+  p += ornic_bth_encode(p, ORNIC_BTH_LEN, &bth);
+  p += ornic_ext_encode(p, lo->ext, &f->ext, ornic_opcode_info_get(bth.opcode)->hdrs);
   if (lo->payload) memcpy(p, f->payload, lo->payload);
   p += lo->payload;
   memset(p, 0, lo->pad);
@@ -124,12 +126,14 @@ static uint8_t *put_transport(uint8_t *p, const ornic_frame *f, const layout *lo
 }
 
 size_t ornic_frame_encode_capacity(const ornic_frame *f) {
+  if (f->link == ORNIC_LINK_IB) return ornic_ib_frame_encode_capacity(f); /* ornic_ib.c */
   layout lo;
   if (plan(f, &lo) < 0) return 0;
   return lo.l2 + lo.l3 + lo.l4 + lo.roce;
 }
 
 ornic_ssize ornic_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f) {
+  if (f->link == ORNIC_LINK_IB) return ornic_ib_frame_encode(out, cap, f); /* ornic_ib.c */
   layout lo;
   int rc = plan(f, &lo);
   if (rc < 0) return rc;
@@ -149,7 +153,6 @@ ornic_ssize ornic_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f) {
     p = ornic_put_u16(p, 0);
   }
   p = put_transport(p, f, &lo);
-  if (!p) return ORNIC_ERR_INVALID_ARG;
   size_t icrc_rel = (size_t)(p - l3);
   uint32_t icrc = ornic_icrc_calc(l3, lo.kind, lo.l3 + lo.l4, icrc_rel);
   p = ornic_put_u32le(p, icrc);

@@ -1,4 +1,5 @@
-/* RoCE invariant CRC (IBA Annex A17.3.3; RoCEv1: 9.8 with the GRH). */
+/* The invariant CRC: RoCEv2 (IBA Annex A17.3.3), RoCEv1 (with the GRH) and
+ * native InfiniBand from the LRH (IBA 7.8.1). */
 #include <stdbool.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "ornic/icrc.h"
 #include "ornic_conv.h"
 #include "ornic_crc32_inline.h"
+#include "ornic_ib_internal.h"
 #include "ornic_internal.h"
 
 /* ornic_crc32(0, eight 0xFF bytes): the masked LRH every RoCE iCRC starts with. */
@@ -82,28 +84,90 @@ uint32_t ornic_icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t 
   return icrc_calc(l3, l3_kind, bth_rel, icrc_rel);
 }
 
-static int icrc_computable(const ornic_frame *f) {
-  /* Anything cut before the iCRC's last byte is "not verifiable". */
-  if (!f->icrc_present) return ORNIC_ERR_TRUNCATED;
-  if (f->l3 == ORNIC_L3_NONE) return ORNIC_ERR_INVALID_ARG;
-  if (f->bth_off - f->l3_off + ORNIC_BTH_LEN > MASKED_MAX) return ORNIC_ERR_UNSUPPORTED;
-  return ORNIC_OK;
+/* Native InfiniBand (IBA 7.8.1, PROTOCOL.md 2.7), from the LRH. A global
+ * packet (LNH 3) has its whole LRH counted as ones (routers rewrite it), so
+ * from the GRH on it is RoCEv1's iCRC exactly; a local one (LNH 2) covers the
+ * LRH with only VL as ones, and the BTH's byte 4 as ones. */
+#define IB_BTH_LOCAL 8
+#define IB_BTH_GLOBAL 48
+static inline uint32_t icrc_ib_calc(const uint8_t *lrh, size_t icrc_off) {
+  if ((lrh[1] & 3) == ORNIC_LNH_IBA_GLOBAL)
+    return icrc_calc(lrh + IB_BTH_LOCAL, ORNIC_L3_GRH, IB_BTH_GLOBAL - IB_BTH_LOCAL,
+                     icrc_off - IB_BTH_LOCAL);
+  /* Byte 0's high nibble (VL) only; offset 0 needs no table. */
+  uint32_t delta = (uint32_t)(~lrh[0] & 0xf0) ^ FLIP(12, lrh[12]);
+  return ornic_crc32_inline(delta, lrh, icrc_off);
 }
 
-/* compute and verify each inline the whole path: on small frames the CRC
- * itself is a few ns, so every call level shows. */
-static inline uint32_t frame_icrc(const ornic_frame *f, const uint8_t *data) {
-  return icrc_calc(data + f->l3_off, f->l3, f->bth_off - f->l3_off, f->icrc_off - f->l3_off);
+uint32_t ornic_icrc_ib_calc(const uint8_t *lrh, size_t icrc_off) {
+  return icrc_ib_calc(lrh, icrc_off);
 }
 
-int ornic_icrc_compute(const ornic_frame *f, const uint8_t *data, uint32_t *icrc) {
-  int rc = icrc_computable(f);
-  if (rc == ORNIC_OK) *icrc = frame_icrc(f, data);
+/* Where the bytes themselves put the BTH: ORNIC_OK, or INVALID_ARG. */
+static inline int check_layout(const uint8_t *l3, int kind, size_t bth_off) {
+  switch (kind) {
+  case ORNIC_L3_IPV4: {
+    size_t ihl = (size_t)(l3[0] & 0x0f) * 4;
+    return l3[0] >> 4 == 4 && ihl >= 20 && bth_off == ihl + 8 ? ORNIC_OK : ORNIC_ERR_INVALID_ARG;
+  }
+  case ORNIC_L3_IPV6: return l3[0] >> 4 == 6 && bth_off == 48 ? ORNIC_OK : ORNIC_ERR_INVALID_ARG;
+  case ORNIC_L3_GRH: return bth_off == 40 ? ORNIC_OK : ORNIC_ERR_INVALID_ARG;
+  default: return ORNIC_ERR_INVALID_ARG;
+  }
+}
+
+/* compute, verify and the _at entry points inline the whole path: on small
+ * frames the CRC itself is a few ns, so every call level shows. */
+static inline int icrc_at(const uint8_t *l3, size_t len, int kind, size_t bth_off,
+                          size_t icrc_off, uint32_t *icrc) {
+  if (!l3 || !icrc) return ORNIC_ERR_INVALID_ARG;
+  if (kind != ORNIC_L3_IPV4 && kind != ORNIC_L3_IPV6 && kind != ORNIC_L3_GRH)
+    return ORNIC_ERR_INVALID_ARG;
+  if (icrc_off < bth_off + ORNIC_BTH_LEN) return ORNIC_ERR_INVALID_ARG;
+  if (len < icrc_off) return ORNIC_ERR_TRUNCATED;
+  int rc = check_layout(l3, kind, bth_off); /* bth_off + 12 <= len: l3[0] is there */
+  if (rc == ORNIC_OK) *icrc = icrc_calc(l3, kind, bth_off, icrc_off);
   return rc;
 }
 
+static inline int icrc_ib_at(const uint8_t *lrh, size_t len, size_t icrc_off, uint32_t *icrc) {
+  if (!lrh || !icrc) return ORNIC_ERR_INVALID_ARG;
+  if (len < IB_BTH_LOCAL) return ORNIC_ERR_TRUNCATED;
+  unsigned lnh = lrh[1] & 3;
+  if (lnh != ORNIC_LNH_IBA_LOCAL && lnh != ORNIC_LNH_IBA_GLOBAL) return ORNIC_ERR_INVALID_ARG;
+  size_t bth_off = lnh == ORNIC_LNH_IBA_GLOBAL ? IB_BTH_GLOBAL : IB_BTH_LOCAL;
+  if (icrc_off < bth_off + ORNIC_BTH_LEN) return ORNIC_ERR_INVALID_ARG;
+  if (len < icrc_off) return ORNIC_ERR_TRUNCATED;
+  *icrc = icrc_ib_calc(lrh, icrc_off);
+  return ORNIC_OK;
+}
+
+int ornic_icrc_compute_at(const uint8_t *l3, size_t len, ornic_l3 l3_kind, size_t bth_off,
+                          size_t icrc_off, uint32_t *icrc) {
+  return icrc_at(l3, len, (int)l3_kind, bth_off, icrc_off, icrc);
+}
+
+int ornic_icrc_compute_ib_at(const uint8_t *lrh, size_t len, size_t icrc_off, uint32_t *icrc) {
+  return icrc_ib_at(lrh, len, icrc_off, icrc);
+}
+
+static inline int frame_icrc(const ornic_frame *f, const uint8_t *data, uint32_t *icrc) {
+  if (!data || !icrc) return ORNIC_ERR_INVALID_ARG;
+  /* Anything cut before the iCRC's last byte is "not verifiable". */
+  if (!f->icrc_present) return ORNIC_ERR_TRUNCATED;
+  if (f->link == ORNIC_LINK_IB) return icrc_ib_at(data, f->caplen, f->icrc_off, icrc);
+  if (f->l3 == ORNIC_L3_NONE) return ORNIC_ERR_INVALID_ARG;
+  return icrc_at(data + f->l3_off, f->caplen - f->l3_off, (int)f->l3, f->bth_off - f->l3_off,
+                 f->icrc_off - f->l3_off, icrc);
+}
+
+int ornic_icrc_compute(const ornic_frame *f, const uint8_t *data, uint32_t *icrc) {
+  return frame_icrc(f, data, icrc);
+}
+
 int ornic_icrc_verify(const ornic_frame *f, const uint8_t *data) {
-  int rc = icrc_computable(f);
+  uint32_t want;
+  int rc = frame_icrc(f, data, &want);
   if (rc < 0) return rc;
-  return frame_icrc(f, data) == f->icrc ? ORNIC_OK : ORNIC_ERR_BAD_ICRC;
+  return want == f->icrc ? ORNIC_OK : ORNIC_ERR_BAD_ICRC;
 }

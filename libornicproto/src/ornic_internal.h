@@ -2,8 +2,11 @@
 #ifndef ORNIC_INTERNAL_H
 #define ORNIC_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ornic/headers.h"
 
 /* iCRC over the bytes [l3, l3 + roce_len): the IP (or GRH) header of
  * hdr_len bytes, then UDP (absent for a GRH), BTH, and the rest up to but
@@ -23,6 +26,12 @@ static inline unsigned ornic_bit_index(unsigned v) {
 
 /* Fixed wire size of each extension header by bit index (NAKETH: its fixed part). */
 extern const uint8_t ornic_hdr_sizes[];
+
+/* Whether ornic_bth_encode / ornic_ext_encode would accept these values
+ * (field widths, NAK block count): encoders check everything before they
+ * write a byte, so a failed encode leaves the caller's buffer untouched. */
+bool ornic_bth_valid(const ornic_bth *b);
+bool ornic_ext_valid(const ornic_ext *e, uint16_t hdrs);
 
 /* RFC 1071 one's complement sum, folded but not inverted. */
 uint32_t ornic_csum_add(uint32_t sum, const uint8_t *p, size_t len);

@@ -1,4 +1,7 @@
 /* NAK bitmap access and the texts of AETH syndromes and NAK reasons. */
+#include <stdbool.h>
+#include <string.h>
+
 #include "ornic/headers.h"
 #include "ornic/psn.h"
 #include "ornic_conv.h"
@@ -13,22 +16,22 @@ int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn) {
   return (ornic_naketh_block(nak, (unsigned)d / 16) >> (d % 16)) & 1;
 }
 
-uint32_t ornic_nak_lost_span(const ornic_naketh *nak, uint32_t otd) {
+uint32_t ornic_naketh_lost_span(const ornic_naketh *nak, uint32_t otd) {
   int64_t span = ornic_psn_diff(nak->trigger_psn, nak->base_psn);
-  if (nak->reason == ORNIC_NAK_OTD_EXCEEDED) span -= otd;
+  if (nak->reason == ORNIC_NAKETH_OTD_EXCEEDED) span -= otd;
   int64_t bits = 16 * (int64_t)nak->nblocks;
   if (span < 1) return 1; /* a limit at or before Base declares only Base */
   return (uint32_t)(span < bits ? span : bits);
 }
 
-int ornic_nak_psn_lost(const ornic_naketh *nak, uint32_t otd, uint32_t psn) {
+int ornic_naketh_psn_lost(const ornic_naketh *nak, uint32_t otd, uint32_t psn) {
   int32_t d = ornic_psn_diff(psn, nak->base_psn);
   if (d == 0) return 1;
-  if (d < 0 || (uint32_t)d >= ornic_nak_lost_span(nak, otd)) return 0;
+  if (d < 0 || (uint32_t)d >= ornic_naketh_lost_span(nak, otd)) return 0;
   return ornic_naketh_psn_state(nak, psn) == 0;
 }
 
-void ornic_nak_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n) {
+void ornic_naketh_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n) {
   for (unsigned k = 0; k < n; k++) ornic_put_u16(out + 2u * k, blocks[k]);
 }
 
@@ -44,11 +47,41 @@ const char *ornic_aeth_syndrome_name(uint8_t syn) {
   }
 }
 
-const char *ornic_nak_reason_name(uint8_t reason) {
+const char *ornic_naketh_reason_name(uint8_t reason) {
   switch (reason) {
-  case ORNIC_NAK_OTD_EXCEEDED: return "OTD exceeded";
-  case ORNIC_NAK_TIMEOUT: return "timeout";
-  case ORNIC_NAK_LAST_INCOMPLETE: return "Last seen, WQE incomplete";
+  case ORNIC_NAKETH_OTD_EXCEEDED: return "OTD exceeded";
+  case ORNIC_NAKETH_TIMEOUT: return "timeout";
+  case ORNIC_NAKETH_LAST_INCOMPLETE: return "Last seen, WQE incomplete";
   default: return "reserved";
   }
+}
+
+void ornic_naketh_lost_begin(ornic_naketh_lost_iter *it, const ornic_naketh *nak, uint32_t otd) {
+  memset(it, 0, sizeof *it);
+  it->nak = nak;
+  it->span = ornic_naketh_lost_span(nak, otd);
+  it->d = 0;
+}
+
+/* d < span: Base (d = 0) is lost by definition, the others when their bit is 0. */
+static bool lost_at(const ornic_naketh_lost_iter *it, uint32_t d) {
+  return d == 0 || !((ornic_naketh_block(it->nak, d / 16) >> (d % 16)) & 1);
+}
+
+int ornic_naketh_lost_next_run(ornic_naketh_lost_iter *it, uint32_t *first, uint32_t *count) {
+  while (it->d < it->span && !lost_at(it, it->d)) it->d++;
+  if (it->d >= it->span) return 0;
+  uint32_t start = it->d;
+  while (it->d < it->span && lost_at(it, it->d)) it->d++;
+  *first = ornic_psn_add(it->nak->base_psn, (int32_t)start);
+  *count = it->d - start;
+  return 1;
+}
+
+uint32_t ornic_naketh_lost_count(const ornic_naketh *nak, uint32_t otd) {
+  ornic_naketh_lost_iter it;
+  uint32_t first, n, total = 0;
+  ornic_naketh_lost_begin(&it, nak, otd);
+  while (ornic_naketh_lost_next_run(&it, &first, &n)) total += n;
+  return total;
 }

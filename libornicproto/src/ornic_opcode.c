@@ -19,7 +19,7 @@ const char *ornic_opcode_name(uint8_t opcode) {
 /* Indexed by bit position of ORNIC_HDR_*. The sizes are shared with the
  * extension decoder, which knows the index and skips hdr_index(). */
 const uint8_t ornic_hdr_sizes[ORNIC_HDR_COUNT] = {4, 8, 4, 4, 16, 4, 28, 4, 8, 4,
-                                                  ORNIC_NAK_FIXED_LEN, 4, 4, 16};
+                                                  ORNIC_NAKETH_FIXED_LEN, 4, 4, 16};
 static const char *const hdr_names[ORNIC_HDR_COUNT] = {
     "RDETH", "DETH", "XRCETH", "FETH", "RETH", "OFFETH", "AtomicETH",
     "AETH", "AtomicAckETH", "OACKETH", "NAKETH", "ImmDt", "IETH", "CNP",

@@ -1,5 +1,5 @@
 /* The four receive-bitmap models of tools/ornic-bitmap-sim (ORNIC, which is
- * pcapgen/ornic_bitmap.c, and the MELO+ / LEFT / LEFT+ lists) against a
+ * libs/ornic-bitmap, and the MELO+ / LEFT / LEFT+ lists) against a
  * brute-force reference set, block accounting over a shared pool, pool
  * exhaustion, the 24-bit PSN wrap, and the cost model of
  * docs/BITMAP_MODELS.md section 2 on hand-worked sequences. */

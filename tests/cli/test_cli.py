@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Bad command lines of ornic-examples, ornic-bitmap-sim and ornic-bench
-(issue 13 item 5): each must exit with the documented status (2 for a bad
+(docs/RELIABILITY.md): each must exit with the documented status (2 for a bad
 command line) and name the option and the bad value on stderr, printing
 nothing on stdout. Also the behaviour the fix added: `ornic-examples --pcap -`
 writes the capture to stdout (and refuses a terminal), write errors fail, and

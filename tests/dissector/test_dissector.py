@@ -14,9 +14,14 @@ CHECK is one of
   icrc             a corrupted byte gives ornic.icrc.status Bad; iCRC-masked fields do not
   nak              --drop rules: the NAK's missing PSNs are exactly the dropped ones; late
                    copies of an older WQE keep its implied address
+  encap            the same frames over every link and tunnel the plugin locates the IP header
+                   in (VLAN, raw IP, Linux cooked, IPv4 options, IP-in-IP, VXLAN): iCRC good,
+                   same fields; cut frames truncated, not malformed; the library's D3 text and
+                   lint list (ornic-decode's warnings) as expert infos
 A listed profile that pcapgen cannot generate fails the test (it is never skipped)."""
 import argparse
 import os
+import struct
 import subprocess
 import sys
 
@@ -848,6 +853,136 @@ def do_vendor(a, ts):
           f"({errs} library decode errors shown as ornic.decode_error only)")
 
 
+def _csum(b):
+    s = sum(struct.unpack(">%dH" % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return (~s) & 0xFFFF
+
+
+def _ipv4(proto, payload, opts=b""):
+    hdr = bytearray(struct.pack(">BBHHHBBH4s4s", 0x45 + len(opts) // 4, 0, 20 + len(opts) + len(payload),
+                                1, 0x4000, 64, proto, 0, bytes([192, 168, 0, 1]),
+                                bytes([192, 168, 0, 2]))) + opts
+    hdr[10:12] = struct.pack(">H", _csum(bytes(hdr)))
+    return bytes(hdr) + payload
+
+
+ETH_HDR = bytes.fromhex("020000000002020000000001")
+
+
+def build_encaps(helper):
+    """{name: (linktype, [frames])}: the same RoCE packets (IPv4 and IPv6, ORNIC and standard
+    opcodes) over each encapsulation, every one with a good iCRC."""
+    from e2e_common import Helper, ref_icrc
+    v6 = ["ipv=6", "src=fd000000000000000000000000000001", "dst=fd000000000000000000000000000002"]
+    specs = [
+        ["opcode=0xc0", "psn=100", "destqp=0x12", "reth.va=0x7f0000001000", "reth.rkey=0x1234",
+         "reth.dmalen=4000", "offeth=1024", "payload=" + "ab" * 64],
+        v6 + ["opcode=0xc9", "psn=101", "destqp=0x11", "aeth.syn=0x1f", "aeth.msn=0", "oack.flags=1",
+              "oack.count=2"],
+        ["opcode=0xca", "psn=99", "destqp=0x11", "aeth.syn=0x60", "aeth.msn=0", "nak.reason=2",
+         "nak.trigger=118", "nak.base=99", "nak.bitmap=000a8001"],
+        ["opcode=0x04", "destqp=0x21", "psn=8", "payload=" + "22" * 20],
+        v6 + ["opcode=0x0a", "destqp=0x22", "psn=9", "reth.va=0x1000", "reth.rkey=1",
+              "reth.dmalen=16", "payload=" + "33" * 16],
+    ]
+    h = Helper(helper)
+    eth = [h.encode(sp) for sp in specs]
+    raw = [h.encode(sp + ["link=raw"]) for sp in specs]
+    vlan = [h.encode(sp + ["vlan=0x2064"]) for sp in specs]
+    qinq = [h.encode(sp + ["vlan=0x0005", "tpid=0x88a8"]) for sp in specs]
+    h.close()
+    ethertype = lambda ip: b"\x86\xdd" if ip[0] >> 4 == 6 else b"\x08\x00"
+    sll = [struct.pack(">HHH8s", 0, 1, 6, bytes(8)) + ethertype(r) + r for r in raw]
+    sll2 = [ethertype(r) + struct.pack(">HIHBB8s", 0, 3, 1, 0, 6, bytes(8)) + r for r in raw]
+    ipip = [ETH_HDR + b"\x08\x00" + _ipv4(41 if r[0] >> 4 == 6 else 4, r) for r in raw]
+    vxlan = [ETH_HDR + b"\x08\x00" +
+             _ipv4(17, struct.pack(">HHHH", 49999, 4789, 16 + len(e), 0) +
+                   struct.pack(">BBHI", 0x08, 0, 0, 0x123400) + e) for e in eth]
+    opts = []
+    for e in eth:  # IPv4 with 4 bytes of options (IHL 6): the iCRC covers them as they stand
+        if e[14] >> 4 != 4:
+            continue
+        l3 = _ipv4(17, e[34:], opts=b"\x01\x01\x01\x00")
+        opts.append(e[:14] + l3[:-4] + ref_icrc(l3, 4))
+    return {"ethernet": (1, eth), "vlan": (1, vlan), "802.1ad": (1, qinq), "raw": (101, raw),
+            "sll": (113, sll), "sll2": (276, sll2), "ip-in-ip": (1, ipip), "vxlan": (1, vxlan),
+            "ipv4-options": (1, opts)}
+
+
+def do_encap(a, ts):
+    """Wherever the plugin can locate the IP header (the record's link type, or the IP header
+    Wireshark's IP dissector read, inside tunnels), the iCRC is verified and every ornic.*
+    header field is the same as on plain Ethernet."""
+    from e2e_common import write_pcap
+    enc = build_encaps(a.helper)
+    fields = ["ornic.icrc.status", "ornic.bth.opcode", "ornic.bth.psn", "ornic.bth.destqp",
+              "ornic.reth.va", "ornic.offeth.offset", "ornic.aeth.msn", "ornic.oacketh.flags",
+              "ornic.oacketh.addr_cached", "ornic.naketh.trigger_psn", "ornic.nak.missing_psn",
+              "ornic.nak.received_psn", "ornic.payload_len", "ornic.icrc.no_ip", "ornic.malformed"]
+    ref = None
+    for name, (lt, frames) in enc.items():
+        cap = ts.path(f"encap-{name}.pcap")
+        write_pcap(cap, frames, linktype=lt)
+        os.chmod(cap, 0o644)
+        got = ts.fields(cap, fields)
+        check(len(got) == len(frames), f"{name}: {len(got)} of {len(frames)} frames dissected")
+        for fr, f in got.items():
+            check(f.get("ornic.icrc.status") == ["1"], f"{name} frame {fr}: iCRC not good: {f}")
+        no_malformed(ts, cap)
+        if name == "ethernet":
+            ref = got
+        elif name != "ipv4-options":
+            check(got == ref, f"{name}: fields differ from Ethernet's:\n{got}\n{ref}")
+    # Cut by the capture (on Ethernet and inside a tunnel): truncated, never malformed.
+    eth, ipip = enc["ethernet"][1], enc["ip-in-ip"][1]
+    # Both cut 16 bytes after the BTH: its RETH whole, the OFFETH and the rest not captured.
+    head, recs = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1), []
+    for fr, n in ((eth[0], 70), (ipip[0], 90)):
+        recs.append((struct.pack("<IIII", 1700000000, 0, n, len(fr)), fr[:n]))
+    cut = ts.path("encap-cut.pcap")
+    write_records(cut, head, recs)
+    os.chmod(cut, 0o644)
+    got = ts.fields(cut, ["ornic.bth.psn", "ornic.reth.va", "ornic.icrc.status", "ornic.truncated",
+                          "ornic.malformed", "ornic.decode_error"])
+    for fr, f in got.items():
+        check(f.get("ornic.bth.psn") == ["100"] and f.get("ornic.icrc.status") == ["2"] and
+              "ornic.truncated" in f and "ornic.malformed" not in f, f"cut frame {fr}: {f}")
+    for fr, f in got.items():
+        check("ornic.reth.va" in f, f"cut frame {fr}: its whole RETH not shown: {f}")
+    # The library's words: a UDP length past the IP payload (D3), and the lint rules, the same
+    # list as ornic-decode's warnings.
+    from e2e_common import Helper
+    h = Helper(a.helper)
+    lint = [h.encode(["opcode=0xc9", "psn=5", "destqp=0x2", "aeth.syn=0x1f", "aeth.msn=5",
+                      "oack.flags=3", "oack.count=1", "a=1", "becn=1"]),
+            h.encode(["opcode=0xca", "psn=200", "destqp=0x11", "aeth.syn=0x60", "aeth.msn=3",
+                      "nak.reason=1", "nak.trigger=150", "nak.base=199", "nak.bitmap=0001"]),
+            h.encode(["opcode=0xc1", "psn=7", "destqp=0x2", "se=1", "payload=" + "00" * 8])]
+    h.close()
+    long_udp = bytearray(eth[0])
+    long_udp[38:40] = struct.pack(">H", struct.unpack(">H", long_udp[38:40])[0] + 64)
+    cap = ts.path("encap-rules.pcap")
+    write_pcap(cap, [bytes(long_udp)] + lint)
+    os.chmod(cap, 0o644)
+    rows = ts.run(["-r", cap, "-T", "fields", "-E", "occurrence=a", "-E", "aggregator=|",
+                   "-e", "ornic.malformed", "-e", "_ws.expert.message"]).splitlines()
+    msgs = [r.split("\t")[1].split("|") for r in rows]
+    check(any("(D3)" in m and "UDP length" in m for m in msgs[0]),
+          f"UDP length past the IP payload: no D3 explanation in {msgs[0]}")
+    dec = ornic_decode(os.path.join(a.bin, "ornic-decode"), cap)
+    nlint = ts.fields(cap, ["ornic.lint"])
+    for fr in (2, 3, 4):
+        want = dec[fr].get("warnings") or []
+        got = nlint.get(fr, {}).get("ornic.lint", [])
+        check(len(want) >= 1 and len(got) == len(want),
+              f"frame {fr}: {len(got)} ornic.lint expert infos, ornic-decode warns {want}")
+    print(f"encap: {len(enc)} encapsulations with good iCRCs and equal fields; cut frames "
+          f"truncated; D3 and lint ({sum(len(dec[f].get('warnings', [])) for f in (2, 3, 4))} "
+          f"rules) in the library's words")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--plugin", required=True)
@@ -867,7 +1002,7 @@ def main():
          "read": lambda: do_read(a, ts), "synthetic": lambda: do_synthetic(a, ts),
          "icrc": lambda: do_icrc(a, ts), "nak": lambda: do_nak(a, ts),
          "flags": lambda: do_flags(a, ts, a.arg), "rc": lambda: do_rc(a, ts),
-         "vendor": lambda: do_vendor(a, ts)}[a.check]()
+         "vendor": lambda: do_vendor(a, ts), "encap": lambda: do_encap(a, ts)}[a.check]()
     finally:
         ts.close()
 

@@ -1,6 +1,6 @@
 """Shared pieces of the end-to-end tests: a reference iCRC written from
-IBA_NOTES section 5 with zlib.crc32 (independent of libornicproto), the
-extension-header layouts from IBA_NOTES section 4, a driver for the
+docs/IBA_NOTES.md section 5 with zlib.crc32 (independent of libornicproto), the
+extension-header layouts from docs/IBA_NOTES.md section 4, a driver for the
 ornic-test-icrc helper, pcap writing, and pass/fail bookkeeping."""
 import json
 import struct
@@ -41,7 +41,7 @@ HDR_ORDER = ["RDETH", "DETH", "XRCETH", "FETH", "RETH", "OFFETH", "ATOMICETH", "
              "ATOMICACKETH", "OACKETH", "NAKETH", "IMMDT", "IETH", "CNP"]
 HDR_BIT = {name: 1 << i for i, name in enumerate(HDR_ORDER)}
 
-# IBA_NOTES section 4: operation code -> (RC-style headers, carries payload, request?)
+# docs/IBA_NOTES.md section 4: operation code -> (RC-style headers, carries payload, request?)
 _OPS = {
     0x00: ([], True, True), 0x01: ([], True, True), 0x02: ([], True, True),
     0x03: (["IMMDT"], True, True), 0x04: ([], True, True), 0x05: (["IMMDT"], True, True),
@@ -95,7 +95,7 @@ def layout(opcode):
 
 
 def pack_header(name, v):
-    """Wire bytes of one header from a dict of its values (IBA_NOTES section 3,
+    """Wire bytes of one header from a dict of its values (docs/IBA_NOTES.md section 3,
     ORNIC headers per headers.h)."""
     u24 = lambda x: x.to_bytes(3, "big")
     if name == "RDETH":

@@ -95,7 +95,7 @@ static void print_frame(const ornic_frame *f, const uint8_t *data, int rc) {
            b->ackreq, b->resv7, b->psn);
   }
   const ornic_ext *e = &f->ext;
-  uint16_t h = f->decoded;
+  uint16_t h = f->ext.present;
   if (h & ORNIC_HDR_RDETH) printf(",\"rdeth\":{\"resv\":%u,\"een\":%u}", e->rdeth.resv, e->rdeth.een);
   if (h & ORNIC_HDR_DETH)
     printf(",\"deth\":{\"qkey\":%u,\"resv\":%u,\"srcqp\":%u}", e->deth.qkey, e->deth.resv, e->deth.srcqp);
@@ -146,7 +146,7 @@ static int cmd_decode(char *args) {
   long n = unhex(hex, data, sizeof data);
   if (n < 0) return -1;
   ornic_frame f;
-  int rc = ornic_frame_decode(&f, data, (size_t)n, l, 0);
+  int rc = ornic_frame_decode(&f, data, (size_t)n, l, ORNIC_ROCEV2_UDP_PORT);
   print_frame(&f, data, rc);
   return 0;
 }

@@ -2,14 +2,14 @@
 """Scapy as an independent oracle for libornicproto.
 
 (a) Scapy -> library: frames built by Scapy's RoCE layer (scapy.contrib.roce
-    BTH/AETH/CNP/GRH, extension headers as Raw bytes laid out from IBA_NOTES),
-    every IBA opcode and every ORNIC opcode (layouts from IBA_NOTES and
+    BTH/AETH/CNP/GRH, extension headers as Raw bytes laid out from docs/IBA_NOTES.md),
+    every IBA opcode and every ORNIC opcode (layouts from docs/IBA_NOTES.md and
     docs/PROTOCOL.md 3.2, not from the library), payload lengths 0..9, IPv4 with and without options,
     VLAN, random field values, are written to a pcap with wrpcap, read back with
     rdpcap and decoded by the library through ornic-test-icrc: every field must
     come back and the iCRC must verify. Scapy 2.5 computes the iCRC for IPv4
     only; IPv6 and RoCEv1 (GRH) frames carry the iCRC of a second implementation
-    (e2e_common.ref_icrc, zlib.crc32 over the IBA_NOTES masked pseudo-header),
+    (e2e_common.ref_icrc, zlib.crc32 over the docs/IBA_NOTES.md masked pseudo-header),
     which is itself checked against Scapy on every IPv4 frame and against the
     two real ConnectX RoCEv1 captures of Scapy's roce.uts.
 (b) library -> Scapy: the library encodes frames from random values; Scapy
@@ -66,7 +66,7 @@ def unhexdump(s):
 
 
 def all_layouts():
-    """Every opcode with a layout: IBA_NOTES for the standard ones, PROTOCOL.md
+    """Every opcode with a layout: docs/IBA_NOTES.md for the standard ones, PROTOCOL.md
     section 3.2 for ORNIC's (both independent of the library's table)."""
     return {op: layout(op) for op in range(256) if layout(op)}
 
@@ -101,7 +101,7 @@ def bth_matches(b, got):
 
 def ipv4_options(rng):
     """Random IPv4 options (None = no options): Router Alert (the IHL 6 case of
-    IBA_NOTES section 5), NOP padding, a 40-byte block (IHL 15)."""
+    docs/IBA_NOTES.md section 5), NOP padding, a 40-byte block (IHL 15)."""
     choice = rng.randrange(5)
     if choice == 0:
         return None
@@ -304,7 +304,7 @@ def opcode_names(res, helper_ops):
         got = helper_ops.get(f"0x{op:02x}")
         res.check(got is not None and got["short"] == name,
                   f"opcode 0x{op:02x}: Scapy {name}, library {got and got['short']}")
-    # the library's table has exactly the layouts of IBA_NOTES + PROTOCOL.md 3.2
+    # the library's table has exactly the layouts of docs/IBA_NOTES.md + PROTOCOL.md 3.2
     for op in range(256):
         lay, v = layout(op), helper_ops.get(f"0x{op:02x}")
         if lay is None:

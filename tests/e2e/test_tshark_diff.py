@@ -43,7 +43,7 @@ tshark 4.0.17 quirks, each normalised explicitly (see TSHARK_QUIRKS below):
      payload lengths are not compared with tshark.
   Q12 Wireshark gives UDP to the dissector of the lower port first: a low
      source port such as 434 (Mobile IP) wins over 4791. The frames use
-     source ports 0xC000-0xFFFF, as RoCE NICs do (IBA_NOTES section 1).
+     source ports 0xC000-0xFFFF, as RoCE NICs do (docs/IBA_NOTES.md section 1).
 
 Prints 'N passed, N failed'. Exit 0 pass, 1 fail, 77 skipped (ornic-decode
 missing and --allow-missing-decoder given; the tshark-vs-spec part still ran)."""

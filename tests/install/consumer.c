@@ -25,7 +25,7 @@ int main(void) {
     printf("encode: %s\n", ornic_strerror((int)n));
     return 1;
   }
-  int rc = ornic_frame_decode(&g, buf, (size_t)n, ORNIC_LINK_ETHERNET, 0);
+  int rc = ornic_frame_decode(&g, buf, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
   if (rc != ORNIC_OK) {
     printf("decode: %s\n", ornic_errname(rc));
     return 1;

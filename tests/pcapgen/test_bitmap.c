@@ -1,4 +1,4 @@
-/* ORNIC receive bitmap (pcapgen/ornic_bitmap.c) against a brute-force
+/* ORNIC receive bitmap (libs/ornic-bitmap) against a brute-force
  * reference set: random arrival orders with bounded reordering and
  * duplicates, several block sizes, the PSN wrap, the worked NAK examples of
  * docs/PROTOCOL.md 6.8 and 6.9, pool accounting and exhaustion. */

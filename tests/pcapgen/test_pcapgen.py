@@ -68,6 +68,14 @@ class Env:
     def leftovers(self):
         return [f for f in os.listdir(self.work) if ".tmp." in f]
 
+    def profiles(self):
+        """ornic-pcapgen --list-profiles, the one list of profiles: {name: set of
+        capability words}, in the table's order."""
+        p = subprocess.run([self.gen, "--list-profiles"], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0 and p.stdout, f"--list-profiles: exit status {p.returncode}")
+        return {line.split("\t")[0]: set(line.split("\t")[2].split())
+                for line in p.stdout.splitlines()}
+
 
 def need(tool):
     if not tool or not shutil.which(tool) and not os.access(tool, os.X_OK):
@@ -267,6 +275,45 @@ def case_errors(env):
     check(not env.leftovers(), f"no temporary files left: {env.leftovers()}")
 
 
+def case_list_profiles(env):
+    """--list-profiles: one line per profile (name, description, capabilities,
+    tab-separated), exit 0; --help and the error for an unknown profile list
+    the same names; the capabilities say what the option checks accept."""
+    p = subprocess.run([env.gen, "--list-profiles"], capture_output=True, text=True, timeout=60)
+    lines = p.stdout.splitlines()
+    check(p.returncode == 0 and not p.stderr, f"exit status {p.returncode}, stderr {p.stderr!r}")
+    rows = [line.split("\t") for line in lines]
+    check(rows and all(len(r) == 3 and r[0] and r[1] for r in rows),
+          f"{len(rows)} lines of name, description, capabilities")
+    names = [r[0] for r in rows]
+    check(len(set(names)) == len(names), f"names are unique: {names}")
+    check({"ornic", "roce", "irn", "mprdma", "ioi", "rc"} <= set(names),
+          f"the six profiles of docs/PROFILES.md and pcapgen/README.md are listed: {names}")
+    words = {"read", "plot", "two-hosts", "ack-every", "window", "bitmap-pool", "receiver-drops"}
+    for name, _, caps in rows:
+        c = caps.split()
+        keys = {w.split("=")[0] for w in c if "=" in w}
+        check(set(w for w in c if "=" not in w) <= words and keys == {"recovery", "paths"},
+              f"{name}: capabilities {c}")
+    help_text = subprocess.run([env.gen, "--help"], capture_output=True, text=True).stdout
+    check(all(f" {n}:" in help_text for n in names), "--help describes every listed profile")
+    check("--list-profiles" in help_text, "--help documents --list-profiles")
+    _, bad = env.run("nope.pcap", "--profile", "nope", rc=2)
+    check(all(n in bad.stderr for n in names), f"an unknown profile's error lists every name: "
+          f"{bad.stderr.strip()}")
+    for name, caps in env.profiles().items():
+        _, r = env.run(f"read-{name}.pcap", "--profile", name, "--op", "read", "--wqes", 1,
+                       "--wqe-size", 4096, rc=0 if "read" in caps else 2)
+        check(("read" in caps) == (r.returncode == 0), f"{name}: --op read accepted exactly when "
+              f"'read' is listed ({r.stderr.strip()[:100]})")
+        r = subprocess.run([env.gen, "-q", "-o", env.path(f"plot-{name}.pcap"), "--profile", name,
+                            "--wqes", "1", "--wqe-size", "4096", "--plot", env.path(f"{name}.svg")],
+                           capture_output=True, text=True, timeout=120)
+        check(("plot" in caps) == (r.returncode != 2), f"{name}: --plot refused (exit 2) exactly "
+              f"when 'plot' is not listed (exit {r.returncode})")
+    check(not env.leftovers(), f"no temporary files left: {env.leftovers()}")
+
+
 def case_sigint(env):
     """Ctrl-C: the capture so far is kept, valid, and the user is told."""
     need(env.decoder)
@@ -408,9 +455,6 @@ def case_research_wire(env):
     say where each packet goes."""
     need(env.decoder)
     need("tshark")
-    help_text = subprocess.run([env.gen, "--help"], capture_output=True, text=True).stdout
-    for p in RESEARCH:
-        check(f"{p}:" in help_text, f"--help documents the {p} profile")
     runs = [(p, f"w_{p}.pcap", ["--wqes", 3, "--loss", 0.005, "--capture", "requester"])
             for p in RESEARCH]
     runs += [("ioi", "w_ioi_long.pcap", ["--wqe-size", "4M", "--wqes", 2, "--loss", 0.005]),
@@ -638,8 +682,8 @@ def case_scapy_icrc(env):
         sys.exit(SKIP)
     import random
     rng = random.Random(7)
-    for profile in ["ornic", "roce", "irn", "mprdma", "ioi"]:
-        for op in (["write", "read"] if profile == "ornic" else ["write"]):
+    for profile, caps in env.profiles().items():
+        for op in (["write", "read"] if "read" in caps else ["write"]):
             name = f"scapy-{profile}-{op}.pcap"
             s, _ = env.run(name, "--profile", profile, "--op", op, "--wqes", 2, "--wqe-size", 65536,
                            "--pmtu", 1024, "--loss", 0.02, "--seed", 3)
@@ -668,7 +712,6 @@ def case_scapy_icrc(env):
 # (10.0.0.2, QPs 0x200 + q), both requesters; the tap is host A's port.
 RC_OPS = set(range(0x00, 0x12)) - {0x0C + 6}
 HOST_A, HOST_B = "10.0.0.1", "10.0.0.2"
-ALL_PROFILES = ["ornic", "roce", "irn", "mprdma", "ioi", "rc"]
 
 
 def is_request(p):
@@ -900,7 +943,7 @@ def case_capture_artefacts(env):
     profile the file is the full capture minus exactly the frames the truth
     lists, and the simulation's counters are the same."""
     need(env.decoder)
-    for prof in ALL_PROFILES:
+    for prof in env.profiles():
         base = ["--profile", prof, "--wqes", 4, "--wqe-size", "256K", "--loss", 0.002, "--seed", 5]
         full, _ = env.run(f"{prof}-full.pcap", *base)
         fr = raw_records(env.path(f"{prof}-full.pcap"))
@@ -967,7 +1010,7 @@ def case_truth_profiles(env):
     requester-side tap shows leaving, NAKs equal to the decoded NAKs, and
     retransmissions equal to frames the requester sent again."""
     need(env.decoder)
-    for prof in ALL_PROFILES:
+    for prof in env.profiles():
         name = f"{prof}.pcap"
         s, _ = env.run(name, "--profile", prof, "--wqes", 3, "--wqe-size", "64K", "--loss", 0,
                        "--drop", "1:5", "--capture", "requester", "--paths", 1)
@@ -1016,7 +1059,7 @@ def case_no_progress(env):
             check(not os.path.exists(env.path(name)), f"seed {seed}: no capture written")
     check(stuck > 0, f"{stuck} of 15 seeds cannot progress and were stopped")
     # Every profile under hostile options ends (0, 1 = retry limit, or 3).
-    for prof in ["ornic", "roce", "irn", "mprdma", "ioi", "rc"]:
+    for prof in env.profiles():
         for opts in [["--loss", "0.5"], ["--bitmap-pool", "1"], ["--window", "16", "--otd", "1"]]:
             p = run_bounded([env.gen, "-q", "-o", "/dev/null", "--profile", prof, "--wqes", "4"]
                             + opts, 120)

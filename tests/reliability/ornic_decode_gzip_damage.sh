@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ornic-decode on damaged gzip captures (issue 13, item 1). The oracle is
+# ornic-decode on damaged gzip captures (docs/RELIABILITY.md). The oracle is
 # gzip itself: `gzip -dc FILE | ornic-decode -v -` writes every packet gzip
 # could inflate; ornic-decode reading FILE must print exactly those lines,
 # then exit 2 and name the damage with the right packet.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ornic-decode's capture times after 2038 (issue 13, item 2).
+"""ornic-decode's capture times after 2038 (docs/RELIABILITY.md).
 
     ornic_decode_timestamps.py DECODER TESTGEN WORKDIR
 

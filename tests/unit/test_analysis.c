@@ -81,14 +81,14 @@ static ornic_an_verdict feed(T *t, int from, uint32_t qp, uint8_t op, uint32_t p
   f.ext.aeth = (ornic_aeth){o->syndrome, o->msn};
   f.ext.oacketh.flags = o->oack;
   if (o->nak_nblocks) {
-    ornic_nak_bitmap_pack(t->bitmap, o->nak_blocks, o->nak_nblocks);
+    ornic_naketh_bitmap_pack(t->bitmap, o->nak_blocks, o->nak_nblocks);
     f.ext.naketh = (ornic_naketh){o->nak_reason, o->nak_trigger, o->nak_nblocks, psn, t->bitmap};
   }
   f.payload = t->payload;
   f.payload_len = o->len;
   ornic_ssize n = ornic_frame_encode(t->buf, sizeof t->buf, &f);
   ck_assert_int_gt(n, 0);
-  ck_assert_int_eq(ornic_frame_decode(&t->g, t->buf, (size_t)n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&t->g, t->buf, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ornic_an_input in = {.frame = ++t->frame, .sec = (int64_t)t->frame, .f = &t->g};
   ornic_an_verdict v;
   ck_assert_int_eq(ornic_analysis_add(t->an, &in, &v), ORNIC_OK);
@@ -265,7 +265,7 @@ START_TEST(ornic_nak_loss_retransmission) {
       ck_assert_uint_eq(v.hole_count, 1);
     }
   }
-  opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAK_OTD_EXCEEDED, .nak_trigger = s + 75,
+  opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED, .nak_trigger = s + 75,
              .nak_nblocks = 5, .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
   /* The tap is at the responder: PSN s+10 was not seen, so the NAK declares
    * it lost but does not prove it (it may be on a slow path)... */
@@ -311,7 +311,7 @@ START_TEST(ornic_nak_at_requester_tap) {
     fspot.offset = i * 1024;
     NO_PROBLEM(feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 100 + i, &fspot));
   }
-  opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAK_OTD_EXCEEDED, .nak_trigger = 175,
+  opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED, .nak_trigger = 175,
              .nak_nblocks = 5, .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
   ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, 110, &nak);
   ck_assert(v.flags & ORNIC_AN_LOSS);

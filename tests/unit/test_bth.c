@@ -1,4 +1,4 @@
-/* ornic_bth_decode / ornic_bth_encode (IBA_NOTES section 2 masks). */
+/* ornic_bth_decode / ornic_bth_encode (docs/IBA_NOTES.md section 2 masks). */
 #include <string.h>
 
 #include "testutil.h"

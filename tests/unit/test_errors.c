@@ -14,6 +14,7 @@ static const struct { int code; const char *name; } codes[] = {
     {ORNIC_ERR_NOBUF, "ORNIC_ERR_NOBUF"},
     {ORNIC_ERR_INVALID_ARG, "ORNIC_ERR_INVALID_ARG"},
     {ORNIC_ERR_UNSUPPORTED, "ORNIC_ERR_UNSUPPORTED"},
+    {ORNIC_ERR_BAD_VCRC, "ORNIC_ERR_BAD_VCRC"},
 };
 #define NCODES (sizeof codes / sizeof codes[0])
 
@@ -40,8 +41,8 @@ START_TEST(every_code_has_its_name_and_a_distinct_text) {
 END_TEST
 
 START_TEST(unknown_codes) {
-  const int odd[] = {1, 2, 100, -9, -100, INT_MIN, INT_MAX};
-  const char *u = ornic_strerror(-9);
+  const int odd[] = {1, 2, 100, -10, -100, INT_MIN, INT_MAX};
+  const char *u = ornic_strerror(-10);
   ck_assert_ptr_nonnull(u);
   ck_assert_uint_gt(strlen(u), 0);
   for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
@@ -74,7 +75,7 @@ START_TEST(decode_returns_only_known_codes) {
       buf[25] = (uint8_t)(n - 20);
     }
     ornic_frame f;
-    int rc = ornic_frame_decode(&f, buf, n, ORNIC_LINK_RAW_IP, 0);
+    int rc = ornic_frame_decode(&f, buf, n, ORNIC_LINK_RAW_IP, ORNIC_ROCEV2_UDP_PORT);
     ck_assert_msg(strcmp(ornic_errname(rc), "ORNIC_ERR_?") != 0, "decode returned %d", rc);
     seen[-rc]++;
     if (rc == ORNIC_OK) {

@@ -5,7 +5,7 @@
 
 #include "testutil.h"
 
-/* One known-answer row per header: bytes written by hand from IBA_NOTES
+/* One known-answer row per header: bytes written by hand from docs/IBA_NOTES.md
  * section 3 (ORNIC headers: headers.h comments) and the values they hold. */
 typedef struct {
   uint16_t bit;
@@ -295,7 +295,7 @@ START_TEST(nak_bitmap_across_psn_wrap) {
   const uint8_t bytes[10] = {0x03, 0x00, 0x00, 0x01, 0x01, 0xff, 0xff, 0xfe, 0x00, 0x05};
   ornic_naketh n;
   ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), 10);
-  ck_assert_uint_eq(n.reason, ORNIC_NAK_LAST_INCOMPLETE);
+  ck_assert_uint_eq(n.reason, ORNIC_NAKETH_LAST_INCOMPLETE);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, 0xfffffd), -1);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, 0xfffffe), 1);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, 0xffffff), 0);
@@ -310,7 +310,7 @@ END_TEST
 static int lost_by_text(const ornic_naketh *n, uint32_t otd, uint32_t psn) {
   int32_t d = ornic_psn_diff(psn, n->base_psn);
   int32_t limit = ornic_psn_diff(n->trigger_psn, n->base_psn);
-  if (n->reason == ORNIC_NAK_OTD_EXCEEDED) limit -= (int32_t)otd;
+  if (n->reason == ORNIC_NAKETH_OTD_EXCEEDED) limit -= (int32_t)otd;
   if (d == 0) return 1;
   if (d < 0 || d >= 16 * (int32_t)n->nblocks || d >= limit) return 0;
   return ornic_naketh_psn_state(n, psn) == 0;
@@ -330,13 +330,13 @@ START_TEST(nak_lost_set_follows_section_4_4) {
     tu_fill(&rng, bm, 2u * n.nblocks);
     n.bitmap = bm;
     uint32_t otd = tu_range(&rng, 0, 130);
-    uint32_t span = ornic_nak_lost_span(&n, otd);
+    uint32_t span = ornic_naketh_lost_span(&n, otd);
     ck_assert_uint_ge(span, 1);
     ck_assert_uint_le(span, 16u * n.nblocks);
     for (int32_t d = -3; d < 16 * (int32_t)n.nblocks + 3; d++) {
       uint32_t psn = ornic_psn_add(n.base_psn, d);
-      ck_assert_int_eq(ornic_nak_psn_lost(&n, otd, psn), lost_by_text(&n, otd, psn));
-      if (d > 0 && (uint32_t)d >= span) ck_assert_int_eq(ornic_nak_psn_lost(&n, otd, psn), 0);
+      ck_assert_int_eq(ornic_naketh_psn_lost(&n, otd, psn), lost_by_text(&n, otd, psn));
+      if (d > 0 && (uint32_t)d >= span) ck_assert_int_eq(ornic_naketh_psn_lost(&n, otd, psn), 0);
     }
   }
 }
@@ -346,17 +346,17 @@ END_TEST
  * behind the trigger (before 0x61) can be declared lost, so only Base is. */
 START_TEST(nak_lost_set_example_6_9) {
   const uint8_t blocks[6] = {0xff, 0x7c, 0xff, 0xdf, 0x00, 0x2b};
-  ornic_naketh n = {ORNIC_NAK_OTD_EXCEEDED, 0x81, 3, 0x60, blocks};
-  ck_assert_uint_eq(ornic_nak_lost_span(&n, 32), 1);
-  ck_assert_int_eq(ornic_nak_psn_lost(&n, 32, 0x60), 1);
-  ck_assert_int_eq(ornic_nak_psn_lost(&n, 32, 0x61), 0);
+  ornic_naketh n = {ORNIC_NAKETH_OTD_EXCEEDED, 0x81, 3, 0x60, blocks};
+  ck_assert_uint_eq(ornic_naketh_lost_span(&n, 32), 1);
+  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 32, 0x60), 1);
+  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 32, 0x61), 0);
   /* The same bitmap as a reason 3 NAK declares every clear bit before the trigger. */
-  n.reason = ORNIC_NAK_LAST_INCOMPLETE;
-  ck_assert_uint_eq(ornic_nak_lost_span(&n, 32), 0x21);
+  n.reason = ORNIC_NAKETH_LAST_INCOMPLETE;
+  ck_assert_uint_eq(ornic_naketh_lost_span(&n, 32), 0x21);
   const uint32_t want[] = {0x60, 0x61, 0x67, 0x75};
   unsigned k = 0;
   for (uint32_t p = 0x60; p < 0x90; p++)
-    if (ornic_nak_psn_lost(&n, 32, p)) ck_assert_uint_eq(p, want[k++]);
+    if (ornic_naketh_psn_lost(&n, 32, p)) ck_assert_uint_eq(p, want[k++]);
   ck_assert_uint_eq(k, 4);
 }
 END_TEST
@@ -364,7 +364,7 @@ END_TEST
 /* NAK bitmap with every bit set, 255 blocks: 4080 received PSNs. */
 START_TEST(nak_bitmap_every_bit_set_max_blocks) {
   uint8_t bytes[8 + 510];
-  bytes[0] = ORNIC_NAK_TIMEOUT;
+  bytes[0] = ORNIC_NAKETH_TIMEOUT;
   bytes[1] = 0x00; bytes[2] = 0x10; bytes[3] = 0x00;
   bytes[4] = 255;
   bytes[5] = 0xff; bytes[6] = 0xf8; bytes[7] = 0x00; /* base 0xfff800: crosses the wrap */
@@ -388,7 +388,7 @@ START_TEST(nak_bitmap_pack_is_big_endian) {
   const uint16_t blocks[3] = {0x8001, 0x00ff, 0x1234};
   uint8_t out[8];
   memset(out, 0xee, sizeof out);
-  ornic_nak_bitmap_pack(out, blocks, 3);
+  ornic_naketh_bitmap_pack(out, blocks, 3);
   const uint8_t want[7] = {0x80, 0x01, 0x00, 0xff, 0x12, 0x34, 0xee};
   ck_assert_mem_eq(out, want, 7);
   /* and readable back through a NAKETH */
@@ -419,7 +419,7 @@ START_TEST(named_codecs) {
 
   ornic_naketh n;
   ck_assert_int_eq(ornic_naketh_decode(&n, kats[10].bytes, 12), 12);
-  ck_assert_uint_eq(n.reason, ORNIC_NAK_TIMEOUT);
+  ck_assert_uint_eq(n.reason, ORNIC_NAKETH_TIMEOUT);
   ck_assert_uint_eq(n.trigger_psn, 0x123456);
   ck_assert_uint_eq(n.nblocks, 2);
   ck_assert_uint_eq(n.base_psn, 0xabcdef);
@@ -433,7 +433,7 @@ END_TEST
 /* ---------------------------------------------------------------- texts */
 
 START_TEST(aeth_syndromes) {
-  /* IBA_NOTES section 3: bits 6:5 type, NAK codes 0x60..0x64 */
+  /* docs/IBA_NOTES.md section 3: bits 6:5 type, NAK codes 0x60..0x64 */
   for (unsigned s = 0; s < 0x80; s++) {
     const char *name = ornic_aeth_syndrome_name((uint8_t)s);
     ck_assert_ptr_nonnull(name);
@@ -473,16 +473,16 @@ START_TEST(aeth_bit7_is_not_ack_or_nak) {
 END_TEST
 
 START_TEST(nak_reasons) {
-  const char *a = ornic_nak_reason_name(ORNIC_NAK_OTD_EXCEEDED);
-  const char *b = ornic_nak_reason_name(ORNIC_NAK_TIMEOUT);
-  const char *c = ornic_nak_reason_name(ORNIC_NAK_LAST_INCOMPLETE);
-  const char *z = ornic_nak_reason_name(0);
+  const char *a = ornic_naketh_reason_name(ORNIC_NAKETH_OTD_EXCEEDED);
+  const char *b = ornic_naketh_reason_name(ORNIC_NAKETH_TIMEOUT);
+  const char *c = ornic_naketh_reason_name(ORNIC_NAKETH_LAST_INCOMPLETE);
+  const char *z = ornic_naketh_reason_name(0);
   ck_assert(a && b && c && z && *a && *b && *c && *z);
   ck_assert_str_ne(a, b);
   ck_assert_str_ne(a, c);
   ck_assert_str_ne(b, c);
   ck_assert_str_ne(a, z);
-  for (unsigned v = 4; v < 256; v++) ck_assert_str_eq(ornic_nak_reason_name((uint8_t)v), z);
+  for (unsigned v = 4; v < 256; v++) ck_assert_str_eq(ornic_naketh_reason_name((uint8_t)v), z);
 }
 END_TEST
 

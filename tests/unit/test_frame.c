@@ -51,7 +51,7 @@ START_TEST(roundtrip_every_opcode_every_encapsulation) {
         ornic_ssize n = ornic_frame_encode(buf, sizeof buf, &want);
         ck_assert_msg(n > 0, "%s: encode returned %s", what, ornic_errname((int)n));
         ck_assert_msg(ornic_frame_encode_capacity(&want) >= (size_t)n, "%s: capacity", what);
-        int rc = ornic_frame_decode(&got, buf, (size_t)n, v->link, 0);
+        int rc = ornic_frame_decode(&got, buf, (size_t)n, v->link, ORNIC_ROCEV2_UDP_PORT);
         ck_assert_msg(rc == ORNIC_OK, "%s: decode returned %s", what, ornic_errname(rc));
         tu_assert_frame_matches(&want, &got, buf, (size_t)n, what);
         ck_assert_msg(ornic_icrc_verify(&got, buf) == ORNIC_OK, "%s: icrc verify", what);
@@ -83,7 +83,7 @@ START_TEST(padcnt_zero_to_three) {
     size_t bth = 14 + 20 + 8;
     ck_assert_uint_eq((buf[bth + 1] >> 4) & 3, pad);
     ck_assert_uint_eq(n, bth + 12 + paylen + pad + 4);
-    ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     ck_assert_uint_eq(got.bth.padcnt, pad);
     ck_assert_uint_eq(got.pad_len, pad);
     ck_assert_uint_eq(got.payload_len, paylen);
@@ -131,12 +131,12 @@ START_TEST(udp_port_selection) {
   want.udp.dport = 0; /* 0 means 4791 */
   size_t n = tu_encode(&want, buf, sizeof buf);
   ck_assert_uint_eq((unsigned)buf[36] << 8 | buf[37], 4791);
-  ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 4791), ORNIC_OK);
   ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 4790), ORNIC_ERR_NOT_ROCE);
   want.udp.dport = 4790;
   n = tu_encode(&want, buf, sizeof buf);
-  ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
   ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 4790), ORNIC_OK);
   ck_assert_uint_eq(got.udp.dport, 4790);
   ck_assert_int_eq(ornic_icrc_verify(&got, buf), ORNIC_OK);
@@ -165,7 +165,7 @@ START_TEST(frame_init_defaults) {
     f.bth.opcode = ORNIC_OP_RC_ACK;
     f.ext.aeth.msn = 7;
     size_t n = tu_encode(&f, buf, sizeof buf);
-    ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     ck_assert_uint_eq(got.ext.aeth.msn, 7);
     ck_assert_int_eq(ornic_icrc_verify(&got, buf), ORNIC_OK);
   }
@@ -183,10 +183,10 @@ START_TEST(trailing_ethernet_padding_and_fcs) {
     ornic_frame want, got, full;
     tu_store st;
     size_t n = make_frame(buf, &want, &st, 31 + vi, ORNIC_OP_RC_SEND_ONLY, &tu_variants[vi], 0);
-    ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     for (size_t extra = 1; extra <= 10; extra++) {
       memset(buf + n, 0xA5, extra);
-      ck_assert_int_eq(ornic_frame_decode(&got, buf, n + extra, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&got, buf, n + extra, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
       ck_assert_uint_eq(got.roce_end, n);
       ck_assert_uint_eq(got.caplen, n + extra);
       ck_assert_uint_eq(got.payload_len, 0);
@@ -204,14 +204,14 @@ START_TEST(roce_decode_udp_payload) {
     ornic_frame want, full, got;
     tu_store st;
     size_t n = make_frame(buf, &want, &st, 500 + i, sample_ops[i], &tu_variants[0], 7);
-    ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     const uint8_t *udp_payload = buf + full.bth_off;
     size_t ulen = n - full.bth_off;
     ck_assert_int_eq(ornic_roce_decode(&got, udp_payload, ulen), ORNIC_OK);
     tu_assert_bth_eq(&full.bth, &got.bth, true, "roce_decode");
     uint16_t hdrs = ornic_opcode_info_get(sample_ops[i])->hdrs;
     tu_assert_ext_eq(&full.ext, &got.ext, hdrs, "roce_decode");
-    ck_assert_uint_eq(got.decoded, hdrs);
+    ck_assert_uint_eq(got.ext.present, hdrs);
     ck_assert_uint_eq(got.payload_len, full.payload_len);
     ck_assert_ptr_eq(got.payload, full.payload);
     ck_assert_uint_eq(got.icrc, full.icrc);
@@ -252,7 +252,7 @@ static sample *make_samples(size_t *count) {
       s[k].len = make_frame(s[k].buf, &want, &st, 1000 + k, sample_ops[i], s[k].v, 5);
       snprintf(s[k].what, sizeof s[k].what, "opcode 0x%02x over %s", sample_ops[i],
                tu_variant_name(s[k].v));
-      ck_assert_int_eq(ornic_frame_decode(&s[k].full, s[k].buf, s[k].len, s[k].v->link, 0), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&s[k].full, s[k].buf, s[k].len, s[k].v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
       /* Small NAK bitmaps keep the loops short but still cover >1 block. */
     }
   *count = n;
@@ -273,7 +273,7 @@ START_TEST(every_truncation_is_truncated_and_filled) {
       char what[200];
       snprintf(what, sizeof what, "%s cut to %zu of %zu bytes", s[k].what, n, s[k].len);
       memset(&f, 0xA5, sizeof f);
-      int rc = ornic_frame_decode(&f, s[k].buf, n, s[k].v->link, 0);
+      int rc = ornic_frame_decode(&f, s[k].buf, n, s[k].v->link, ORNIC_ROCEV2_UDP_PORT);
       ck_assert_msg(rc == ORNIC_ERR_TRUNCATED, "%s: got %s", what, ornic_errname(rc));
       ck_assert_msg(f.caplen == n, "%s: caplen", what);
       ck_assert_msg(!f.icrc_present, "%s: icrc_present", what);
@@ -311,10 +311,10 @@ START_TEST(every_truncation_is_truncated_and_filled) {
         if (n >= off) want_decoded |= bit;
       }
       if (n >= full->bth_off + 12) {
-        ck_assert_msg(f.decoded == want_decoded, "%s: decoded 0x%x, want 0x%x", what, f.decoded, want_decoded);
+        ck_assert_msg(f.ext.present == want_decoded, "%s: decoded 0x%x, want 0x%x", what, f.ext.present, want_decoded);
         tu_assert_ext_eq(&full->ext, &f.ext, want_decoded, what);
       } else {
-        ck_assert_msg(f.decoded == 0, "%s: decoded 0x%x before the BTH", what, f.decoded);
+        ck_assert_msg(f.ext.present == 0, "%s: decoded 0x%x before the BTH", what, f.ext.present);
       }
       if (n >= full->payload_off) {
         size_t got = n - full->payload_off;
@@ -329,8 +329,8 @@ START_TEST(every_truncation_is_truncated_and_filled) {
 }
 END_TEST
 
-/* frame.h: "f->bth_off != 0 once the BTH was read". A reader uses bth_off to
- * tell whether f->bth holds this frame's BTH; it must not be set earlier. */
+/* frame.h: ORNIC_LAYER_BTH once the BTH was read. A reader uses it to tell
+ * whether f->bth holds this frame's BTH; it must not be set earlier. */
 START_TEST(truncation_bth_off_means_bth_read) {
   size_t count;
   sample *s = make_samples(&count);
@@ -338,8 +338,8 @@ START_TEST(truncation_bth_off_means_bth_read) {
     for (size_t n = 0; n < s[k].len; n++) {
       ornic_frame f;
       memset(&f, 0, sizeof f);
-      ornic_frame_decode(&f, s[k].buf, n, s[k].v->link, 0);
-      if (f.bth_off != 0)
+      ornic_frame_decode(&f, s[k].buf, n, s[k].v->link, ORNIC_ROCEV2_UDP_PORT);
+      if (f.layers & ORNIC_LAYER_BTH)
         ck_assert_msg(n >= f.bth_off + ORNIC_BTH_LEN,
                       "%s cut to %zu bytes: bth_off = %zu is set but the BTH (%zu..%zu) was not read",
                       s[k].what, n, f.bth_off, f.bth_off, f.bth_off + ORNIC_BTH_LEN);
@@ -356,7 +356,7 @@ START_TEST(truncation_icrc_verify_says_truncated) {
   for (size_t k = 0; k < count; k++) {
     for (size_t n = 0; n < s[k].len; n++) {
       ornic_frame f;
-      ornic_frame_decode(&f, s[k].buf, n, s[k].v->link, 0);
+      ornic_frame_decode(&f, s[k].buf, n, s[k].v->link, ORNIC_ROCEV2_UDP_PORT);
       int rc = ornic_icrc_verify(&f, s[k].buf);
       ck_assert_msg(rc == ORNIC_ERR_TRUNCATED, "%s cut to %zu bytes: icrc_verify = %s",
                     s[k].what, n, ornic_errname(rc));
@@ -377,7 +377,7 @@ START_TEST(guard_page_every_prefix) {
     for (size_t n = 0; n <= s[k].len; n++) {
       uint8_t *p = tu_guard_tail(&g, s[k].buf, n);
       ornic_frame f;
-      int rc = ornic_frame_decode(&f, p, n, s[k].v->link, 0);
+      int rc = ornic_frame_decode(&f, p, n, s[k].v->link, ORNIC_ROCEV2_UDP_PORT);
       ck_assert_int_eq(rc, n == s[k].len ? ORNIC_OK : ORNIC_ERR_TRUNCATED);
       rc = ornic_icrc_verify(&f, p);
       if (n == s[k].len) ck_assert_int_eq(rc, ORNIC_OK);
@@ -416,7 +416,7 @@ START_TEST(guard_page_corrupted_frames) {
     if (tu_bits(&r, 1)) n = tu_range(&r, 0, (uint32_t)n);
     uint8_t *p = tu_guard_tail(&g, tmp, n);
     ornic_frame f;
-    int rc = ornic_frame_decode(&f, p, n, (ornic_link)tu_range(&r, 0, 2), 0);
+    int rc = ornic_frame_decode(&f, p, n, (ornic_link)tu_range(&r, 0, 2), ORNIC_ROCEV2_UDP_PORT);
     ck_assert_int_le(rc, 0);
     ck_assert_int_ge(rc, ORNIC_ERR_UNSUPPORTED);
     if (rc == ORNIC_OK) {
@@ -446,7 +446,7 @@ static size_t v4_frame(uint8_t *buf, uint8_t opcode, size_t paylen, uint64_t see
 
 static int dec(const uint8_t *buf, size_t n) {
   ornic_frame f;
-  return ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0);
+  return ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
 }
 
 START_TEST(malformed_ipv4_total_length) {
@@ -534,7 +534,7 @@ START_TEST(malformed_padcnt_larger_than_body) {
   n = v4_frame(buf, ORNIC_OP_RC_SEND_ONLY, 2, 4);
   buf[43] = (uint8_t)((buf[43] & ~0x30) | 3 << 4);
   ornic_frame f;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ck_assert_uint_eq(f.payload_len, 1);
   ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC);
 }
@@ -586,10 +586,10 @@ START_TEST(malformed_nak_zero_blocks) {
   size_t nak = 42 + 12 + 4; /* after BTH and AETH */
   ck_assert_uint_eq(buf[nak + 4], 2);
   buf[nak + 4] = 0;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
   /* more blocks than the UDP length leaves room for */
   buf[nak + 4] = 200;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
 }
 END_TEST
 
@@ -600,15 +600,15 @@ START_TEST(malformed_ipv6_and_grh_lengths) {
   size_t n = make_frame(buf, &want, &st, 7, ORNIC_OP_RC_SEND_ONLY, &tu_variants[1], 8);
   unsigned pl = get16(buf + 14 + 4);
   put16(buf + 18, pl - 4);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
   put16(buf + 18, 4);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
   memset(buf + n, 0, 4);
   put16(buf + 18, pl + 4);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n + 4, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n + 4, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
   n = make_frame(buf, &want, &st, 8, ORNIC_OP_RC_SEND_ONLY, &tu_variants[7], 8);
   put16(buf + 4, 12); /* GRH payload length: BTH only, no room for the iCRC */
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_GRH, 0), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
 }
 END_TEST
 
@@ -635,11 +635,11 @@ START_TEST(protocol_d7_ornic_alignment) {
     size_t n = tu_encode(&want, buf, sizeof buf);
     ck_assert_uint_eq((buf[43] >> 4) & 3, nb % 2 ? 2 : 0); /* PROTOCOL.md 2.5 */
     ck_assert_uint_eq(n, 14 + 20 + 8 + 12 + 4 + 8 + 2 * nb + (nb % 2 ? 2 : 0) + 4); /* 3.5 */
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     ck_assert_uint_eq(f.pad_len, nb % 2 ? 2 : 0);
     if (nb % 2) {
       size_t m = cut_before_icrc(buf, n, 2, 0); /* no pad: 2 mod 4 */
-      ck_assert_msg(ornic_frame_decode(&f, buf, m, ORNIC_LINK_ETHERNET, 0) == ORNIC_ERR_MALFORMED,
+      ck_assert_msg(ornic_frame_decode(&f, buf, m, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) == ORNIC_ERR_MALFORMED,
                     "NAK with %u blocks and PadCnt 0", nb);
     }
   }
@@ -651,7 +651,7 @@ START_TEST(protocol_d7_ornic_alignment) {
     tu_random_frame(&want, &st, &r, op, &tu_variants[0], 4);
     size_t n = tu_encode(&want, buf, sizeof buf);
     size_t m = cut_before_icrc(buf, n, 3, 0); /* 1 payload byte, PadCnt 0 */
-    int rc = ornic_frame_decode(&f, buf, m, ORNIC_LINK_ETHERNET, 0);
+    int rc = ornic_frame_decode(&f, buf, m, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
     if (i < sizeof ornic_ops) {
       ck_assert_msg(rc == ORNIC_ERR_MALFORMED, "ORNIC opcode 0x%02x, 1 byte unpadded: %s", op, ornic_errname(rc));
     } else {
@@ -680,7 +680,7 @@ START_TEST(ipv6_udp_checksum_never_zero) {
     ck_assert_msg(c != 0, "sport %u: UDP checksum 0 on IPv6", sport);
     ffff += c == 0xffff;
     if (sport % 4096 == 0 || c == 0xffff) {
-      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_RAW_IP, 0), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_RAW_IP, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
       tu_assert_frame_matches(&want, &f, buf, n, "IPv6 UDP checksum sweep");
     }
   }
@@ -707,27 +707,27 @@ START_TEST(not_roce) {
   static const uint8_t arp[42] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 1, 0x08, 0x06,
                                   0, 1, 0x08, 0, 6, 4, 0, 1, 0x02, 0, 0, 0, 0, 1, 10, 0, 0, 1,
                                   0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
-  ck_assert_int_eq(ornic_frame_decode(&f, arp, sizeof arp, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, arp, sizeof arp, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
   /* VLAN-tagged ARP, and a second tag (only one is supported) */
   size_t vn = make_frame(buf, &want, &st, 10, ORNIC_OP_RC_SEND_ONLY, &tu_variants[2], 4);
   put16(buf + 16, 0x0806);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, vn, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, vn, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
   put16(buf + 16, 0x8100);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, vn, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, vn, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
   /* IPv6 next header TCP */
   size_t n6 = make_frame(buf, &want, &st, 11, ORNIC_OP_RC_SEND_ONLY, &tu_variants[1], 4);
   buf[14 + 6] = 6;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n6, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n6, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
   /* raw IP whose version nibble is neither 4 nor 6 */
   size_t nr = make_frame(buf, &want, &st, 12, ORNIC_OP_RC_SEND_ONLY, &tu_variants[5], 4);
   buf[0] = 0x55;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, nr, ORNIC_LINK_RAW_IP, 0), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, nr, ORNIC_LINK_RAW_IP, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
   /* a GRH whose next header is not BTH (0x1B) */
   size_t ng = make_frame(buf, &want, &st, 13, ORNIC_OP_RC_SEND_ONLY, &tu_variants[7], 4);
   buf[6] = 17;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, ng, ORNIC_LINK_GRH, 0), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, ng, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
   /* an invalid link type */
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, ng, (ornic_link)7, 0), ORNIC_ERR_INVALID_ARG);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, ng, (ornic_link)7, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_INVALID_ARG);
 }
 END_TEST
 
@@ -740,8 +740,8 @@ START_TEST(rocev1_in_ethernet) {
   static const uint8_t hdr[14] = {0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x89, 0x15};
   memcpy(eth, hdr, 14);
   memcpy(eth + 14, grh, n);
-  ck_assert_int_eq(ornic_frame_decode(&a, grh, n, ORNIC_LINK_GRH, 0), ORNIC_OK);
-  ck_assert_int_eq(ornic_frame_decode(&b, eth, n + 14, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&a, grh, n, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&b, eth, n + 14, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ck_assert_int_eq(b.l3, ORNIC_L3_GRH);
   ck_assert_uint_eq(b.bth_off, 14 + 40);
   tu_assert_bth_eq(&a.bth, &b.bth, true, "RoCEv1 in Ethernet");
@@ -759,7 +759,7 @@ START_TEST(unknown_opcode_fills_bth) {
     if (ornic_opcode_info_get((uint8_t)op)->name) continue;
     buf[42] = (uint8_t)op;
     memset(&f, 0, sizeof f);
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_ERR_UNKNOWN_OPCODE);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_UNKNOWN_OPCODE);
     ck_assert_uint_eq(f.bth.opcode, op);
     ck_assert_uint_eq(f.bth.psn, want.bth.psn);
     ck_assert_uint_eq(f.bth.destqp, want.bth.destqp);
@@ -777,14 +777,14 @@ START_TEST(unknown_opcode_icrc_verifiable) {
   for (size_t vi = 0; vi < tu_nvariants; vi++) {
     const tu_variant *v = &tu_variants[vi];
     size_t n = make_frame(buf, &want, &st, 80 + vi, ORNIC_OP_RC_SEND_ONLY, v, 8);
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     size_t bth = f.bth_off, l3 = f.l3_off;
     buf[bth] = 0xE0; /* hfi1 TID RDMA: no layout here */
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, 0), ORNIC_ERR_UNKNOWN_OPCODE);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_UNKNOWN_OPCODE);
     ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC); /* the opcode is covered */
     uint32_t c = tu_ref_icrc(buf + l3, kind_of(v), n - l3);
     for (int i = 0; i < 4; i++) buf[n - 4 + i] = (uint8_t)(c >> (8 * i));
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, 0), ORNIC_ERR_UNKNOWN_OPCODE);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_UNKNOWN_OPCODE);
     ck_assert_uint_eq(f.icrc, c);
     ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_OK);
   }
@@ -819,7 +819,7 @@ START_TEST(ipv4_options_covered_by_icrc) {
     ornic_frame f;
     size_t n = v4_frame(buf, ORNIC_OP_RC_RDMA_WRITE_ONLY, 5, 16 + i);
     n = add_ipv4_options(buf, n, cases[i].opt, cases[i].len);
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     ck_assert_uint_eq(f.ip.hdr_len, 20 + cases[i].len);
     ck_assert_uint_eq(f.l4_off, 34 + cases[i].len);
     ck_assert_uint_eq(f.bth_off, 42 + cases[i].len);
@@ -828,7 +828,7 @@ START_TEST(ipv4_options_covered_by_icrc) {
                   (20 + cases[i].len) / 4);
     /* the options are covered: changing one breaks the iCRC */
     buf[34 + 2] ^= 0x01;
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC);
   }
 }
@@ -911,7 +911,7 @@ START_TEST(encode_invalid_arguments) {
   ornic_ssize n = ornic_frame_encode(out, sizeof out, &f);
   ck_assert_int_eq(n, 14 + 65532);
   ornic_frame g;
-  ck_assert_int_eq(ornic_frame_decode(&g, out, (size_t)n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&g, out, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ck_assert_uint_eq(g.ip.total_len, 65532);
   ck_assert_uint_eq(g.payload_len, 65488);
   ck_assert_int_eq(ornic_icrc_verify(&g, out), ORNIC_OK);
@@ -936,7 +936,7 @@ START_TEST(vlan_tags) {
       ck_assert_uint_eq(get16(buf + 12), tpids[t]);
       ck_assert_uint_eq(get16(buf + 14), tcis[i]);
       ck_assert_uint_eq(get16(buf + 16), 0x0800);
-      ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
       ck_assert(got.eth.has_vlan);
       ck_assert_uint_eq(got.eth.vlan_tpid, tpids[t]);
       ck_assert_uint_eq(got.eth.vlan_tci, tcis[i]);
@@ -958,7 +958,7 @@ START_TEST(large_ipv6_total_len) {
   ornic_ssize n = ornic_frame_encode(out, sizeof out, &f);
   ck_assert_int_eq(n, 14 + 40 + 65532);
   ck_assert_uint_eq(get16(out + 14 + 4), 65532);
-  ck_assert_int_eq(ornic_frame_decode(&g, out, (size_t)n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&g, out, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ck_assert_uint_eq(g.payload_len, 65508);
   ck_assert_int_eq(ornic_icrc_verify(&g, out), ORNIC_OK);
   size_t ip_bytes = g.roce_end - g.l3_off; /* 40 + 65532 */
@@ -980,7 +980,7 @@ START_TEST(encode_rejects_unknown_tpid) {
   f.eth.vlan_tpid = 0x9100;
   ornic_ssize n = ornic_frame_encode(buf, sizeof buf, &f);
   if (n > 0) {
-    int rc = ornic_frame_decode(&g, buf, (size_t)n, ORNIC_LINK_ETHERNET, 0);
+    int rc = ornic_frame_decode(&g, buf, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
     ck_assert_msg(rc == ORNIC_OK, "TPID 0x9100 encoded (%td bytes) but decodes as %s", n, ornic_errname(rc));
   } else {
     ck_assert_int_eq(n, ORNIC_ERR_INVALID_ARG);

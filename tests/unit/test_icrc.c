@@ -1,5 +1,5 @@
 /* ornic_crc32 (against a bitwise CRC-32 and zlib) and the iCRC (against the
- * test's own reference implementation of IBA_NOTES section 5). */
+ * test's own reference implementation of docs/IBA_NOTES.md section 5). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +24,7 @@ START_TEST(crc32_check_values) {
   ck_assert_uint_eq(ornic_crc32(0, NULL, 0), 0);
   ck_assert_uint_eq(ornic_crc32(0x12345678u, NULL, 0), 0x12345678u);
   ck_assert_uint_eq(ornic_crc32(0xdeadbeefu, (const uint8_t *)"x", 0), 0xdeadbeefu);
-  /* The masked LRH every iCRC starts with (IBA_NOTES 5.1: state 0xdebb20e3). */
+  /* The masked LRH every iCRC starts with (docs/IBA_NOTES.md 5.1: state 0xdebb20e3). */
   static const uint8_t ff8[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
   ck_assert_uint_eq(ornic_crc32(0, ff8, 8), 0x2144df1cu);
   ck_assert_uint_eq(~ornic_crc32(0, ff8, 8), 0xdebb20e3u);
@@ -140,7 +140,7 @@ START_TEST(icrc_matches_reference_and_ignores_variant_fields) {
       ornic_frame want, f;
       tu_store st;
       size_t n = make(buf, &want, &st, &r, (uint8_t)op, v, tu_range(&r, 0, 40));
-      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, 0), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
       uint32_t c;
       ck_assert_int_eq(ornic_icrc_compute(&f, buf, &c), ORNIC_OK);
       ck_assert_uint_eq(c, tu_ref_icrc(buf + f.l3_off, kind_of(v), n - f.l3_off));
@@ -166,7 +166,7 @@ START_TEST(icrc_matches_reference_and_ignores_variant_fields) {
         buf[f.bth_off + 4] = (uint8_t)tu_next(&r);
         if (v->link == ORNIC_LINK_ETHERNET) tu_fill(&r, buf, 12);
         ornic_frame g;
-        ck_assert_int_eq(ornic_frame_decode(&g, buf, n, v->link, 0), ORNIC_OK);
+        ck_assert_int_eq(ornic_frame_decode(&g, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
         ck_assert_msg(ornic_icrc_verify(&g, buf) == ORNIC_OK, "opcode 0x%02x over %s: variant fields",
                       op, tu_variant_name(v));
       }
@@ -205,13 +205,13 @@ START_TEST(flip_each_byte) {
       ornic_frame want, full;
       tu_store st;
       size_t n = make(ref, &want, &st, &r, ops[oi], v, 5);
-      ck_assert_int_eq(ornic_frame_decode(&full, ref, n, v->link, 0), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&full, ref, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
       for (size_t i = 0; i < n; i++)
         for (size_t m = 0; m < sizeof masks; m++) {
           memcpy(buf, ref, n);
           buf[i] ^= masks[m];
           ornic_frame f;
-          int rc = ornic_frame_decode(&f, buf, n, v->link, 0);
+          int rc = ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT);
           int vrc = rc == ORNIC_OK ? ornic_icrc_verify(&f, buf) : rc;
           if (is_variant(&full, i, masks[m])) {
             ck_assert_msg(vrc == ORNIC_OK, "opcode 0x%02x over %s: variant byte %zu ^ 0x%02x gave %s",
@@ -244,7 +244,7 @@ START_TEST(icrc_wrong_value_is_bad) {
     size_t n = make(buf, &want, &st, &r, ORNIC_OP_RC_SEND_ONLY, &tu_variants[vi], 3);
     for (size_t b = n - 4; b < n; b++) {
       buf[b] ^= 0x01;
-      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, 0), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
       ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC);
       uint32_t c;
       ck_assert_int_eq(ornic_icrc_compute(&f, buf, &c), ORNIC_OK);
@@ -252,7 +252,7 @@ START_TEST(icrc_wrong_value_is_bad) {
       buf[b] ^= 0x01;
     }
     /* byte order: the wire holds the CRC least-significant byte first */
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, 0), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     uint32_t c;
     ck_assert_int_eq(ornic_icrc_compute(&f, buf, &c), ORNIC_OK);
     ck_assert_uint_eq(buf[n - 4], c & 0xff);
@@ -261,7 +261,7 @@ START_TEST(icrc_wrong_value_is_bad) {
       uint8_t t = buf[n - 4];
       buf[n - 4] = buf[n - 1];
       buf[n - 1] = t;
-      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, 0), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
       ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC);
     }
   }
@@ -276,7 +276,7 @@ START_TEST(icrc_needs_l3) {
   ornic_frame want, full, f;
   tu_store st;
   size_t n = make(buf, &want, &st, &r, ORNIC_OP_RC_SEND_ONLY, &tu_variants[0], 3);
-  ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, 0), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ck_assert_int_eq(ornic_roce_decode(&f, buf + full.bth_off, n - full.bth_off), ORNIC_OK);
   uint32_t c;
   ck_assert_int_ne(ornic_icrc_compute(&f, buf + full.bth_off, &c), ORNIC_OK);

@@ -1,4 +1,4 @@
-/* ornic_frame_decode on malformed frames (issue 14, PROTOCOL.md D3): decode
+/* ornic_frame_decode on malformed frames (PROTOCOL.md D3): decode
  * as much as the bytes allow, return ORNIC_ERR_MALFORMED, say which rule
  * (f.malformed), and locate the iCRC whenever the lengths do, so that a
  * corrupted frame (bad iCRC) can be told from a sender that lays an opcode out
@@ -23,7 +23,7 @@ static void put_ref_icrc(uint8_t *frame, size_t l3_len) {
 }
 
 static int dec(ornic_frame *f, const uint8_t *frame, size_t n) {
-  return ornic_frame_decode(f, frame, n, ORNIC_LINK_ETHERNET, 0);
+  return ornic_frame_decode(f, frame, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
 }
 
 /* From a SystemVerilog packet generator: IP total length 108, UDP length 28.
@@ -114,7 +114,7 @@ START_TEST(udp_longer_than_ip) {
   ck_assert_uint_eq(f.bth.opcode, ORNIC_OP_RC_RDMA_WRITE_ONLY);
   ck_assert_uint_eq(f.bth.psn, 0x123456);
   ck_assert(f.bth.ackreq);
-  ck_assert_uint_eq(f.decoded, ORNIC_HDR_RETH);
+  ck_assert_uint_eq(f.ext.present, ORNIC_HDR_RETH);
   ck_assert_uint_eq(f.ext.reth.va, 0x1000);
   ck_assert_uint_eq(f.ext.reth.rkey, 0xabcd);
   ck_assert_uint_eq(f.ext.reth.dmalen, 8);
@@ -136,7 +136,7 @@ START_TEST(udp_longer_than_ip) {
   ck_assert_int_eq(dec(&f, v6, sizeof v6), ORNIC_ERR_MALFORMED);
   ck_assert_uint_eq(f.malformed, ORNIC_MAL_UDP_LONG);
   ck_assert_uint_eq(f.bth_off, L3 + 40 + 8);
-  ck_assert_uint_eq(f.decoded, ORNIC_HDR_RETH);
+  ck_assert_uint_eq(f.ext.present, ORNIC_HDR_RETH);
   ck_assert_uint_eq(f.icrc_off, 0);
 }
 END_TEST
@@ -158,7 +158,7 @@ START_TEST(udp_too_short_for_bth_and_icrc) {
   ck_assert_uint_eq(f.bth_off, BTH);
   ck_assert_uint_eq(f.bth.opcode, ORNIC_OP_RC_ACK);
   ck_assert_uint_eq(f.bth.psn, 9);
-  ck_assert_uint_eq(f.decoded, 0);
+  ck_assert_uint_eq(f.ext.present, 0);
   ck_assert_uint_eq(f.icrc_off, 0);
   ck_assert(!f.icrc_present);
   ck_assert_uint_eq(f.roce_end, sizeof frame);
@@ -220,7 +220,7 @@ START_TEST(opcode_c0_vendor_layout_good_icrc) {
   ck_assert_uint_eq(f.malformed, ORNIC_MAL_EXT);
   ck_assert_uint_eq(f.bth_off, BTH);
   ck_assert_uint_eq(f.bth.opcode, 0xC0);
-  ck_assert_uint_eq(f.decoded, ORNIC_HDR_RETH);
+  ck_assert_uint_eq(f.ext.present, ORNIC_HDR_RETH);
   ck_assert_uint_eq(f.ext.reth.va, 0xcafe0000u);
   ck_assert_ptr_null(f.payload);
   ck_assert(f.icrc_present);
@@ -262,7 +262,7 @@ START_TEST(rule_bits_after_the_headers) {
   ornic_frame f;
   ck_assert_int_eq(dec(&f, frame, sizeof frame), ORNIC_ERR_MALFORMED);
   ck_assert_uint_eq(f.malformed, ORNIC_MAL_PAD);
-  ck_assert_uint_eq(f.decoded, ORNIC_HDR_AETH);
+  ck_assert_uint_eq(f.ext.present, ORNIC_HDR_AETH);
   ck_assert_int_eq(ornic_icrc_verify(&f, frame), ORNIC_OK);
   /* PadCnt 0 and the frame is whole: no rule broken */
   frame[BTH + 1] = 0x00;
@@ -281,7 +281,7 @@ START_TEST(grh_payload_without_icrc) {
       0x04, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x33, 0x00, 0x00, 0x00, 0x02,
       0x00, 0x00, 0x00, 0x00};
   ornic_frame f;
-  ck_assert_int_eq(ornic_frame_decode(&f, grh, sizeof grh, ORNIC_LINK_GRH, 0), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, grh, sizeof grh, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
   ck_assert_uint_eq(f.malformed, ORNIC_MAL_ROCE_SHORT);
   ck_assert_uint_eq(f.bth_off, 40);
   ck_assert_uint_eq(f.bth.destqp, 0x33);

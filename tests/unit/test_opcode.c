@@ -1,14 +1,14 @@
-/* The opcode table against an independent transcription of IBA_NOTES section
+/* The opcode table against an independent transcription of docs/IBA_NOTES.md section
  * 4 (operation codes, names, headers in wire order) and its sources:
- *  - RC/UC/UD rows: IBA_NOTES table ("headers after BTH (RC/UC)").
+ *  - RC/UC/UD rows: docs/IBA_NOTES.md table ("headers after BTH (RC/UC)").
  *  - RD: RDETH then DETH before the RC-style headers for requests; responses
  *    (READ responses, ACK, ATOMIC ACK) carry RDETH only (Linux rxe_opcode.c,
  *    e.g. IB_OPCODE_RD_RDMA_READ_RESPONSE_FIRST = RDETH|AETH|PAYLOAD).
  *  - XRC: XRCETH after the BTH on requests; responses carry none (Linux rxe
  *    XRC patch: IB_OPCODE_XRC_RDMA_READ_RESPONSE_FIRST = AETH|PAYLOAD).
- *    IBA_NOTES says "XRC packets carry XRCETH" without the request/response
+ *    docs/IBA_NOTES.md says "XRC packets carry XRCETH" without the request/response
  *    split and marks XRCETH placement unverified.
- *  - CNP: 0x81 with the 16 reserved bytes (IBA_NOTES section 6).
+ *  - CNP: 0x81 with the 16 reserved bytes (docs/IBA_NOTES.md section 6).
  *  - ORNIC 0xC0-0xCA: docs/PROTOCOL.md section 3 (the source of truth). */
 #include <stdio.h>
 #include <string.h>
@@ -21,7 +21,7 @@ enum { P = ORNIC_OPF_PAYLOAD, RQ = ORNIC_OPF_REQUEST, RS = ORNIC_OPF_RESPONSE, F
 enum { IMM = ORNIC_HDR_IMMDT, RETH = ORNIC_HDR_RETH, AETH = ORNIC_HDR_AETH, ATE = ORNIC_HDR_ATOMICETH,
        AACK = ORNIC_HDR_ATOMICACKETH, IETH = ORNIC_HDR_IETH, FETH = ORNIC_HDR_FETH };
 
-/* IBA_NOTES section 4, one row per operation code (bits 4:0). */
+/* docs/IBA_NOTES.md section 4, one row per operation code (bits 4:0). */
 typedef struct {
   uint8_t op;
   const char *name;  /* Wireshark-style, "w/" spelled "with" */
@@ -276,7 +276,7 @@ START_TEST(transport_of_every_opcode) {
 END_TEST
 
 START_TEST(header_sizes_and_names) {
-  /* IBA_NOTES section 3 sizes; ORNIC sizes from opcode.h */
+  /* docs/IBA_NOTES.md section 3 sizes; ORNIC sizes from opcode.h */
   const struct { uint16_t bit; unsigned size; const char *name; } h[] = {
       {ORNIC_HDR_RDETH, 4, "RDETH"},   {ORNIC_HDR_DETH, 8, "DETH"},
       {ORNIC_HDR_XRCETH, 4, "XRCETH"}, {ORNIC_HDR_FETH, 4, "FETH"},

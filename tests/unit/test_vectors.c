@@ -10,10 +10,10 @@
  *  [scapy] frames built with Debian python3-scapy 2.5.0 scapy.contrib.roce
  *          (Ether/IP/UDP/BTH/Raw; BTH.post_build computes the iCRC, IP and UDP
  *          lengths and the IPv4 checksum). Extension headers were written as
- *          Raw bytes by hand from IBA_NOTES section 3 / headers.h.
+ *          Raw bytes by hand from docs/IBA_NOTES.md section 3 / headers.h.
  *          One of them reproduces PROTOCOL.md example 6.9 from its field table.
  *  [py6]   IPv6 has no iCRC in Scapy 2.5: computed with Python's zlib.crc32
- *          over the IBA_NOTES section 5 masked pseudo-header; Scapy computed
+ *          over the docs/IBA_NOTES.md section 5 masked pseudo-header; Scapy computed
  *          the UDP checksum. */
 #include <stdio.h>
 #include <string.h>
@@ -129,7 +129,7 @@ static const uint8_t ud[74] = {
     0x0b, 0xfa,
 };
 /* [scapy] IPv4 with options: Router Alert (IHL 6). Scapy's iCRC covers the
- * options as they stand (IBA_NOTES section 5). RC RDMA WRITE Only, AckReq,
+ * options as they stand (docs/IBA_NOTES.md section 5). RC RDMA WRITE Only, AckReq,
  * PSN 0x123456, RETH va 0x00007f0012345678 rkey 0xcafef00d len 5, "hello" +
  * 3 pad bytes. */
 static const uint8_t ipopt[86] = {
@@ -203,7 +203,7 @@ static uint32_t wire_icrc(const vec *v) {
 }
 
 static void decode_ok(const vec *v, ornic_frame *f) {
-  int rc = ornic_frame_decode(f, v->bytes, v->len, v->link, 0);
+  int rc = ornic_frame_decode(f, v->bytes, v->len, v->link, ORNIC_ROCEV2_UDP_PORT);
   ck_assert_msg(rc == ORNIC_OK, "%s: decode %s", v->name, ornic_errname(rc));
 }
 
@@ -280,7 +280,7 @@ START_TEST(cnp_connectx4_lx) {
   ck_assert_uint_eq(f.bth.ackreq, 0);
   ck_assert_uint_eq(f.bth.psn, 0);
   ck_assert_uint_eq(f.bth.padcnt, 0);
-  ck_assert_uint_eq(f.decoded, ORNIC_HDR_CNP);
+  ck_assert_uint_eq(f.ext.present, ORNIC_HDR_CNP);
   static const uint8_t zero[16];
   ck_assert_mem_eq(f.ext.cnp.resv, zero, 16);
   ck_assert_uint_eq(f.payload_len, 0);
@@ -398,11 +398,11 @@ START_TEST(nak_bitmap_every_bit_set) {
   ornic_frame f;
   decode_ok(&vectors[7], &f);
   ck_assert_uint_eq(f.bth.opcode, ORNIC_OP_NAK);
-  ck_assert_uint_eq(f.decoded, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH);
+  ck_assert_uint_eq(f.ext.present, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH);
   ck_assert_uint_eq(f.ext.aeth.syndrome, 0x60);
   ck_assert_uint_eq(f.ext.aeth.msn, 0x10);
   const ornic_naketh *n = &f.ext.naketh;
-  ck_assert_uint_eq(n->reason, ORNIC_NAK_OTD_EXCEEDED);
+  ck_assert_uint_eq(n->reason, ORNIC_NAKETH_OTD_EXCEEDED);
   ck_assert_uint_eq(n->trigger_psn, 5);
   ck_assert_uint_eq(n->nblocks, 4);
   ck_assert_uint_eq(n->base_psn, 0xfffff0);
@@ -510,7 +510,7 @@ START_TEST(nak_odd_block_count_padcnt2) {
   ck_assert_uint_eq(f.ext.aeth.syndrome, 0x60);
   ck_assert_uint_eq(f.ext.aeth.msn, 5);
   const ornic_naketh *n = &f.ext.naketh;
-  ck_assert_uint_eq(n->reason, ORNIC_NAK_OTD_EXCEEDED);
+  ck_assert_uint_eq(n->reason, ORNIC_NAKETH_OTD_EXCEEDED);
   ck_assert_uint_eq(n->trigger_psn, 0x81);
   ck_assert_uint_eq(n->nblocks, 3);
   ck_assert_uint_eq(n->base_psn, 0x60);
@@ -571,7 +571,7 @@ START_TEST(flip_every_byte) {
         memcpy(buf, v->bytes, v->len);
         buf[b] ^= masks[m];
         ornic_frame f;
-        int rc = ornic_frame_decode(&f, buf, v->len, v->link, 0);
+        int rc = ornic_frame_decode(&f, buf, v->len, v->link, ORNIC_ROCEV2_UDP_PORT);
         int vrc = rc == ORNIC_OK ? ornic_icrc_verify(&f, buf) : rc;
         int steering = b >= 12 && b < v->l3_off; /* EtherType or tag */
         if (variant_byte(v, b, masks[m]) && !steering) {
@@ -595,7 +595,7 @@ START_TEST(vectors_guard_page) {
     for (size_t n = 0; n <= vectors[i].len; n++) {
       uint8_t *p = tu_guard_tail(&g, vectors[i].bytes, n);
       ornic_frame f;
-      int rc = ornic_frame_decode(&f, p, n, vectors[i].link, 0);
+      int rc = ornic_frame_decode(&f, p, n, vectors[i].link, ORNIC_ROCEV2_UDP_PORT);
       ck_assert_int_eq(rc, n == vectors[i].len ? ORNIC_OK : ORNIC_ERR_TRUNCATED);
       if (rc == ORNIC_OK) ck_assert_int_eq(ornic_icrc_verify(&f, p), ORNIC_OK);
     }

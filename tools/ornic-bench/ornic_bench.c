@@ -88,7 +88,7 @@ static uint64_t run_decode(void *ctx, uint64_t iters) {
   for (uint64_t i = 0; i < iters; i++) {
     size_t k = (size_t)i & (r->count - 1);
     const uint8_t *p = bench_ring_frame(r, k);
-    int rc = ornic_frame_decode(&f, p, r->len[k], ORNIC_LINK_ETHERNET, 0);
+    int rc = ornic_frame_decode(&f, p, r->len[k], ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
     if (c->verify && rc == ORNIC_OK) rc = ornic_icrc_verify(&f, p);
     bad += rc != ORNIC_OK;
     acc += frame_digest(&f);

@@ -1,4 +1,4 @@
-/* One small interface over the receive-bitmap designs compared in issue 6
+/* One small interface over the receive-bitmap designs compared in
  * (docs/BITMAP_MODELS.md): ORNIC's array of bitmap blocks (the very code of
  * the pcapgen responder, pcapgen/ornic_bitmap.c) and three linked-list designs,
  * MELO+, LEFT and LEFT+ (bm_list.c).

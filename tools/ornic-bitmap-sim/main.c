@@ -1,6 +1,6 @@
 /* ornic-bitmap-sim: ORNIC's receive bitmap against MELO+, LEFT and LEFT+,
- * and the OTD loss detector against a shift register (issue 6,
- * docs/BITMAP_MODELS.md). Exit: 0 ok, 1 run failed, 2 bad command line,
+ * and the OTD loss detector against a shift register
+ * (docs/BITMAP_MODELS.md). Exit: 0 ok, 1 run failed, 2 bad command line,
  * 3 tables printed but --plot could not be drawn. */
 #include <stdio.h>
 

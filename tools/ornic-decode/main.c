@@ -33,7 +33,7 @@ typedef struct {
   bool have_qp;
   uint32_t qp;
   uint64_t count; /* 0: no limit */
-  uint16_t port;  /* 0: 4791 */
+  uint16_t port;  /* UDP destination port of RoCEv2 */
   uint32_t otd;
   uint32_t pmtu; /* 0: learnt per conversation */
 } dec_opts;
@@ -52,7 +52,9 @@ static const char usage_text[] =
     "RDMA packets from a pcap or pcapng capture, optionally gzip-compressed\n"
     "(detected by content, not by name). FILE '-' or no FILE reads standard input.\n"
     "Link types: Ethernet (with or without one 802.1Q/802.1ad tag), raw IP\n"
-    "(LINKTYPE_RAW, IPV4, IPV6), Linux cooked SLL and SLL2 (tcpdump -i any).\n"
+    "(LINKTYPE_RAW, IPV4, IPV6), Linux cooked SLL and SLL2 (tcpdump -i any),\n"
+    "native InfiniBand (LINKTYPE_INFINIBAND: LRH [+ GRH], iCRC and VCRC checked)\n"
+    "and ERF records of type InfiniBand, Ethernet or IP (LINKTYPE_ERF).\n"
     "\n"
     "Options (numbers are decimal or 0x hex, never octal: 010 is ten):\n"
     "  -j, --json           one JSON object per packet and line (see below)\n"
@@ -253,6 +255,7 @@ static int parse_option(dec_opts *o, int c) {
 
 static int parse_args(dec_opts *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
+  o->port = ORNIC_ROCEV2_UDP_PORT;
   o->verify_icrc = true;
   o->analysis = true;
   o->otd = 64;
@@ -297,7 +300,7 @@ static void print_packet(const dec_opts *o, const dec_packet *pk) {
  * packet, -q or not: pairing a QP needs both directions. Returns
  * dec_capture_next's last result. */
 static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stats *st, dec_run *r) {
-  dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .verify_icrc = o->verify_icrc,
+  dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .pmtu = o->pmtu, .verify_icrc = o->verify_icrc,
                         .otd = o->otd, .pcapng = cap->pcapng};
   const struct pcap_pkthdr *h;
   const uint8_t *data;

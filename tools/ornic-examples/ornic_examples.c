@@ -44,7 +44,7 @@ typedef struct {
 } example;
 
 static uint8_t payload_buf[FRAME_MAX];
-static uint8_t bitmap_buf[2 * ORNIC_NAK_MAX_BLOCKS];
+static uint8_t bitmap_buf[2 * ORNIC_NAKETH_MAX_BLOCKS];
 
 /* Byte j of every WQE (and of the READ's remote buffer) is j mod 251. */
 static const uint8_t *wqe_bytes(size_t wqe_off, size_t len) {
@@ -167,26 +167,26 @@ static void set_nak(ornic_frame *f, uint8_t reason, uint32_t trigger, uint32_t b
   f->ext.naketh.trigger_psn = trigger;
   f->ext.naketh.nblocks = (uint8_t)n;
   f->ext.naketh.base_psn = base;
-  ornic_nak_bitmap_pack(bitmap_buf, blocks, n);
+  ornic_naketh_bitmap_pack(bitmap_buf, blocks, n);
   f->ext.naketh.bitmap = bitmap_buf;
 }
 
 static void build_nak1(ornic_frame *f) {
   static const uint16_t blocks[] = {0x03F6};
   to_requester(f, 0x0103, 0xC103);
-  set_nak(f, ORNIC_NAK_LAST_INCOMPLETE, 0x000051, 0x000048, blocks, 1, 4);
+  set_nak(f, ORNIC_NAKETH_LAST_INCOMPLETE, 0x000051, 0x000048, blocks, 1, 4);
 }
 
 static void build_nak3(ornic_frame *f) {
   static const uint16_t blocks[] = {0xFF7C, 0xFFDF, 0x002B};
   to_requester(f, 0x0104, 0xC104);
-  set_nak(f, ORNIC_NAK_OTD_EXCEEDED, 0x000081, 0x000060, blocks, 3, 5);
+  set_nak(f, ORNIC_NAKETH_OTD_EXCEEDED, 0x000081, 0x000060, blocks, 3, 5);
 }
 
 static void build_nak_all(ornic_frame *f) {
   static const uint16_t blocks[] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
   to_requester(f, 0x0105, 0xC105);
-  set_nak(f, ORNIC_NAK_TIMEOUT, 0x00002F, 0xFFFFF0, blocks, 4, 0x000123);
+  set_nak(f, ORNIC_NAKETH_TIMEOUT, 0x00002F, 0xFFFFF0, blocks, 4, 0x000123);
 }
 
 static void build_rc_write_first_vlan(ornic_frame *f) {
@@ -390,7 +390,7 @@ static const char *ecn_name(unsigned ecn) {
 
 static void print_nak(const ornic_frame *d) {
   const ornic_naketh *n = &d->ext.naketh;
-  row("NAKETH", "reason", "%u (%s)", n->reason, ornic_nak_reason_name(n->reason));
+  row("NAKETH", "reason", "%u (%s)", n->reason, ornic_naketh_reason_name(n->reason));
   row("NAKETH", "trigger PSN", "0x%06" PRIX32, n->trigger_psn);
   row("NAKETH", "nblocks", "%u", n->nblocks);
   row("NAKETH", "base PSN", "0x%06" PRIX32, n->base_psn);
@@ -404,10 +404,10 @@ static void print_nak(const ornic_frame *d) {
   /* Lost set of section 4.4. Only reason 1 depends on the OTD, and the one
    * reason 1 example (6.9) states OTD = 32. */
   printf("| NAKETH | lost set (section 4.4) | 0x%06" PRIX32, n->base_psn);
-  uint32_t span = ornic_nak_lost_span(n, 32);
+  uint32_t span = ornic_naketh_lost_span(n, 32);
   for (uint32_t i = 1; i < span; i++) {
     uint32_t q = ornic_psn_add(n->base_psn, (int32_t)i);
-    if (ornic_nak_psn_lost(n, 32, q)) printf(", 0x%06" PRIX32, q);
+    if (ornic_naketh_psn_lost(n, 32, q)) printf(", 0x%06" PRIX32, q);
   }
   printf(" |\n");
 }
@@ -520,7 +520,7 @@ static int run(const example *ex, unsigned number) {
   uint8_t frame[FRAME_MAX];
   ornic_ssize n = encode(ex, frame, sizeof frame);
   if (n < 0) return 1;
-  int rc = ornic_frame_decode(&d, frame, (size_t)n, ORNIC_LINK_ETHERNET, 0);
+  int rc = ornic_frame_decode(&d, frame, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
   if (rc != ORNIC_OK) {
     fprintf(stderr, "%s: decode: %s\n", ex->name, ornic_strerror(rc));
     return 1;

@@ -24,9 +24,11 @@
 #define ORNIC_ANALYSIS_H
 
 #include <stdbool.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ornic/export.h"
 #include "ornic/frame.h"
 
 #ifdef __cplusplus
@@ -47,16 +49,20 @@ typedef struct {
   uint32_t max_convs; /* conversations tracked; 0: 65536 */
   ornic_an_acked_cb on_acked;
   void *user;
+  uint64_t reserved[4]; /* README.md "ABI policy"; ornic_analysis_cfg_init zeroes it */
 } ornic_analysis_cfg;
 
 /* Fills cfg with the defaults above. */
-void ornic_analysis_cfg_init(ornic_analysis_cfg *cfg);
+ORNIC_API void ornic_analysis_cfg_init(ornic_analysis_cfg *cfg);
 
-/* NULL when out of memory (or cfg invalid: window not a power of two). */
-ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg);
-void ornic_analysis_free(ornic_analysis *a);
+/* NULL when out of memory (or cfg invalid: window not a power of two).
+ * cfg must be non-NULL. An ornic_analysis is not thread-safe: one thread at
+ * a time (every function here takes it); separate objects are independent. */
+ORNIC_API ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg);
+/* a may be NULL. */
+ORNIC_API void ornic_analysis_free(ornic_analysis *a);
 /* Forget every conversation (a new capture); keeps the configuration. */
-void ornic_analysis_reset(ornic_analysis *a);
+ORNIC_API void ornic_analysis_reset(ornic_analysis *a);
 
 /* One packet, as the caller decoded it. */
 typedef struct {
@@ -64,12 +70,13 @@ typedef struct {
   int64_t sec;              /* capture time */
   uint32_t nsec;
   const ornic_frame *f;     /* decoded; its BTH must have been read. Only the extension
-                             * headers in f->ext.present & f->decoded are used (a frame
+                             * headers in f->ext.present are used (a frame
                              * cut by the snaplen is analysed as far as it goes) */
   /* Addresses of the IP header (or GRH). NULL: taken from f->ip when f->l3
    * is set, else the packet is keyed by DestQP alone. */
   const uint8_t *src, *dst; /* 4 (IPv4) or 16 bytes */
   uint8_t addr_len;         /* 4 or 16 when src/dst are given */
+  uint64_t reserved[2]; /* README.md "ABI policy"; start from = {0} or designated initialisers */
 } ornic_an_input;
 
 /* Direction of a packet's PSN space in its conversation. */
@@ -145,13 +152,14 @@ typedef struct {
   uint32_t msn_delta;        /* MSN */
   uint32_t wqe_completed;    /* WQE_DONE */
   uint32_t nak_lost;         /* ORNIC NAK: size of the lost set (4.4) */
+  uint64_t reserved[4]; /* README.md "ABI policy"; ornic_analysis_add zeroes it */
 } ornic_an_verdict;
 
 /* OOO distance histogram buckets: 1, 2-3, 4-7, ..., 64-127, 128+. */
 #define ORNIC_AN_OOO_BUCKETS 8
-unsigned ornic_an_ooo_bucket(uint32_t distance);
+ORNIC_API unsigned ornic_an_ooo_bucket(uint32_t distance);
 /* "1", "2-3", ..., "128+". */
-const char *ornic_an_ooo_bucket_name(unsigned bucket);
+ORNIC_API const char *ornic_an_ooo_bucket_name(unsigned bucket);
 
 /* Counters of one requester direction of a conversation. */
 typedef struct {
@@ -181,25 +189,26 @@ typedef struct {
 
 /* Analyses one packet. out is always fully written. Returns ORNIC_OK, or
  * ORNIC_ERR_INVALID_ARG (NULL pointers, no BTH) with out zeroed. */
-int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *out);
+ORNIC_API int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *out);
 
 /* Conversations: ids 1 .. count. A conversation that was merged into
  * another (its two QPs were found to be one pair) has merged_into set;
  * ornic_analysis_conv_final follows that to the conversation that holds
- * the counters. NULL for an id out of range. */
-uint32_t ornic_analysis_conv_count(const ornic_analysis *a);
-const ornic_an_conv *ornic_analysis_conv(const ornic_analysis *a, uint32_t id);
-const ornic_an_conv *ornic_analysis_conv_final(const ornic_analysis *a, uint32_t id);
+ * the counters. NULL for an id out of range. The pointer is valid until the
+ * next ornic_analysis_add, _reset or _free (the table may move). */
+ORNIC_API uint32_t ornic_analysis_conv_count(const ornic_analysis *a);
+ORNIC_API const ornic_an_conv *ornic_analysis_conv(const ornic_analysis *a, uint32_t id);
+ORNIC_API const ornic_an_conv *ornic_analysis_conv_final(const ornic_analysis *a, uint32_t id);
 
 /* "10.0.0.1 QP 0x000011 <-> 10.0.0.2 QP 0x000022" (QP "?" while unknown). */
-void ornic_an_conv_label(const ornic_an_conv *c, char *out, size_t cap);
+ORNIC_API void ornic_an_conv_label(const ornic_an_conv *c, char *out, size_t cap);
 /* "A->B" / "B->A" with the addresses: "10.0.0.1 -> 10.0.0.2". */
-void ornic_an_dir_label(const ornic_an_conv *c, unsigned dir, char *out, size_t cap);
+ORNIC_API void ornic_an_dir_label(const ornic_an_conv *c, unsigned dir, char *out, size_t cap);
 
 /* Stable names of the verdict flags, for JSON keys and text tags:
  * "retransmission", "duplicate", "loss", "nak", "ack_stale", "not_captured",
  * "ooo", "probe", "otd_exceeded", ... NULL for a bit with no name. */
-const char *ornic_an_flag_name(uint32_t flag_bit);
+ORNIC_API const char *ornic_an_flag_name(uint32_t flag_bit);
 
 #ifdef __cplusplus
 }

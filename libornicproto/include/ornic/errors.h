@@ -2,6 +2,8 @@
 #ifndef ORNIC_ERRORS_H
 #define ORNIC_ERRORS_H
 
+#include "ornic/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -18,14 +20,15 @@ enum {
   ORNIC_ERR_BAD_ICRC = -5,    /* iCRC present but wrong */
   ORNIC_ERR_NOBUF = -6,       /* caller's output buffer is too small */
   ORNIC_ERR_INVALID_ARG = -7, /* a caller-supplied value is out of range */
-  ORNIC_ERR_UNSUPPORTED = -8  /* valid input this library does not handle */
+  ORNIC_ERR_UNSUPPORTED = -8, /* valid input this library does not handle */
+  ORNIC_ERR_BAD_VCRC = -9     /* native InfiniBand: VCRC present but wrong (link damage) */
 };
 
 /* Returns a static, human-readable text for any code, including unknown ones. */
-const char *ornic_strerror(int err);
+ORNIC_API const char *ornic_strerror(int err);
 
 /* Returns the symbolic name ("ORNIC_ERR_TRUNCATED") of a code, or "ORNIC_ERR_?". */
-const char *ornic_errname(int err);
+ORNIC_API const char *ornic_errname(int err);
 
 #ifdef __cplusplus
 }

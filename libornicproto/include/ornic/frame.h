@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ornic/export.h"
 #include "ornic/headers.h"
 
 #ifdef __cplusplus
@@ -16,7 +17,8 @@ extern "C" {
 typedef enum {
   ORNIC_LINK_ETHERNET = 0, /* Ethernet II, at most one 802.1Q/802.1ad tag */
   ORNIC_LINK_RAW_IP = 1,   /* IPv4 or IPv6 header first (version nibble decides) */
-  ORNIC_LINK_GRH = 2       /* RoCEv1: IBA GRH first (EtherType 0x8915 stripped) */
+  ORNIC_LINK_GRH = 2,      /* RoCEv1: IBA GRH first (EtherType 0x8915 stripped) */
+  ORNIC_LINK_IB = 3        /* native InfiniBand: LRH first, VCRC last (LINKTYPE_INFINIBAND) */
 } ornic_link;
 
 typedef enum { ORNIC_L3_NONE = 0, ORNIC_L3_IPV4 = 4, ORNIC_L3_IPV6 = 6, ORNIC_L3_GRH = 1 } ornic_l3;
@@ -56,6 +58,27 @@ typedef struct {
 
 typedef struct { uint16_t sport, dport, len, checksum; } ornic_udp;
 
+/* Native InfiniBand Local Route Header (IBA 7.7), 8 bytes; see ornic/ib.h. */
+typedef struct {
+  uint8_t vl;      /* 4 bits: virtual lane (variant: the iCRC covers it as ones) */
+  uint8_t lver;    /* 4 bits: link version, 0 */
+  uint8_t sl;      /* 4 bits: service level */
+  uint8_t resv2;   /* 2 bits */
+  uint8_t lnh;     /* 2 bits: link next header, ORNIC_LNH_* */
+  uint16_t dlid;   /* destination LID */
+  uint8_t resv5;   /* 5 bits */
+  uint16_t pktlen; /* 11 bits: 4-byte words from the LRH's first byte through the iCRC (no VCRC) */
+  uint16_t slid;   /* source LID */
+} ornic_lrh;
+
+/* LRH LNH values (IBA 7.7). Only 2 and 3 carry a BTH. */
+enum {
+  ORNIC_LNH_RAW = 0,       /* raw packet: no IBA transport headers */
+  ORNIC_LNH_IP = 1,        /* IP, non-IBA transport */
+  ORNIC_LNH_IBA_LOCAL = 2, /* BTH follows the LRH */
+  ORNIC_LNH_IBA_GLOBAL = 3 /* GRH, then BTH */
+};
+
 /* The decoder rules (docs/PROTOCOL.md section 5) a frame breaks: bits of
  * ornic_frame.malformed. Decode sets one or more exactly when it returns
  * ORNIC_ERR_MALFORMED; a frame can break several (a short UDP length and
@@ -73,8 +96,11 @@ enum {
   ORNIC_MAL_PAD = 1u << 6,        /* D5: PadCnt exceeds the bytes after the headers */
   ORNIC_MAL_PAYLOAD = 1u << 7,    /* D5: payload bytes on an opcode that carries none */
   ORNIC_MAL_NAK_BLOCKS = 1u << 8, /* D6: NAKETH nblocks is 0 */
-  ORNIC_MAL_ALIGN = 1u << 9       /* D7: an ORNIC opcode's BTH..iCRC is not whole 4-byte words */
+  ORNIC_MAL_ALIGN = 1u << 9,      /* D7: an ORNIC opcode's BTH..iCRC is not whole 4-byte words */
+  ORNIC_MAL_LRH_LEN = 1u << 10    /* D12: native IB: LRH PktLen cannot hold LRH [+ GRH] + BTH +
+                                     iCRC, or disagrees with the GRH payload length */
 };
+#define ORNIC_MAL_COUNT 11
 
 typedef struct {
   /* layers */
@@ -100,17 +126,39 @@ typedef struct {
                              length); just past the iCRC when icrc_off != 0. Set once the
                              UDP header (GRH) was read */
   size_t caplen;          /* bytes given to decode */
-  uint16_t decoded;       /* ORNIC_HDR_* headers actually read (partial on truncation) */
   uint16_t malformed;     /* ORNIC_MAL_* rules broken; 0 unless decode returned MALFORMED */
+  uint8_t layers;         /* ORNIC_LAYER_* read whole: the one test of "was X read" (an
+                             offset of 0 is a valid offset; ornic_roce_decode's BTH is at 0) */
+  /* Native InfiniBand (link ORNIC_LINK_IB); appended last so that the fields
+   * above keep their offsets. The GRH, when LNH is 3, is in ip/l3/l3_off. */
+  ornic_lrh lrh;          /* valid when layers has ORNIC_LAYER_LRH */
+  uint16_t vcrc;          /* as on the wire: little-endian u16 of the 2 bytes */
+  bool vcrc_present;      /* the VCRC was located (vcrc_off != 0) and captured */
+  size_t vcrc_off;        /* lrh.pktlen * 4 once the LRH was read and PktLen covers it; else 0 */
+  uint64_t reserved[8];   /* README.md "ABI policy": later fields come from here; decode and
+                             ornic_frame_init zero it, encode ignores it */
 } ornic_frame;
 
+/* Bits of ornic_frame.layers. Extension headers read are ext.present. */
+enum {
+  ORNIC_LAYER_ETH = 1u << 0, /* eth (with its tag) */
+  ORNIC_LAYER_L3 = 1u << 1,  /* ip: IPv4, IPv6 or GRH (see l3) */
+  ORNIC_LAYER_UDP = 1u << 2, /* udp */
+  ORNIC_LAYER_BTH = 1u << 3, /* bth, bth_off, ext_off */
+  ORNIC_LAYER_LRH = 1u << 4  /* lrh (native InfiniBand), vcrc_off */
+};
+
 /* Decode one frame. Returns:
- *   ORNIC_OK                 every header, payload and iCRC were read;
+ *   ORNIC_OK                 every header, payload and iCRC were read (native
+ *                            IB: and the VCRC; the lengths are PktLen's, PROTOCOL.md
+ *                            2.7.2, and a broken one is ORNIC_MAL_LRH_LEN);
  *   ORNIC_ERR_TRUNCATED      the bytes end early (e.g. a snaplen cut): every
- *                            layer and header that was complete is filled in,
- *                            f->bth_off != 0 once the BTH was read, and
- *                            f->decoded says which extension headers were;
- *   ORNIC_ERR_NOT_ROCE       not RoCEv2 / RoCEv1 (another EtherType, protocol or port);
+ *                            layer and header that was complete is filled in:
+ *                            f->layers says which layers, f->ext.present
+ *                            which extension headers;
+ *   ORNIC_ERR_NOT_ROCE       not RoCEv2 / RoCEv1 (another EtherType, protocol or port;
+ *                            native IB: LRH LNH 0 or 1, or a GRH whose next header is not
+ *                            the BTH);
  *   ORNIC_ERR_MALFORMED      the frame's own lengths or fields contradict each
  *                            other; f->malformed says which rules (ORNIC_MAL_*).
  *                            Decoding goes on as far as the bytes allow, as
@@ -141,18 +189,41 @@ typedef struct {
  *                            opcode out differently;
  *   ORNIC_ERR_UNKNOWN_OPCODE the BTH was read but its opcode has no layout
  *                            (icrc/icrc_off are still set, so the iCRC can be
- *                            verified).
+ *                            verified);
+ *   ORNIC_ERR_UNSUPPORTED    an IPv4 fragment (no whole UDP datagram to read);
+ *   ORNIC_ERR_INVALID_ARG    `link` is not an ornic_link value.
  * A frame both malformed and cut short returns ORNIC_ERR_MALFORMED (with
  * icrc_present false and payload_caplen < payload_len as after a cut), and
  * so does one with an unknown opcode whose lengths break D3.
- * `udp_port` is the RoCEv2 destination port to accept (0 means 4791).
+ * `udp_port` is the UDP destination port to accept: ORNIC_ROCEV2_UDP_PORT
+ * (4791) for RoCEv2, another port for a test bed that moved it, or
+ * ORNIC_UDP_PORT_ANY (0) to take every UDP datagram as RoCEv2 (a caller that
+ * already chose the datagram, like a Wireshark dissector registered on a
+ * port). f and data must be non-NULL (data may be anything when len is 0).
  * The iCRC is not verified here: see ornic_icrc_verify. Never allocates. */
-int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
+#define ORNIC_UDP_PORT_ANY 0
+ORNIC_API int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
                        uint16_t udp_port);
 
-/* Same, but starts at the BTH of a UDP payload (no L2/L3/L4 fields set; the
- * BTH is at offset 0, and no iCRC can be computed without the IP header). */
-int ornic_roce_decode(ornic_frame *f, const uint8_t *udp_payload, size_t len);
+/* Same, but starts at the BTH of a UDP payload: layers has no ETH, L3 or UDP
+ * bit, the BTH is at offset 0 (ORNIC_LAYER_BTH says whether it was read), the
+ * RoCE bytes end at `len`, and no iCRC can be computed without the IP header
+ * (ornic_icrc_compute_at can, given it). Same return codes. */
+ORNIC_API int ornic_roce_decode(ornic_frame *f, const uint8_t *udp_payload, size_t len);
+
+/* For bit i of ORNIC_MAL_* (0 <= i < ORNIC_MAL_COUNT): a stable identifier
+ * ("udp_short", ...) and the PROTOCOL.md section 5 rule ("D3"); NULL out of
+ * range. */
+ORNIC_API const char *ornic_mal_name(unsigned i);
+ORNIC_API const char *ornic_mal_rule(unsigned i);
+
+/* Writes into buf (NUL-terminated, cut to len) one sentence per rule f
+ * breaks (f->malformed), in wire order, with the lengths that contradict
+ * each other, e.g. "UDP length 28 is shorter than the 88-byte IP payload:
+ * 60 bytes after the UDP datagram (D3)"; sentences are joined by "; ".
+ * Returns the length the whole text needs (as snprintf), 0 when f->malformed
+ * is 0. f must come from ornic_frame_decode/ornic_roce_decode. */
+ORNIC_API size_t ornic_frame_explain_malformed(const ornic_frame *f, char *buf, size_t len);
 
 /* Build a complete frame from f's value fields: link (with l3 =
  * ORNIC_L3_GRH, an ORNIC_LINK_ETHERNET frame is RoCEv1 behind EtherType
@@ -161,17 +232,28 @@ int ornic_roce_decode(ornic_frame *f, const uint8_t *udp_payload, size_t len);
  * (sport, dport; 0 means 4791), bth (padcnt is derived), ext (the headers the
  * opcode requires; `present` is ignored), payload/payload_len. Lengths, the
  * IPv4 checksum, PadCnt, the UDP checksum (0 on IPv4; computed on IPv6,
- * where 0 is illegal) and the iCRC are computed. Returns the frame size or
- * ORNIC_ERR_NOBUF / ORNIC_ERR_INVALID_ARG / ORNIC_ERR_UNKNOWN_OPCODE (after
- * an error the bytes of `out` are unspecified). */
-ornic_ssize ornic_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f);
+ * where 0 is illegal) and the iCRC are computed. Returns the frame size, or
+ * ORNIC_ERR_UNKNOWN_OPCODE (no layout for bth.opcode), ORNIC_ERR_INVALID_ARG
+ * (a value does not fit its field, payload bytes on an opcode without
+ * payload, payload_len without payload, no IP version, a fragment offset, an
+ * unknown VLAN TPID, a frame over 64 KiB), ORNIC_ERR_NOBUF (cap too small;
+ * ornic_frame_encode_capacity says how much is needed). Everything is checked
+ * before the first byte is written: after an error `out` is untouched.
+ * ORNIC_LINK_IB (native InfiniBand, ornic/ib.h): lrh (vl, lver, sl, resv2,
+ * dlid, resv5, slid; lnh and pktlen are derived), a GRH from ip (tos, ttl,
+ * flow_label, src, dst GIDs) when l3 is ORNIC_L3_GRH, then bth, ext and
+ * payload as above; the iCRC and the VCRC are computed (PktLen is 11 bits:
+ * a larger packet is ORNIC_ERR_INVALID_ARG).
+ * out and f must be non-NULL. */
+ORNIC_API ornic_ssize ornic_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f);
 
-/* Upper bound of the bytes ornic_frame_encode will write for f. */
-size_t ornic_frame_encode_capacity(const ornic_frame *f);
+/* The bytes ornic_frame_encode will write for f, or 0 when it would fail
+ * with UNKNOWN_OPCODE or INVALID_ARG. */
+ORNIC_API size_t ornic_frame_encode_capacity(const ornic_frame *f);
 
 /* Fill f with sensible defaults for `link`/`ip_version`: addresses 10.0.0.1 ->
  * 10.0.0.2 (fd00::1 -> fd00::2), TTL 64, UDP 49152 -> 4791, P_Key 0xffff. */
-void ornic_frame_init(ornic_frame *f, ornic_link link, int ip_version);
+ORNIC_API void ornic_frame_init(ornic_frame *f, ornic_link link, int ip_version);
 
 #ifdef __cplusplus
 }

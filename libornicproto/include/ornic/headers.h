@@ -1,9 +1,17 @@
 /* BTH and extension headers: value structs and their byte-exact codecs.
  *
  * Every decoder has the form  int X_decode(X *out, const uint8_t *p, size_t len)
- * and returns the number of bytes consumed (> 0) or ORNIC_ERR_TRUNCATED.
+ * and returns the number of bytes consumed (> 0), ORNIC_ERR_TRUNCATED when
+ * len is too short, ORNIC_ERR_MALFORMED for a NAKETH with 0 blocks (the
+ * fixed part is then filled in), or ORNIC_ERR_INVALID_ARG for a header bit
+ * that is not exactly one ORNIC_HDR_* bit.
  * Every encoder has the form  ornic_ssize X_encode(uint8_t *out, size_t cap, const X *in)
- * and returns the bytes written or ORNIC_ERR_NOBUF / ORNIC_ERR_INVALID_ARG.
+ * and returns the bytes written, ORNIC_ERR_INVALID_ARG when a value does not
+ * fit its field (or a NAKETH has 0 blocks or no bitmap), else ORNIC_ERR_NOBUF
+ * when cap is too small; every value is checked before the first byte is
+ * written, so a failed encode leaves `out` untouched.
+ * Pointers must be non-NULL (p/out may be anything when len/cap is 0 and the
+ * call fails for that reason).
  * Reserved bits are kept, so decode-then-encode of a header reproduces its
  * bytes. (Whole frames re-encode byte for byte when they follow
  * docs/PROTOCOL.md section 2: no IPv4 options, zero pad bytes.) */
@@ -12,6 +20,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ornic/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,12 +69,12 @@ typedef struct { uint8_t flags; uint8_t resv; uint16_t count; } ornic_oacketh;
 
 /* ORNIC NAK reasons. */
 enum {
-  ORNIC_NAK_OTD_EXCEEDED = 1, /* a packet arrived more than OTD past the expected PSN */
-  ORNIC_NAK_TIMEOUT = 2,      /* responder-side timer, nothing newer arrived */
-  ORNIC_NAK_LAST_INCOMPLETE = 3 /* Last arrived but the WQE has holes */
+  ORNIC_NAKETH_OTD_EXCEEDED = 1, /* a packet arrived more than OTD past the expected PSN */
+  ORNIC_NAKETH_TIMEOUT = 2,      /* responder-side timer, nothing newer arrived */
+  ORNIC_NAKETH_LAST_INCOMPLETE = 3 /* Last arrived but the WQE has holes */
 };
-#define ORNIC_NAK_FIXED_LEN 8
-#define ORNIC_NAK_MAX_BLOCKS 255
+#define ORNIC_NAKETH_FIXED_LEN 8
+#define ORNIC_NAKETH_MAX_BLOCKS 255
 /* NAKETH: 8 fixed bytes, then nblocks big-endian 16-bit blocks.
  * Bit i (i = 0 is the least significant) of block k set means PSN
  * base_psn + 16k + i was received. bitmap is a view into the decoded bytes
@@ -99,52 +109,92 @@ typedef struct {
   ornic_cnp cnp;
 } ornic_ext;
 
-int ornic_bth_decode(ornic_bth *out, const uint8_t *p, size_t len);
-ornic_ssize ornic_bth_encode(uint8_t *out, size_t cap, const ornic_bth *in);
+ORNIC_API int ornic_bth_decode(ornic_bth *out, const uint8_t *p, size_t len);
+ORNIC_API ornic_ssize ornic_bth_encode(uint8_t *out, size_t cap, const ornic_bth *in);
 
 /* One extension header selected by its ORNIC_HDR_* bit, into/from `ext`.
  * decode also sets the bit in ext->present; NAKETH additionally returns
  * ORNIC_ERR_MALFORMED for a block count of 0. */
-int ornic_ext_decode_one(ornic_ext *ext, uint16_t hdr_bit, const uint8_t *p, size_t len);
-ornic_ssize ornic_ext_encode_one(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdr_bit);
+ORNIC_API int ornic_ext_decode_one(ornic_ext *ext, uint16_t hdr_bit, const uint8_t *p, size_t len);
+ORNIC_API ornic_ssize ornic_ext_encode_one(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdr_bit);
 
 /* Every header in `hdrs`, in wire order. decode returns the total consumed. */
-int ornic_ext_decode(ornic_ext *ext, uint16_t hdrs, const uint8_t *p, size_t len);
-ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdrs);
+ORNIC_API int ornic_ext_decode(ornic_ext *ext, uint16_t hdrs, const uint8_t *p, size_t len);
+ORNIC_API ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdrs);
 /* Bytes `hdrs` take on the wire for this ext (NAKETH depends on nblocks). */
-size_t ornic_ext_size(const ornic_ext *ext, uint16_t hdrs);
+ORNIC_API size_t ornic_ext_size(const ornic_ext *ext, uint16_t hdrs);
 
 /* The ORNIC headers by name (thin wrappers, for fuzzers and readers). */
-int ornic_offeth_decode(ornic_offeth *out, const uint8_t *p, size_t len);
-ornic_ssize ornic_offeth_encode(uint8_t *out, size_t cap, const ornic_offeth *in);
-int ornic_oacketh_decode(ornic_oacketh *out, const uint8_t *p, size_t len);
-ornic_ssize ornic_oacketh_encode(uint8_t *out, size_t cap, const ornic_oacketh *in);
-int ornic_naketh_decode(ornic_naketh *out, const uint8_t *p, size_t len);
-ornic_ssize ornic_naketh_encode(uint8_t *out, size_t cap, const ornic_naketh *in);
+ORNIC_API int ornic_offeth_decode(ornic_offeth *out, const uint8_t *p, size_t len);
+ORNIC_API ornic_ssize ornic_offeth_encode(uint8_t *out, size_t cap, const ornic_offeth *in);
+ORNIC_API int ornic_oacketh_decode(ornic_oacketh *out, const uint8_t *p, size_t len);
+ORNIC_API ornic_ssize ornic_oacketh_encode(uint8_t *out, size_t cap, const ornic_oacketh *in);
+ORNIC_API int ornic_naketh_decode(ornic_naketh *out, const uint8_t *p, size_t len);
+ORNIC_API ornic_ssize ornic_naketh_encode(uint8_t *out, size_t cap, const ornic_naketh *in);
 
 /* NAK bitmap access. block k (0 <= k < nblocks) as a host-order value. */
-uint16_t ornic_naketh_block(const ornic_naketh *nak, unsigned k);
+ORNIC_API uint16_t ornic_naketh_block(const ornic_naketh *nak, unsigned k);
 /* 1 received, 0 missing, -1 outside the bitmap (PSN arithmetic wraps). */
-int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn);
+ORNIC_API int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn);
 /* The lost set of docs/PROTOCOL.md 4.4, what the requester retransmits:
  * Base itself, plus every PSN Base + d with 0 < d < span whose bit is 0.
- * ornic_nak_lost_span returns span (1 .. 16 * nblocks): the loss limit minus
+ * ornic_naketh_lost_span returns span (1 .. 16 * nblocks): the loss limit minus
  * Base. The limit is the trigger PSN for reasons 2 and 3, and the trigger
  * minus `otd` (the QP's agreed OTD) for reason 1, because packets fewer than
  * OTD behind the trigger may still be on slower paths. */
-uint32_t ornic_nak_lost_span(const ornic_naketh *nak, uint32_t otd);
+ORNIC_API uint32_t ornic_naketh_lost_span(const ornic_naketh *nak, uint32_t otd);
 /* 1 when psn is in the lost set, 0 when not (including outside the bitmap). */
-int ornic_nak_psn_lost(const ornic_naketh *nak, uint32_t otd, uint32_t psn);
+ORNIC_API int ornic_naketh_psn_lost(const ornic_naketh *nak, uint32_t otd, uint32_t psn);
 /* Writes n blocks as big-endian bytes into out (2n bytes) for encoding. */
-void ornic_nak_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n);
+ORNIC_API void ornic_naketh_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n);
 
-/* AETH syndrome helpers (IBA 9.7.5.1): bits 7:5 give the type, 0x40 and
- * 0x80-0xE0 are reserved. */
+/* AETH syndrome (IBA 9.7.5.1, docs/IBA_NOTES.md section 3): bits 7:5
+ * give the type; the low 5 bits are credits (ACK), a timer (RNR NAK) or the
+ * NAK code. Types 0x40 and 0x80-0xE0 are reserved. */
 enum { ORNIC_AETH_ACK = 0x00, ORNIC_AETH_RNR_NAK = 0x20, ORNIC_AETH_NAK = 0x60 };
+/* The NAK codes (type ORNIC_AETH_NAK); 0x65-0x7F are reserved. */
+enum {
+  ORNIC_AETH_NAK_PSN_SEQ = 0x60,       /* PSN sequence error: go-back-N from the MSN's PSN */
+  ORNIC_AETH_NAK_INVALID_REQ = 0x61,   /* invalid request */
+  ORNIC_AETH_NAK_REMOTE_ACCESS = 0x62, /* remote access error */
+  ORNIC_AETH_NAK_REMOTE_OP = 0x63,     /* remote operational error */
+  ORNIC_AETH_NAK_INVALID_RD = 0x64     /* invalid RD request */
+};
+/* ORNIC_AETH_ACK, _RNR_NAK, _NAK, or a reserved type (0x40, 0x80-0xE0). */
 static inline uint8_t ornic_aeth_type(uint8_t syndrome) { return syndrome & 0xe0; }
-/* "ACK", "RNR NAK", "NAK PSN sequence error", ... static text. */
-const char *ornic_aeth_syndrome_name(uint8_t syndrome);
-const char *ornic_nak_reason_name(uint8_t reason);
+/* The low 5 bits: credit count, RNR timer or NAK code. */
+static inline uint8_t ornic_aeth_value(uint8_t syndrome) { return syndrome & 0x1f; }
+/* "ACK", "RNR NAK", "NAK PSN sequence error", ..., "NAK reserved code",
+ * "reserved": static text, never NULL. */
+ORNIC_API const char *ornic_aeth_syndrome_name(uint8_t syndrome);
+/* "OTD exceeded", "timeout", "Last seen, WQE incomplete" or "reserved":
+ * static text, never NULL. */
+ORNIC_API const char *ornic_naketh_reason_name(uint8_t reason);
+
+/* The lost set of a NAK (docs/PROTOCOL.md 4.4), walked in PSN order, in runs
+ * of consecutive PSNs: the one walk every tool needs (what the requester
+ * resends, what a reader shows, what the analysis engine marks lost).
+ *
+ *   ornic_naketh_lost_iter it;
+ *   uint32_t first, n;
+ *   ornic_naketh_lost_begin(&it, nak, otd);
+ *   while (ornic_naketh_lost_next_run(&it, &first, &n)) ...  // PSNs first .. first+n-1
+ *
+ * `nak` must stay valid while the iterator is used. Never allocates. */
+typedef struct {
+  const ornic_naketh *nak;
+  uint32_t span; /* ornic_naketh_lost_span */
+  uint32_t d;    /* next distance from Base to look at */
+  uint64_t reserved[2]; /* README.md "ABI policy" */
+} ornic_naketh_lost_iter;
+ORNIC_API void ornic_naketh_lost_begin(ornic_naketh_lost_iter *it, const ornic_naketh *nak,
+                                       uint32_t otd);
+/* The next run: 1 with *first (24-bit PSN, wrapping) and *count >= 1, or 0
+ * when the set is exhausted. */
+ORNIC_API int ornic_naketh_lost_next_run(ornic_naketh_lost_iter *it, uint32_t *first,
+                                         uint32_t *count);
+/* Total PSNs in the lost set (1 .. span). */
+ORNIC_API uint32_t ornic_naketh_lost_count(const ornic_naketh *nak, uint32_t otd);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "ornic/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -97,10 +99,11 @@ typedef struct {
 } ornic_opcode_info;
 
 /* Never NULL: an opcode with no defined layout has name == NULL and hdrs == 0. */
-const ornic_opcode_info *ornic_opcode_info_get(uint8_t opcode);
+ORNIC_API const ornic_opcode_info *ornic_opcode_info_get(uint8_t opcode);
 
-/* Name of the opcode, or "Unknown (0xNN)"-style static text "Unknown". */
-const char *ornic_opcode_name(uint8_t opcode);
+/* The opcode's name ("RC SEND Only"), or "Unknown" for an opcode without a
+ * layout: static text, never NULL. */
+ORNIC_API const char *ornic_opcode_name(uint8_t opcode);
 
 static inline ornic_transport ornic_opcode_transport(uint8_t opcode) {
   return opcode >= 0xC0 && opcode <= 0xDF ? ORNIC_TRANSPORT_ORNIC
@@ -108,11 +111,13 @@ static inline ornic_transport ornic_opcode_transport(uint8_t opcode) {
                                           : (ornic_transport)(opcode >> 5);
 }
 
-/* Fixed size of one extension header (the NAK's fixed part for NAKETH). */
-unsigned ornic_hdr_size(uint16_t hdr_bit);
+/* Fixed size of one extension header (the NAK's fixed part for NAKETH); 0
+ * unless hdr_bit is exactly one ORNIC_HDR_* bit. */
+ORNIC_API unsigned ornic_hdr_size(uint16_t hdr_bit);
 
-/* Short name of one extension header ("RETH"). */
-const char *ornic_hdr_name(uint16_t hdr_bit);
+/* Short name of one extension header ("RETH"); "?" unless hdr_bit is
+ * exactly one ORNIC_HDR_* bit. Static text, never NULL. */
+ORNIC_API const char *ornic_hdr_name(uint16_t hdr_bit);
 
 #ifdef __cplusplus
 }

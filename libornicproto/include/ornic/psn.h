@@ -16,6 +16,12 @@ static inline uint32_t ornic_psn_add(uint32_t a, int32_t n) {
   return (a + (uint32_t)n) & ORNIC_PSN_MASK;
 }
 
+/* Forward distance from start to psn, in [0, 2^24): how many PSNs after
+ * start psn lies when psn is known not to be before it (a WQE's packet index). */
+static inline uint32_t ornic_psn_off(uint32_t psn, uint32_t start) {
+  return (psn - start) & ORNIC_PSN_MASK;
+}
+
 /* Signed distance b - a in (-2^23, 2^23]: positive when b is after a. The
  * half-window rule is the only consistent order on a 24-bit circle. */
 static inline int32_t ornic_psn_diff(uint32_t b, uint32_t a) {

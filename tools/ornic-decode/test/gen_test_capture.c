@@ -183,10 +183,10 @@ static void build_case(int k, ornic_frame *f) {
     break;
   case 13: {
     static const uint16_t blocks[2] = {0xff1f, 0x00ff}; /* 1005-1007 and 1024-1031 missing */
-    ornic_nak_bitmap_pack(nak_bitmap, blocks, 2);
+    ornic_naketh_bitmap_pack(nak_bitmap, blocks, 2);
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAK_OTD_EXCEEDED, 1010, 2, 1000, nak_bitmap};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 1010, 2, 1000, nak_bitmap};
     break;
   }
   case 14:
@@ -230,19 +230,19 @@ static void build_case(int k, ornic_frame *f) {
   case 36:
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAK_TIMEOUT, 1011, 1, 1000, nak_full};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 1, 1000, nak_full};
     break;
   case 37:
     base(f, 6, 0xca, 0x21, 0xfffff8, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAK_LAST_INCOMPLETE, 2, 1, 0xfffff8, nak_wrap};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_LAST_INCOMPLETE, 2, 1, 0xfffff8, nak_wrap};
     break;
   case 38: base(f, 4, 0x04, 0x36, 1, 4); break;  /* trimmed to 3 bytes, PadCnt 0 below */
   case 39: base(f, 4, 0x04, 0x36, 2, 3); break;  /* pad byte set below */
   case 40:
     base(f, 4, 0xca, 0x21, 1001, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAK_OTD_EXCEEDED, 1010, 2, 1000, nak_bitmap};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 1010, 2, 1000, nak_bitmap};
     break;
   case 41:
     base(f, 4, 0xc9, 0x21, 1003, 0);
@@ -252,14 +252,14 @@ static void build_case(int k, ornic_frame *f) {
   case 42: /* odd block count: the 2 pad bytes are removed below */
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAK_TIMEOUT, 1011, 1, 1000, nak_full};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 1, 1000, nak_full};
     break;
   case 43: base(f, 4, 0x04, 0x37, 1, 8); break;  /* opcode -> RC ACK below */
   case 44: base(f, 4, 0x11, 0x37, 2, 0); f->ext.aeth = (ornic_aeth){0x1f, 1}; break;
   case 45:
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAK_TIMEOUT, 1011, 2, 1000, nak_bitmap};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 2, 1000, nak_bitmap};
     break;
   default: break;
   }
@@ -359,7 +359,7 @@ static void fix_icrc(const writer *w, uint8_t *buf, size_t len, size_t l3) {
   uint32_t icrc;
   /* A malformed frame's iCRC is fixed too when the lengths locate it: its
    * layout is then what the sender meant, not damage. */
-  (void)ornic_frame_decode(&f, buf + off, len - off, link, 0);
+  (void)ornic_frame_decode(&f, buf + off, len - off, link, ORNIC_ROCEV2_UDP_PORT);
   if (!f.icrc_present || ornic_icrc_compute(&f, buf + off, &icrc) != ORNIC_OK) return;
   put_u32le(buf + off + f.icrc_off, icrc);
 }

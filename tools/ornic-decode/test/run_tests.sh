@@ -344,7 +344,7 @@ check "--no-analysis: no conversations" grep -q '"analysis":null,"conversations"
 check "--pmtu 1024 accepted" "$DEC" --pmtu 1024 pair.pcap > /dev/null
 "$DEC" --pmtu 1000 pair.pcap > /dev/null 2>&1; check "--pmtu 1000 refused" test $? -eq 1
 
-# ---- malformed frames shown as far as their bytes go (issue 14, PROTOCOL.md D3) ----
+# ---- malformed frames shown as far as their bytes go (PROTOCOL.md D3) ----
 # 1: IP total length 108, UDP length 28 (a packet generator's frame), good iCRC;
 # 2: opcode 0xC0 with 16 bytes after the BTH (RETH + OFFETH need 20), good iCRC;
 # 3: frame 2 with one byte flipped: bad iCRC; 4: UDP length 8 more than IP says.

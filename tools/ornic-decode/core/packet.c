@@ -1,0 +1,167 @@
+/* Frame -> verdict. The library says what it could read; this file decides
+ * what that means for a capture: a frame cut by the capture's snaplen
+ * (caplen < original length) is normal and shown as far as it goes, while a
+ * frame that is whole on the wire but still too short is an error. */
+#include "packet.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "linktype.h"
+
+static const char *const skip_texts[DEC_SKIP_COUNT] = {
+    [DEC_SKIP_NONE] = "",
+    [DEC_SKIP_NOT_ROCE] = "not RoCE",
+    [DEC_SKIP_FRAGMENT] = "IPv4 fragment",
+    [DEC_SKIP_SNAPLEN] = "cut by snaplen before the BTH",
+    [DEC_SKIP_UNSUPPORTED] = "unsupported by the decoder"};
+static const char *const skip_keys[DEC_SKIP_COUNT] = {
+    [DEC_SKIP_NONE] = "",
+    [DEC_SKIP_NOT_ROCE] = "not_roce",
+    [DEC_SKIP_FRAGMENT] = "ipv4_fragment",
+    [DEC_SKIP_SNAPLEN] = "snaplen_before_bth",
+    [DEC_SKIP_UNSUPPORTED] = "unsupported"};
+
+const char *dec_skip_text(dec_skip s) { return s < DEC_SKIP_COUNT ? skip_texts[s] : "?"; }
+const char *dec_skip_key(dec_skip s) { return s < DEC_SKIP_COUNT ? skip_keys[s] : "?"; }
+
+static void set_skip(dec_packet *pk, dec_skip why) {
+  pk->cls = DEC_CLASS_SKIPPED;
+  pk->skip = why;
+}
+
+/* A frame shorter than its own IP/UDP lengths although nothing was cut. */
+static void error_truncated(dec_packet *pk) {
+  const ornic_frame *f = &pk->f;
+  if (f->roce_end)
+    snprintf(pk->errbuf, sizeof pk->errbuf,
+             "truncated: the frame has %u bytes but its IP/UDP lengths end at byte %zu",
+             pk->caplen, pk->link_off + f->roce_end);
+  else
+    snprintf(pk->errbuf, sizeof pk->errbuf, "truncated: the %u-byte frame ends inside a header",
+             pk->caplen);
+  pk->error = pk->errbuf;
+}
+
+static void error_code(dec_packet *pk, int rc) {
+  if (rc == ORNIC_ERR_UNKNOWN_OPCODE) {
+    snprintf(pk->errbuf, sizeof pk->errbuf, "unknown BTH opcode 0x%02x", pk->f.bth.opcode);
+    pk->error = pk->errbuf;
+  } else if (rc == ORNIC_ERR_TRUNCATED) {
+    error_truncated(pk);
+  } else if (rc == ORNIC_ERR_MALFORMED) {
+    static const char lead[] = "malformed: ";
+    memcpy(pk->errbuf, lead, sizeof lead);
+    ornic_frame_explain_malformed(&pk->f, pk->errbuf + sizeof lead - 1,
+                                  sizeof pk->errbuf - (sizeof lead - 1));
+    pk->error = pk->errbuf;
+  } else {
+    pk->error = ornic_strerror(rc);
+  }
+}
+
+/* What the library filled in: f->layers says which layers were read. */
+static void note_layers(dec_packet *pk) {
+  const ornic_frame *f = &pk->f;
+  pk->has_vlan = f->link == ORNIC_LINK_ETHERNET && f->eth.has_vlan;
+  pk->has_l3 = f->l3 != ORNIC_L3_NONE;
+  pk->has_udp = (f->layers & ORNIC_LAYER_UDP) != 0;
+  pk->has_bth = (f->layers & ORNIC_LAYER_BTH) != 0;
+  /* The library sets the payload view only once PadCnt and the payload rules
+   * held (a malformed frame whose UDP length ends early still has one). */
+  pk->has_payload = f->payload != NULL;
+}
+
+static void check_icrc(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t *l2) {
+  /* Whenever the lengths locate the iCRC and it was captured it is checked:
+   * an unknown opcode or a malformed layout under a good iCRC is what the
+   * sender meant; under a bad one, the frame was damaged. */
+  if (!pk->f.icrc_present) {
+    pk->icrc = DEC_ICRC_NA;
+  } else if (!cfg->verify_icrc) {
+    pk->icrc = DEC_ICRC_UNCHECKED;
+  } else if (ornic_icrc_compute(&pk->f, l2, &pk->icrc_want) != ORNIC_OK) {
+    pk->icrc = DEC_ICRC_NA;
+  } else {
+    pk->icrc = pk->icrc_want == pk->f.icrc ? DEC_ICRC_OK : DEC_ICRC_BAD;
+  }
+  /* Native InfiniBand: the VCRC the same way (--no-icrc skips it too). */
+  if (!pk->f.vcrc_present) pk->vcrc = DEC_ICRC_NA;
+  else if (!cfg->verify_icrc) pk->vcrc = DEC_ICRC_UNCHECKED;
+  else if (ornic_vcrc_compute(&pk->f, l2, &pk->vcrc_want) != ORNIC_OK) pk->vcrc = DEC_ICRC_NA;
+  else pk->vcrc = pk->vcrc_want == pk->f.vcrc ? DEC_ICRC_OK : DEC_ICRC_BAD;
+}
+
+static void classify(dec_packet *pk) {
+  int rc = pk->rc;
+  if (rc == ORNIC_OK) return;
+  if (rc == ORNIC_ERR_NOT_ROCE) {
+    set_skip(pk, DEC_SKIP_NOT_ROCE);
+    return;
+  }
+  if (rc == ORNIC_ERR_UNSUPPORTED) {
+    bool frag = pk->f.ip.version == 4 && (pk->f.ip.frag & 0x3fff);
+    set_skip(pk, frag ? DEC_SKIP_FRAGMENT : DEC_SKIP_UNSUPPORTED);
+    return;
+  }
+  if (rc == ORNIC_ERR_TRUNCATED && pk->snap_cut) {
+    if (!pk->has_bth) set_skip(pk, DEC_SKIP_SNAPLEN);
+    return; /* a snaplen cut is no error: show what was captured */
+  }
+  if (!pk->has_bth) pk->cls = DEC_CLASS_BROKEN;
+  error_code(pk, rc);
+}
+
+static void decode_link(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t *data) {
+  ornic_link link = ORNIC_LINK_ETHERNET;
+  int lr = dec_link_locate(cfg->dlt, data, pk->caplen, &link, &pk->link_off);
+  if (lr == DEC_LINK_NOT_ROCE) {
+    set_skip(pk, DEC_SKIP_NOT_ROCE);
+    return;
+  }
+  if (lr == DEC_LINK_TRUNCATED) {
+    if (pk->snap_cut) {
+      set_skip(pk, DEC_SKIP_SNAPLEN);
+    } else {
+      pk->cls = DEC_CLASS_BROKEN;
+      pk->error = "truncated: the frame ends inside its link-layer header";
+    }
+    return;
+  }
+  const uint8_t *l2 = data + pk->link_off;
+  pk->rc = ornic_frame_decode(&pk->f, l2, pk->caplen - pk->link_off, link, cfg->udp_port);
+  note_layers(pk);
+  classify(pk);
+  check_icrc(pk, cfg, l2);
+  pk->warnings = ornic_lint(&pk->f, l2, cfg->pmtu);
+}
+
+/* A pcap record's seconds are unsigned 32-bit (1970 to 2106, as tshark
+ * reads them), but libpcap copies them through its signed 32-bit
+ * pcap_timeval, so from 2038 on tv_sec arrives negative. pcapng's are 64-bit
+ * and libpcap's tv_sec holds them as they are. */
+static int64_t capture_seconds(const dec_decode_cfg *cfg, const struct pcap_pkthdr *h) {
+  return cfg->pcapng ? (int64_t)h->ts.tv_sec : (int64_t)(uint32_t)h->ts.tv_sec;
+}
+
+void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
+                       const struct pcap_pkthdr *h, const uint8_t *data) {
+  pk->frame = frame;
+  pk->otd = cfg->otd;
+  pk->sec = capture_seconds(cfg, h);
+  pk->nsec = (uint32_t)h->ts.tv_usec; /* nanoseconds: the capture was opened with NANO precision */
+  pk->caplen = h->caplen;
+  pk->wire_len = h->len;
+  pk->snap_cut = h->caplen < h->len;
+  pk->link_off = 0;
+  pk->cls = DEC_CLASS_ROCE;
+  pk->skip = DEC_SKIP_NONE;
+  pk->rc = ORNIC_OK;
+  pk->has_vlan = pk->has_l3 = pk->has_udp = pk->has_bth = pk->has_payload = false;
+  pk->icrc = DEC_ICRC_NA;
+  pk->vcrc = DEC_ICRC_NA;
+  pk->warnings = 0;
+  pk->error = NULL;
+  pk->analysed = false;
+  decode_link(pk, cfg, data);
+}

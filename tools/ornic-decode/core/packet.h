@@ -1,0 +1,81 @@
+/* One captured frame run through the codec, with the verdicts every output
+ * needs: RoCE or skipped (and why), error text, iCRC state. */
+#ifndef DEC_PACKET_H
+#define DEC_PACKET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <ornic/analysis.h>
+#include <ornic/ornic.h>
+#include <pcap/pcap.h>
+
+typedef enum {
+  DEC_CLASS_ROCE,    /* the BTH was read (headers after it may be missing) */
+  DEC_CLASS_SKIPPED, /* not RoCE, or not decodable as RoCE (see dec_skip) */
+  DEC_CLASS_BROKEN   /* damaged before the BTH: error text, no BTH */
+} dec_class;
+
+typedef enum {
+  DEC_SKIP_NONE,
+  DEC_SKIP_NOT_ROCE,   /* another protocol, UDP port or link-layer type */
+  DEC_SKIP_FRAGMENT,   /* an IPv4 fragment: the UDP datagram is not whole */
+  DEC_SKIP_SNAPLEN,    /* snaplen cut the frame before its BTH */
+  DEC_SKIP_UNSUPPORTED,
+  DEC_SKIP_COUNT
+} dec_skip;
+
+typedef enum {
+  DEC_ICRC_OK,
+  DEC_ICRC_BAD,
+  DEC_ICRC_NA,       /* not verifiable: cut by snaplen, or the frame is broken */
+  DEC_ICRC_UNCHECKED /* --no-icrc */
+} dec_icrc;
+
+typedef struct {
+  int dlt;
+  uint16_t udp_port; /* 0: 4791 */
+  bool verify_icrc;
+  uint32_t otd; /* the QPs' OTD, for the lost set of reason 1 NAKs (PROTOCOL.md 4.4) */
+  uint32_t pmtu; /* the QPs' PMTU when given (--pmtu), for lint rules L11, L12; else 0 */
+  bool pcapng;  /* timestamps are pcapng's 64-bit ones, not a pcap record's 32-bit seconds */
+} dec_decode_cfg;
+
+typedef struct {
+  uint64_t frame; /* 1-based record number */
+  int64_t sec;
+  uint32_t nsec;
+  uint32_t caplen, wire_len;
+  size_t link_off;  /* bytes of link header before what the library decoded */
+  bool snap_cut;    /* caplen < wire_len: the capture kept only a prefix */
+  dec_class cls;
+  dec_skip skip;
+  int rc;           /* ornic_frame_decode's result */
+  bool has_vlan;    /* f.eth.vlan_tci valid */
+  bool has_l3;      /* f.ip addresses valid */
+  bool has_udp;     /* f.udp valid */
+  bool has_bth;     /* f.bth valid */
+  bool has_payload; /* f.payload_len / payload_caplen valid */
+  dec_icrc icrc;
+  uint32_t icrc_want;
+  dec_icrc vcrc;       /* native InfiniBand: the VCRC's state, as icrc's; else n/a */
+  uint16_t vcrc_want;
+  uint32_t otd;      /* dec_decode_cfg.otd, for printing NAK lost sets */
+  uint32_t warnings; /* ORNIC_LINT_* (ornic/lint.h) */
+  const char *error; /* NULL, or text (may point into errbuf) */
+  char errbuf[320]; /* several malformed rules can be named at once */
+  ornic_frame f;
+  bool analysed;      /* an valid: the conversation engine saw the packet (analysis.h) */
+  ornic_an_verdict an;
+} dec_packet;
+
+void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
+                       const struct pcap_pkthdr *h, const uint8_t *data);
+
+/* "not RoCE", "IPv4 fragment", ... */
+const char *dec_skip_text(dec_skip s);
+/* "not_roce", "ipv4_fragment", ... (stable keys for JSON) */
+const char *dec_skip_key(dec_skip s);
+
+#endif
