@@ -1,6 +1,6 @@
 /* The ORNIC dissector: takes the RoCEv2 UDP port, decodes the whole frame
- * (from its first byte, with the link type of its capture record, so the
- * iCRC can be verified) with libornicproto, hands standard IBA opcodes to
+ * with libornicproto (forward, from its first byte or from the innermost IP
+ * header, so the iCRC can be verified), hands standard IBA opcodes to
  * Wireshark's own InfiniBand dissector and adds the ORNIC tree (ORNIC
  * opcodes, CNP, iCRC, analysis) beside it. */
 #include "ornic_diss.h"
@@ -85,10 +85,10 @@ static gboolean decode_at(located *loc, tvbuff_t *tvb, const guint8 *frame, guin
 }
 
 /* Decodes the frame forward: from its first byte with the link type of its
- * capture record, else (a tunnel, a second VLAN tag, another link type) from
- * the IP header Wireshark's IP dissector read. A payload that is not the
- * frame's own bytes (reassembled), or that neither decode reaches (an ICMP
- * error's quote cut short, say), is not located: *no_ip says why. */
+ * capture record, else (a tunnel, a second VLAN tag, another link type, the
+ * packet an ICMP error quotes) from the IP header Wireshark's IP dissector
+ * read. A payload that is not the frame's own bytes (reassembled), or that
+ * neither decode reaches, is not located: *no_ip says why. */
 static gboolean locate_in_frame(tvbuff_t *tvb, packet_info *pinfo, located *loc) {
   tvbuff_t *ds = tvb_get_ds_tvb(tvb);
   loc->no_ip = "the UDP payload is not part of a captured frame (reassembled or detached)";

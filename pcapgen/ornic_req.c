@@ -248,18 +248,22 @@ static void queue_retx(oreq *r, oreq_qp *qp, uint32_t idx) {
   if (fifo_push(&qp->retxq, idx) < 0) sim_fail(r->s, "out of memory (retransmission queue)");
 }
 
-/* PROTOCOL.md 4.4: the lost set is Base, plus every PSN after Base and before
- * the loss limit whose bit is 0. Set bits anywhere free their packets. */
+/* A NAK's set bits free their packets anywhere in the bitmap; its lost set
+ * (PROTOCOL.md 4.4, walked by the library) is sent again. */
 static void apply_nak_bitmap(oreq *r, oreq_qp *qp, const ornic_naketh *nak) {
-  uint32_t span = ornic_naketh_lost_span(nak, r->o->otd);
-  for (uint32_t k = 0; k < nak->nblocks; k++) {
-    uint16_t blk = ornic_naketh_block(nak, k);
-    for (uint32_t i = 0; i < 16; i++) {
-      uint32_t d = 16 * k + i;
-      uint32_t idx = ornic_psn_off(ornic_psn_add(nak->base_psn, (int32_t)d), qp->w.start);
+  for (uint32_t d = 1; d < 16u * nak->nblocks; d++) {
+    uint32_t idx = ornic_psn_off(ornic_psn_add(nak->base_psn, (int32_t)d), qp->w.start);
+    if (idx >= qp->w.n) break;
+    if (ornic_naketh_block(nak, d / 16) >> (d % 16) & 1) bs_set(qp->sacked, idx);
+  }
+  ornic_naketh_lost_iter it;
+  uint32_t first, n;
+  ornic_naketh_lost_begin(&it, nak, r->o->otd);
+  while (ornic_naketh_lost_next_run(&it, &first, &n)) {
+    for (uint32_t i = 0; i < n; i++) {
+      uint32_t idx = ornic_psn_off(ornic_psn_add(first, (int32_t)i), qp->w.start);
       if (idx >= qp->w.n) return;
-      if (d > 0 && (blk >> i & 1)) bs_set(qp->sacked, idx);
-      else if (d == 0 || d < span) queue_retx(r, qp, idx);
+      queue_retx(r, qp, idx);
     }
   }
 }

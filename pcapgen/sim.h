@@ -72,7 +72,7 @@ pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m);
 /* The AETH syndrome of every ACK the engines send: type ACK with the credit
  * field 0x1F, "no credit information" (docs/PROTOCOL.md 2.3). NAK codes are
  * the library's (ORNIC_AETH_NAK_*, ornic/headers.h). */
-#define SIM_AETH_ACK (ORNIC_AETH_ACK | 0x1f)
+#define SIM_AETH_ACK ORNIC_AETH_ACK_NO_CREDIT
 pkt *sim_encode_on(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned path);
 
 /* Queues a control frame at the node's NIC (sent before any data). */

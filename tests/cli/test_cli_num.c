@@ -1,4 +1,4 @@
-/* tools/common/cli_num: the one number parser of every program. Each edge
+/* libs/ornic-cli: the one number parser of every program. Each edge
  * is a case of its own, so a failure names the input that broke: what a
  * user types (spaces, signs, octal-looking zeros, hex, suffixes) and the
  * limits (UINT64_MAX and one past it, with and without a suffix). */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ornic-decode's option numbers go through the tree's one parser
-# (tools/common/cli_num.h; docs/RELIABILITY.md): decimal or 0x hex, never octal
+# (libs/ornic-cli/include/cli_num.h; docs/RELIABILITY.md): decimal or 0x hex, never octal
 # (strtoull's base 0 read "--otd 010" as 8), no sign, no spaces, overflow
 # checked; a bad value names the option and says what was expected and got.
 #   ornic_decode_cli_numbers.sh DECODER TESTGEN [WORKDIR]

@@ -152,6 +152,9 @@ ORNIC_API void ornic_naketh_bitmap_pack(uint8_t *out, const uint16_t *blocks, un
  * give the type; the low 5 bits are credits (ACK), a timer (RNR NAK) or the
  * NAK code. Types 0x40 and 0x80-0xE0 are reserved. */
 enum { ORNIC_AETH_ACK = 0x00, ORNIC_AETH_RNR_NAK = 0x20, ORNIC_AETH_NAK = 0x60 };
+/* An ACK whose credit field is 0x1F: "no credit count" (end-to-end flow
+ * control unused), what RoCE responders send (docs/IBA_NOTES.md section 3). */
+#define ORNIC_AETH_ACK_NO_CREDIT 0x1f
 /* The NAK codes (type ORNIC_AETH_NAK); 0x65-0x7F are reserved. */
 enum {
   ORNIC_AETH_NAK_PSN_SEQ = 0x60,       /* PSN sequence error: go-back-N from the MSN's PSN */
