@@ -3,14 +3,15 @@
 # Usage: scripts/deps.sh [build|test]
 #   build: the library, tools, pcapgen (with --plot through gnuplot) and the
 #          Wireshark plugin's development files
-#   test:  adds the oracles (tshark, Scapy), Check, clang's sanitizers and
+#   test:  adds the oracles (tshark, Scapy), Check, clang-format, clang's sanitizers and
 #          libFuzzer, AFL++, valgrind, and llvm-14 (llvm-cov for
 #          scripts/fuzz-coverage.sh)
 set -euo pipefail
 
 build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev gnuplot-nox
             wireshark-dev libwireshark-dev)
-test_pkgs=(check python3 python3-scapy tshark clang libclang-rt-14-dev g++ afl++ valgrind llvm-14)
+test_pkgs=(check python3 python3-scapy tshark clang clang-format libclang-rt-14-dev g++ afl++ valgrind
+           llvm-14)
 
 want=("${build_pkgs[@]}")
 [[ "${1:-build}" == test ]] && want+=("${test_pkgs[@]}")

@@ -1,8 +1,10 @@
 /* The four receive-bitmap models of tools/ornic-bitmap-sim (ORNIC, which is
  * libs/ornic-bitmap, and the MELO+ / LEFT / LEFT+ lists) against a
- * brute-force reference set, block accounting over a shared pool, pool
- * exhaustion, the 24-bit PSN wrap, and the cost model of
- * docs/BITMAP_MODELS.md section 2 on hand-worked sequences. */
+ * brute-force reference set (with today's list variants and the paper's),
+ * block accounting over a shared pool, pool exhaustion, the 24-bit PSN wrap,
+ * the cost model of docs/BITMAP_MODELS.md section 2 on hand-worked sequences,
+ * and the paper's variants of section 2a (LEFT's threshold rule, LEFT+
+ * walking both ways) on hand-built sequences with known costs. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,17 +87,17 @@ static void deliver(bm_qp *q, ref *r, bm_kind kind, uint32_t psn, prng *g) {
 
 /* Random arrivals with bounded reordering, duplicates and PSNs outside the
  * WQE, then every PSN in order so that the WQE completes. */
-static void random_run(bm_kind kind, uint64_t seed, unsigned m, unsigned nslots, uint32_t n, uint32_t reorder,
-                       uint32_t start) {
+static void random_run(bm_kind kind, const bm_conf *conf, uint64_t seed, unsigned m, unsigned nslots, uint32_t n,
+                       uint32_t reorder, uint32_t start) {
   prng g;
   prng_seed(&g, seed, 100, kind);
-  bm_pool *pool = bm_pool_new(kind, m, nslots + 2);
+  bm_pool *pool = bm_pool_new_conf(kind, m, nslots + 2, conf);
   bm_qp *q = bm_qp_new(pool, nslots);
   ck_assert_ptr_nonnull(q);
   ref r = {start & MASK, n, m, nslots, calloc(n, 1)};
   bm_start(q, start, n);
   uint32_t *order = malloc(n * sizeof *order);
-  arrivals_make(&g, n, reorder, prng_below(&g, 2), m, order);
+  arrivals_make_kind(seed % 4 == 3 ? ARR_ALIGNED : ARR_SLIDING, &g, n, reorder, prng_below(&g, 2), m, order);
   for (uint32_t i = 0; i < n; i++) {
     deliver(q, &r, kind, (r.start + order[i]) & MASK, &g);
     uint32_t roll = prng_below(&g, 8);
@@ -116,16 +118,21 @@ static void random_run(bm_kind kind, uint64_t seed, unsigned m, unsigned nslots,
   free(r.got);
 }
 
+/* _i: model + BM_NMODELS * variant; variant 0 today's lists, 1 the paper's
+ * (threshold 1, LEFT+ both ways), 2 threshold 0 both ways (the most cache
+ * moves and backward walks). */
 START_TEST(reference_random) {
   static const unsigned ms[] = {1, 7, 16, 64};
-  bm_kind kind = (bm_kind)_i;
+  static const bm_conf confs[] = {{BM_CACHE_EVERY, false}, {1, true}, {0, true}};
+  bm_kind kind = (bm_kind)(_i % BM_NMODELS);
+  const bm_conf *conf = &confs[_i / BM_NMODELS];
   for (unsigned s = 0; s < 24; s++) {
     unsigned m = ms[s % 4];
     uint32_t n = 1 + (s * 53) % 300;
     uint32_t reorder = (s % 3) * 40;
     unsigned nslots = s % 5 == 4 ? 3 : (reorder + 2 * m) / m + 2; /* sometimes too small: out of range */
     uint32_t start = s % 2 ? MASK - (s * 7) % 200 : s * 1000; /* half of them wrap */
-    random_run(kind, s + 1, m, nslots, n, reorder, start);
+    random_run(kind, conf, s + 1, m, nslots, n, reorder, start);
   }
 }
 END_TEST
@@ -285,6 +292,133 @@ START_TEST(cost_model) {
 }
 END_TEST
 
+/* The paper's variants by hand: 4-bit blocks, PSNs from 0, a list of blocks
+ * 0..6 after the first arrival. `total` counts the per-QP entry (today's
+ * convention); the paper's pointer cost is total - 1 on every step here. */
+typedef struct {
+  uint32_t psn;
+  const char *what;
+  unsigned total[4]; /* melo+; left, left+ forward, left+ both (all threshold 1) */
+  unsigned hops[4];
+} var_step;
+
+enum { V_MELO, V_LEFT, V_LPF, V_LPB, V_N };
+
+static const var_step var_steps[] = {
+    {24, "block 6 into an empty list: append 7 (1 + 7), no walk: the cache stays empty", {8, 8, 8, 8}, {0, 0, 0, 0}},
+    {4, "block 1: walk of 1 from the head, not more than 1: no cache update", {3, 3, 3, 3}, {1, 1, 1, 1}},
+    {5, "block 1 again: still walked (every-access rule: a cache hit, 2)", {3, 3, 3, 3}, {1, 1, 1, 1}},
+    {8, "block 2: walk of 2 > 1: the cache moves to block 2", {4, 4, 4, 4}, {2, 2, 2, 2}},
+    {9, "block 2 again: cache hit", {4, 2, 2, 2}, {2, 0, 0, 0}},
+    {0, "the head: a hit, the cache stays", {2, 2, 2, 2}, {0, 0, 0, 0}},
+    {25, "the tail: a hit, the cache stays", {2, 2, 2, 2}, {0, 0, 0, 0}},
+    {10, "block 2: still cached after the head and tail hits", {4, 2, 2, 2}, {2, 0, 0, 0}},
+    {16, "block 4: LEFT from the head (4), LEFT+ forward from block 2 (2); cache to 4", {6, 6, 4, 4}, {4, 4, 2, 2}},
+    {12, "block 3: LEFT and forward LEFT+ from the head (3), LEFT+ back from 4 (1); cache to 3",
+     {5, 5, 5, 3}, {3, 3, 3, 1}},
+    {20, "block 5: LEFT from the head (5), LEFT+ forward from 3 (2); cache to 5", {7, 7, 4, 4}, {5, 5, 2, 2}},
+    {6, "block 1: from the head (1) for everyone: back from 5 would be 4; no update", {3, 3, 3, 3}, {1, 1, 1, 1}},
+    {21, "block 5: cache hit: the walk of 1 did not move it", {7, 2, 2, 2}, {5, 0, 0, 0}},
+    {13, "block 3: LEFT+ both back from 5 (2), the others from the head (3)", {5, 5, 5, 4}, {3, 3, 3, 2}},
+};
+
+START_TEST(left_threshold_rule) {
+  static const bm_kind kinds[V_N] = {BM_MELO_PLUS, BM_LEFT, BM_LEFT_PLUS, BM_LEFT_PLUS};
+  int v = _i;
+  bm_conf conf = {1, v == V_LPB};
+  bm_pool *pool = bm_pool_new_conf(kinds[v], 4, 64, &conf);
+  bm_qp *q = bm_qp_new(pool, 8);
+  bm_start(q, 0, 32);
+  for (size_t i = 0; i < sizeof var_steps / sizeof *var_steps; i++) {
+    const var_step *st = &var_steps[i];
+    ck_assert_int_eq(bm_record(q, st->psn), BM_NEW);
+    bm_cost c = bm_last_cost(q);
+    ck_assert_msg(c.total == st->total[v] && c.hops == st->hops[v],
+                  "variant %d step %zu (%s): total %u hops %u, want %u / %u", v, i, st->what, c.total, c.hops,
+                  st->total[v], st->hops[v]);
+    ck_assert_uint_eq(c.total - c.ctx, st->total[v] - 1); /* the paper's pointer cost */
+  }
+  bm_qp_free(q);
+  bm_pool_free(pool);
+}
+END_TEST
+
+/* A higher threshold: with N = 3 a walk of 3 leaves the cache alone and a
+ * walk of 4 moves it; with N = 0 any walk moves it. LEFT, blocks 0..6. */
+START_TEST(left_threshold_values) {
+  static const struct {
+    int t;
+    uint32_t psn;
+    unsigned total;
+  } seq[] = {
+      {3, 24, 8}, {3, 12, 5}, {3, 13, 5}, /* walk of 3: not cached */
+      {3, 16, 6}, {3, 17, 2},             /* walk of 4: cached */
+      {0, 24, 8}, {0, 4, 3},  {0, 5, 2},  /* threshold 0: the walk of 1 caches block 1 */
+  };
+  bm_pool *pool = NULL;
+  bm_qp *q = NULL;
+  int t = -2;
+  for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
+    if (seq[i].t != t) {
+      bm_qp_free(q);
+      bm_pool_free(pool);
+      t = seq[i].t;
+      bm_conf conf = {t, false};
+      pool = bm_pool_new_conf(BM_LEFT, 4, 64, &conf);
+      q = bm_qp_new(pool, 8);
+      bm_start(q, 0, 32);
+    }
+    ck_assert_int_eq(bm_record(q, seq[i].psn), BM_NEW);
+    ck_assert_msg(bm_last_cost(q).total == seq[i].total, "threshold %d, step %zu: %u, want %u", t, i,
+                  bm_last_cost(q).total, seq[i].total);
+  }
+  bm_qp_free(q);
+  bm_pool_free(pool);
+  bm_conf bad = {-2, false};
+  ck_assert_ptr_null(bm_pool_new_conf(BM_LEFT, 4, 64, &bad));
+}
+END_TEST
+
+/* LEFT+ walking both ways with today's cache rule (the block of every
+ * access): back along prev pointers when the cached block is nearer than
+ * the head, forward otherwise; forward-only walks from the head instead. The
+ * bits land in the right blocks (bm_test reads them back by a forward walk
+ * from the head). 4-bit blocks, PSNs from 100. */
+START_TEST(leftplus_both_ways) {
+  static const struct {
+    uint32_t off;
+    unsigned both, fwd; /* total, today's convention */
+  } seq[] = {
+      {36, 11, 11}, /* block 9 into an empty list: 1 + 10 blocks; cache 9 */
+      {28, 4, 9},   /* block 7: back 2 from 9 (1 + 1 + 2), forward-only from the head (1 + 1 + 7) */
+      {20, 4, 7},   /* block 5: back 2 from 7; head 5 */
+      {8, 4, 4},    /* block 2: back 3 from 5 is more than head 2: from the head for both */
+      {12, 3, 3},   /* block 3: forward 1 from 2 */
+      {24, 5, 5},   /* block 6: forward 3 from 3 */
+      {16, 4, 6},   /* block 4: back 2 from 6, nearer than the head's 4; forward-only from the head */
+  };
+  for (int both = 0; both < 2; both++) {
+    bm_conf conf = {BM_CACHE_EVERY, both != 0};
+    bm_pool *pool = bm_pool_new_conf(BM_LEFT_PLUS, 4, 64, &conf);
+    bm_qp *q = bm_qp_new(pool, 12);
+    bm_start(q, 100, 48);
+    for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
+      ck_assert_int_eq(bm_record(q, 100 + seq[i].off), BM_NEW);
+      unsigned want = both ? seq[i].both : seq[i].fwd;
+      ck_assert_msg(bm_last_cost(q).total == want, "%s step %zu: %u, want %u", both ? "both" : "forward", i,
+                    bm_last_cost(q).total, want);
+    }
+    for (uint32_t off = 0; off < 48; off++) {
+      bool set = false;
+      for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) set |= seq[i].off == off;
+      ck_assert_int_eq(bm_test(q, 100 + off), set);
+    }
+    bm_qp_free(q);
+    bm_pool_free(pool);
+  }
+}
+END_TEST
+
 /* ORNIC releases a full block at once; a list keeps it until it reaches the head. */
 START_TEST(full_block_release) {
   bm_kind kind = (bm_kind)_i;
@@ -316,13 +450,16 @@ static Suite *suite(void) {
   Suite *s = suite_create("bitmap_models");
   TCase *tc = tcase_create("models");
   tcase_set_timeout(tc, 120);
-  tcase_add_loop_test(tc, reference_random, 0, BM_NMODELS);
+  tcase_add_loop_test(tc, reference_random, 0, 3 * BM_NMODELS);
   tcase_add_loop_test(tc, shared_pool_accounting, 0, BM_NMODELS);
   tcase_add_loop_test(tc, pool_exhaustion, 0, BM_NMODELS);
   tcase_add_loop_test(tc, psn_wrap, 0, BM_NMODELS);
   tcase_add_loop_test(tc, cost_model, 0, BM_NMODELS);
   tcase_add_loop_test(tc, full_block_release, 0, BM_NMODELS);
   tcase_add_test(tc, kind_names);
+  tcase_add_loop_test(tc, left_threshold_rule, 0, V_N);
+  tcase_add_test(tc, left_threshold_values);
+  tcase_add_test(tc, leftplus_both_ways);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -15,7 +15,12 @@ that follow from the models, not from recorded figures:
     lists exhausted first;
   - detectors: no false alarm when the reordering is below the threshold, the
     detection delay is about OTD + 1 / window/2 packets on a near-in-order path;
-  - --plot draws an SVG (a PNG for a .png name), or says gnuplot is missing and exits 3.
+  - --plot draws an SVG (a PNG for a .png name), or says gnuplot is missing and exits 3;
+  - --paper (docs/BITMAP_MODELS.md section 2a): the same JSON schema, the conventions named in the JSON and
+    the text, a flag of its own overriding the preset; ORNIC costs exactly 1 pointer access; ORNIC holds at
+    most 4 blocks without loss (aligned 64-PSN windows are four 16-bit blocks, and a block is released the
+    moment it fills) and 5 with the loss (the open first block + 4), whereas the sliding bound gives 5
+    without loss (65 PSNs from ePSN to ePSN + 64 span up to five blocks).
 """
 import argparse
 import json
@@ -56,7 +61,10 @@ def test_help(sim):
 
 
 def test_bad_flags(sim):
-    cases = [(["--block-bits", "0"], "--block-bits"), (["--bitmap-bits", "100"], "multiple"),
+    cases = [(["--arrivals", "window"], "--arrivals"), (["--cost", "cycles"], "--cost"),
+             (["--left-threshold", "-1"], "--left-threshold"), (["--left-threshold", "never"], "--left-threshold"),
+             (["--leftplus-walk", "back"], "--leftplus-walk"),
+             (["--block-bits", "0"], "--block-bits"), (["--bitmap-bits", "100"], "multiple"),
              (["--models", "ornic,melo"], "--models"), (["--sr-window", "1000"], "power of two"),
              (["--frobnicate"], "frobnicate"), (["--qps", "12x"], "--qps"), (["extra"], "extra")]
     for args, word in cases:
@@ -146,6 +154,64 @@ def test_detectors(doc):
         check(abs(got - want) <= 8, f"{name} @2us: delay {got} packets, expected about {want}")
 
 
+def conventions_of(doc):
+    c = doc["conventions"]
+    return (c["preset"], c["paper_conventions"], c["arrivals"], c["cost"], c["left_cache_update"],
+            c["left_threshold"], c["leftplus_walk"], c["loss_scenario"])
+
+
+def test_paper(sim, default_doc):
+    check(conventions_of(default_doc) == ("none", False, "sliding", "context", "every", None, "forward",
+                                          "first_block"), f"default conventions {default_doc['conventions']}")
+    doc = json.loads(run(sim, SMALL + ["--paper", "--json"]).stdout)
+    test_structure(doc)  # the same schema and counts as today's model
+    check(set(doc) == set(default_doc), f"--paper JSON keys {sorted(doc)} differ from {sorted(default_doc)}")
+    check(conventions_of(doc) == ("paper", True, "aligned", "pointer", "threshold", 1, "both", "first_block"),
+          f"--paper conventions {doc['conventions']}")
+    c = doc["conventions"]
+    check(c["list_node_bits"]["next_and_prev"] - c["list_node_bits"]["next_only"] == c["pointer_bits"] == 10,
+          f"node bits {c}: a 600-block pool needs 10-bit pointers, prev adds one")
+    check("pointer" in doc["cost_model"] and "free" in doc["cost_model"], f"cost_model {doc['cost_model']!r}")
+    md = doc["models"]
+    for sc in ("no_loss", "loss"):
+        o = md["ornic"][sc]
+        check(o["mean_access_cost"] == 1 and o["max_access_cost"] == 1,
+              f"--paper ornic/{sc}: cost {o['mean_access_cost']} (max {o['max_access_cost']}), not one access")
+        c = {m: md[m][sc]["mean_access_cost"] for m in MODELS}
+        check(c["ornic"] <= c["left+"] <= c["left"] <= c["melo+"], f"--paper {sc}: cost order {c}")
+        for m in ("melo+", "left", "left+"):
+            check(md[m][sc]["access_cost"]["min"] >= 1, f"--paper {m}/{sc}: a mean below one access")
+            check(md[m][sc]["max_blocks"] == md["melo+"][sc]["max_blocks"], f"--paper {sc}: lists differ")
+    # The paper's explanation: 64 = four blocks of 16. Aligned windows give exactly that.
+    check(md["ornic"]["no_loss"]["max_blocks"] == 4, f"--paper ornic no_loss max_blocks "
+          f"{md['ornic']['no_loss']['max_blocks']}, expected 4")
+    check(md["ornic"]["no_loss"]["max_blocks_per_seed"]["min"] == 4, "--paper: a seed where ornic never held 4")
+    check(md["melo+"]["no_loss"]["max_blocks"] == 4, f"--paper lists no_loss {md['melo+']['no_loss']['max_blocks']}")
+    check(md["ornic"]["loss"]["max_blocks"] == 5, f"--paper ornic loss max_blocks {md['ornic']['loss']['max_blocks']}")
+    check(md["melo+"]["loss"]["max_blocks"] == 20, "--paper loss: a list does not hold the whole bitmap")
+    # The sliding reading of the same bound: five blocks.
+    slid = json.loads(run(sim, SMALL + ["--paper", "--arrivals", "sliding", "--json", "--sweep", "none",
+                                        "--no-detectors"]).stdout)
+    check(conventions_of(slid)[:3] == ("paper", False, "sliding"), f"override: {slid['conventions']}")
+    check(slid["models"]["ornic"]["no_loss"]["max_blocks"] == 5,
+          f"--paper --arrivals sliding: ornic no_loss max_blocks {slid['models']['ornic']['no_loss']['max_blocks']}")
+    # A flag of its own wins over the preset, before or after it.
+    for args in (["--left-threshold", "every", "--paper"], ["--paper", "--left-threshold", "every"]):
+        d = json.loads(run(sim, SMALL + args + ["--json", "--sweep", "none", "--no-detectors"]).stdout)
+        check(conventions_of(d)[4:6] == ("every", None) and d["conventions"]["arrivals"] == "aligned",
+              f"{args}: {d['conventions']}")
+    # Today's model with the paper's cost only: ORNIC's cost is today's minus the slot read.
+    d = json.loads(run(sim, SMALL + ["--cost", "pointer", "--json", "--sweep", "none", "--no-detectors"]).stdout)
+    for sc in ("no_loss", "loss"):
+        for m in MODELS:
+            now, before = d["models"][m][sc], default_doc["models"][m][sc]
+            check(abs(now["mean_access_cost"] - before["node_accesses"]["mean"]) < 1e-9,
+                  f"--cost pointer {m}/{sc}: {now['mean_access_cost']} != today's nodes {before['node_accesses']['mean']}")
+    text = run(sim, SMALL + ["--paper", "--sweep", "none", "--no-detectors"]).stdout
+    check("Conventions (--paper): arrivals aligned; cost pointer" in text, "--paper text: conventions not named")
+    check("aligned windows of 64 PSNs" in text, "--paper text: arrivals not described")
+
+
 def test_plot(sim, workdir):
     svg = os.path.join(workdir, "models.svg")
     if os.path.exists(svg):
@@ -180,6 +246,7 @@ def main():
     test_invariants(doc)
     test_sweep(doc)
     test_detectors(doc)
+    test_paper(a.sim, doc)
     test_plot(a.sim, a.workdir)
     # gnuplot missing: the message, not a crash (PATH without it).
     env = dict(os.environ, PATH="/nonexistent")

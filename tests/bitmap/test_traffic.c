@@ -1,5 +1,5 @@
-/* The inputs of the experiments: bounded-reordering arrival orders with and
- * without loss (arrivals.c), sprayed traces (spray.c), and the two loss
+/* The inputs of the experiments: bounded-reordering arrival orders (a
+ * sliding bound, and aligned windows) with and without loss (arrivals.c), sprayed traces (spray.c), and the two loss
  * detectors (detector.c) on traces whose answers can be worked out by hand. */
 #include <check.h>
 #include <stdlib.h>
@@ -56,6 +56,83 @@ START_TEST(arrivals_deterministic) {
   /* No reordering: in order. */
   arrivals_make(&h, 500, 0, false, 16, b);
   for (uint32_t i = 0; i < 500; i++) ck_assert_uint_eq(b[i], i);
+}
+END_TEST
+
+/* Aligned windows: packet k arrives inside the run of arrivals of its own
+ * window [W*(k/W), W*(k/W) + W): no packet ever leaves its window, the windows
+ * come in order, and the order is a permutation. With the loss, the lost
+ * packet of the first block comes last and every other one is at most one
+ * place earlier than without it. */
+START_TEST(arrivals_aligned_windows) {
+  unsigned shuffled = 0, far = 0;
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    prng g;
+    prng_seed(&g, seed, 11, 0);
+    uint32_t n = 1 + prng_below(&g, 700);
+    uint32_t w = seed % 3 ? 64 : 1 + prng_below(&g, 130);
+    bool loss = seed % 2;
+    uint32_t *a = malloc(n * sizeof *a);
+    uint8_t *seen = calloc(n, 1);
+    int64_t lost = arrivals_make_aligned(&g, n, w, loss, 16, a);
+    for (uint32_t i = 0; i < n; i++) {
+      ck_assert_uint_lt(a[i], n);
+      ck_assert(!seen[a[i]]); /* a permutation */
+      seen[a[i]] = 1;
+    }
+    uint32_t last = loss ? n - 1 : n, prev_win = 0;
+    for (uint32_t i = 0; i < last; i++) {
+      uint32_t win = a[i] / w;
+      if (loss) /* one packet removed before it, or none */
+        ck_assert_msg(win == i / w || win == (i + 1) / w, "seed %llu: offset %u at arrival %u, window %u",
+                      (unsigned long long)seed, a[i], i, w);
+      else
+        ck_assert_msg(win == i / w, "seed %llu: offset %u at arrival %u, window %u", (unsigned long long)seed,
+                      a[i], i, w);
+      ck_assert_uint_ge(win, prev_win); /* windows in order */
+      prev_win = win;
+      if (w == 64 && a[i] != i) shuffled++;
+      if (w == 64 && !loss && (a[i] % 64 == 63) && i % 64 == 0) far++; /* 63 PSNs early */
+    }
+    if (loss) {
+      ck_assert_int_lt(lost, n < 16 ? n : 16);
+      ck_assert_uint_eq(a[n - 1], (uint32_t)lost);
+    } else {
+      ck_assert_int_eq(lost, n);
+    }
+    free(a);
+    free(seen);
+  }
+  ck_assert_uint_gt(shuffled, 1000); /* really shuffled inside the windows */
+  ck_assert_uint_gt(far, 0);         /* and as far as the window allows */
+  /* Window 64, 320 packets: the paper's four 16-bit blocks per window. */
+  uint32_t a[320];
+  prng g;
+  prng_seed(&g, 3, 11, 1);
+  arrivals_make_aligned(&g, 320, 64, false, 16, a);
+  for (uint32_t i = 0; i < 320; i++) ck_assert_uint_eq(a[i] / 64, i / 64);
+  /* Window 0 or 1: in order. */
+  arrivals_make_aligned(&g, 320, 1, false, 16, a);
+  for (uint32_t i = 0; i < 320; i++) ck_assert_uint_eq(a[i], i);
+  arrivals_make_aligned(&g, 320, 0, false, 16, a);
+  for (uint32_t i = 0; i < 320; i++) ck_assert_uint_eq(a[i], i);
+}
+END_TEST
+
+/* The sliding bound breaks the alignment (that is the difference between the
+ * two readings): some packet arrives before the whole of an earlier window. */
+START_TEST(arrivals_sliding_crosses_windows) {
+  uint32_t a[320];
+  prng g;
+  prng_seed(&g, 3, 12, 0);
+  arrivals_make(&g, 320, 64, false, 16, a);
+  unsigned crossed = 0;
+  for (uint32_t i = 0; i < 320; i++) crossed += a[i] / 64 != i / 64;
+  ck_assert_uint_gt(crossed, 0);
+  ck_assert_int_eq(arr_kind_parse("aligned"), ARR_ALIGNED);
+  ck_assert_int_eq(arr_kind_parse("sliding"), ARR_SLIDING);
+  ck_assert_int_eq(arr_kind_parse("window"), -1);
+  ck_assert_str_eq(arr_kind_name(ARR_ALIGNED), "aligned");
 }
 END_TEST
 
@@ -183,6 +260,8 @@ static Suite *suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, arrivals_bounded_reorder);
   tcase_add_test(tc, arrivals_deterministic);
+  tcase_add_test(tc, arrivals_aligned_windows);
+  tcase_add_test(tc, arrivals_sliding_crosses_windows);
   tcase_add_test(tc, spray_one_path_in_order);
   tcase_add_test(tc, detectors_in_order);
   tcase_add_test(tc, detectors_false_alarms);

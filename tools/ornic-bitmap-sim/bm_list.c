@@ -1,34 +1,44 @@
 /* The linked-list bitmap designs ORNIC is compared with: MELO+, LEFT, LEFT+.
  *
- * A QP's bitmap is a singly linked list of M-bit blocks taken from a shared
- * pool, one block per M consecutive PSNs, in PSN order and without gaps: the
- * list covers blocks head_blk .. head_blk + len - 1, and head_blk is the block
- * of the first missing PSN. The QP context holds the head and tail pointers,
- * head_blk and len (and, for LEFT and LEFT+, a pointer to the last block
- * accessed with its block number). Assumptions, stated where the papers leave
- * room:
+ * A QP's bitmap is a linked list of M-bit blocks taken from a shared pool,
+ * one block per M consecutive PSNs, in PSN order and without gaps: the list
+ * covers blocks head_blk .. head_blk + len - 1, and head_blk is the block of
+ * the first missing PSN. The QP context holds the head and tail pointers,
+ * head_blk and len (and, for LEFT and LEFT+, a pointer to a cached block with
+ * its block number). Assumptions, stated where the papers leave room:
  *   - a PSN beyond the tail appends every block up to its own (the list stays
  *     contiguous); if the pool has fewer free blocks than that, nothing is
  *     taken and the packet is dropped (BM_NO_BLOCK);
  *   - blocks are freed only from the head, in order: when the head block is
  *     full it is freed, and so is every full block that follows it;
- *   - next pointers are one-way, so LEFT+ walks forward from its cached block
- *     only when that block is before the target (it is then never further
- *     than the head);
- *   - the cache holds the block of the last record (append included) and is
- *     invalidated when that block is freed.
+ *   - every node has a next pointer; LEFT+ with leftplus_both also follows
+ *     prev pointers (a doubly linked list). With next pointers only, LEFT+
+ *     walks forward from its cached block only when that block is before the
+ *     target (it is then never further than the head); with both, from the
+ *     cached block either way when it is nearer than the head. Nobody walks
+ *     back from the tail: the paper's LEFT+ starts "from the cache pointer
+ *     instead of the header pointer". A freed head leaves its successor's
+ *     prev stale: no walk goes below the head, so nobody reads it;
+ *   - the cache (bm_conf.left_threshold): BM_CACHE_EVERY, it holds the block
+ *     of the last record (append and hits included); N >= 0, it moves only
+ *     after a walk to a block more than N blocks after the head, for LEFT and
+ *     LEFT+ alike (so the two hold the same cache and LEFT+ never costs more
+ *     than LEFT on an access). Either way it is invalidated when its block is
+ *     freed.
  *
  * Cost of reaching the bit of a PSN (bm_cost.total), one per memory access:
  *   - 1 for the QP-context entry holding head / tail / cache pointer (the
  *     block numbers compared with the PSN live in it too: no extra cost);
  *   - head, tail or cache hit: +1 (that node, read-modify-write once);
  *   - otherwise a walk: +1 for the node it starts from (head, or for LEFT+ the
- *     cached block when it lies before the target) and +1 per next-pointer hop;
+ *     cached block) and +1 per next- or prev-pointer hop;
  *   - append of j blocks: +1 to write the old tail's next pointer (if the list
- *     was not empty) and +1 per new node (the last one gets the bit);
+ *     was not empty) and +1 per new node (the last one gets the bit; the new
+ *     node's prev is written with it);
  *   - pool empty: 1 (the context read); PSN before ePSN or out of range: 0.
  * Pool pushes and pops, and freeing blocks from the head after the access,
- * are not counted (ORNIC's obm_last_cost does not count them either). */
+ * are not counted (ORNIC's obm_last_cost does not count them either). The
+ * paper's convention (pointer accesses only) is total - ctx. */
 #include <stdlib.h>
 
 #include "bm_ops.h"
@@ -37,7 +47,7 @@
 
 typedef struct {
   uint64_t bits;
-  uint32_t next;
+  uint32_t next, prev;
 } lnode;
 
 typedef struct {
@@ -50,13 +60,14 @@ typedef struct {
 typedef struct {
   lpool *pool;
   bm_kind kind;
+  bm_conf conf;
   unsigned nslots;
   bool active;
   uint32_t start, npkts;
   uint32_t fm;                /* offset of the first missing PSN */
   uint32_t head, tail, len;   /* list of blocks head_blk .. head_blk + len - 1 */
   uint32_t head_blk;
-  uint32_t cache, cache_blk;  /* LEFT, LEFT+: last block accessed (NIL: none) */
+  uint32_t cache, cache_blk;  /* LEFT, LEFT+: the cached block (NIL: none) */
   unsigned max_held;
   bm_cost cost;
 } lqp;
@@ -99,18 +110,20 @@ static uint32_t node_take(lpool *p) {
   uint32_t n = p->free[--p->nfree];
   p->node[n].bits = 0;
   p->node[n].next = NIL;
+  p->node[n].prev = NIL;
   if (p->cap - p->nfree > p->peak) p->peak = p->cap - p->nfree;
   return n;
 }
 
 static void node_give(lpool *p, uint32_t n) { p->free[p->nfree++] = n; }
 
-static void *qp_new(void *pool, unsigned nslots, bm_kind kind) {
+static void *qp_new(void *pool, unsigned nslots, bm_kind kind, const bm_conf *conf) {
   if (!pool || nslots == 0) return NULL;
   lqp *q = calloc(1, sizeof *q);
   if (!q) return NULL;
   q->pool = pool;
   q->kind = kind;
+  q->conf = conf ? *conf : bm_conf_default();
   q->nslots = nslots;
   q->head = q->tail = q->cache = NIL;
   return q;
@@ -166,14 +179,26 @@ static uint64_t full_mask(const lqp *q, uint32_t blk) {
 
 static bool has_cache(const lqp *q) { return q->kind == BM_LEFT || q->kind == BM_LEFT_PLUS; }
 
-/* The node of block blk, which is in the list, and what reaching it costs. */
-static uint32_t locate(const lqp *q, uint32_t blk, bm_cost *c) {
+/* The node of block blk, which is in the list, and what reaching it costs.
+ * *walked: it took a walk (no head, tail or cache hit). */
+static uint32_t locate(const lqp *q, uint32_t blk, bm_cost *c, bool *walked) {
   uint32_t k = blk - q->head_blk;
   *c = (bm_cost){2, 1, 0};
+  *walked = false;
   if (k == 0) return q->head;
   if (k == q->len - 1) return q->tail;
   bool cached = has_cache(q) && q->cache != NIL;
   if (cached && q->cache_blk == blk) return q->cache;
+  *walked = true;
+  if (q->kind == BM_LEFT_PLUS && cached && q->conf.leftplus_both && q->cache_blk > blk &&
+      q->cache_blk - blk < k) {
+    /* Back from the cached block along prev pointers. */
+    c->hops = q->cache_blk - blk;
+    c->total += c->hops;
+    uint32_t n = q->cache;
+    for (uint32_t at = q->cache_blk; at > blk; at--) n = q->pool->node[n].prev;
+    return n;
+  }
   uint32_t n = q->head, at = q->head_blk;
   if (q->kind == BM_LEFT_PLUS && cached && q->cache_blk < blk) {
     n = q->cache;
@@ -193,6 +218,7 @@ static uint32_t append(lqp *q, uint32_t blk, bm_cost *c) {
   c->total += (q->len ? 1 : 0) + j;
   for (uint32_t i = 0; i < j; i++) {
     uint32_t n = node_take(q->pool);
+    q->pool->node[n].prev = q->len ? q->tail : NIL;
     if (q->len++) q->pool->node[q->tail].next = n;
     else q->head = n;
     q->tail = n;
@@ -229,9 +255,12 @@ static int record(void *vq, uint32_t psn) {
   if (off < q->fm) return BM_DUP;
   uint32_t blk = off / q->pool->m;
   if (blk - q->head_blk >= q->nslots) return BM_OUT_OF_RANGE;
-  uint32_t n = blk - q->head_blk < q->len ? locate(q, blk, &q->cost) : append(q, blk, &q->cost);
+  uint32_t k = blk - q->head_blk;
+  bool walked = false;
+  uint32_t n = k < q->len ? locate(q, blk, &q->cost, &walked) : append(q, blk, &q->cost);
   if (n == NIL) return BM_NO_BLOCK;
-  if (has_cache(q)) {
+  int t = q->conf.left_threshold;
+  if (has_cache(q) && (t == BM_CACHE_EVERY || (walked && k > (uint32_t)t))) {
     q->cache = n;
     q->cache_blk = blk;
   }
@@ -259,7 +288,8 @@ static int test(void *vq, uint32_t psn) {
   if (!q->active || off >= q->npkts) return -1;
   if (off >= q->fm) {
     uint32_t blk = off / q->pool->m;
-    if (blk - q->head_blk < q->len) locate(q, blk, &q->cost);
+    bool walked;
+    if (blk - q->head_blk < q->len) locate(q, blk, &q->cost, &walked);
     else q->cost = (bm_cost){1, 1, 0};
   }
   return state_at(q, off);

@@ -8,6 +8,7 @@
 struct bm_pool {
   const bm_ops *ops;
   bm_kind kind;
+  bm_conf conf;
   void *impl;
 };
 
@@ -26,12 +27,20 @@ int bm_kind_parse(const char *name) {
   return -1;
 }
 
+bm_conf bm_conf_default(void) { return (bm_conf){BM_CACHE_EVERY, false}; }
+
 bm_pool *bm_pool_new(bm_kind kind, unsigned block_bits, size_t capacity) {
+  return bm_pool_new_conf(kind, block_bits, capacity, NULL);
+}
+
+bm_pool *bm_pool_new_conf(bm_kind kind, unsigned block_bits, size_t capacity, const bm_conf *conf) {
   if ((unsigned)kind >= BM_NMODELS) return NULL;
+  if (conf && conf->left_threshold < BM_CACHE_EVERY) return NULL;
   bm_pool *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->ops = kind == BM_ORNIC ? &bm_ornic_ops : &bm_list_ops;
   p->kind = kind;
+  p->conf = conf ? *conf : bm_conf_default();
   p->impl = p->ops->pool_new(block_bits, capacity);
   if (!p->impl) {
     free(p);
@@ -56,7 +65,7 @@ bm_qp *bm_qp_new(bm_pool *pool, unsigned nslots) {
   bm_qp *q = calloc(1, sizeof *q);
   if (!q) return NULL;
   q->ops = pool->ops;
-  q->impl = pool->ops->qp_new(pool->impl, nslots, pool->kind);
+  q->impl = pool->ops->qp_new(pool->impl, nslots, pool->kind, &pool->conf);
   if (!q->impl) {
     free(q);
     return NULL;

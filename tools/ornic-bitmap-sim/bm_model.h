@@ -1,6 +1,6 @@
 /* One small interface over the receive-bitmap designs compared in
  * (docs/BITMAP_MODELS.md): ORNIC's array of bitmap blocks (the very code of
- * the pcapgen responder, pcapgen/ornic_bitmap.c) and three linked-list designs,
+ * the pcapgen responder, libs/ornic-bitmap) and three linked-list designs,
  * MELO+, LEFT and LEFT+ (bm_list.c).
  *
  * Every model tracks one WQE per QP: PSNs Start_PSN .. Start_PSN + npkts - 1
@@ -43,6 +43,29 @@ typedef struct {
 typedef struct bm_pool bm_pool;
 typedef struct bm_qp bm_qp;
 
+/* LEFT / LEFT+ cache rule: the cache follows every record (appends and
+ * head / tail hits included). */
+#define BM_CACHE_EVERY (-1)
+
+/* The variants of the list models (ORNIC ignores them). docs/BITMAP_MODELS.md
+ * section 2a. */
+typedef struct {
+  /* LEFT and LEFT+: BM_CACHE_EVERY, or N >= 0: the cache pointer moves to a
+   * block only when reaching it took a walk and the block is more than N
+   * blocks after the head (the blocks a walk from the head traverses: the
+   * paper's "number of bitmap blocks to traverse exceeded a threshold").
+   * Head, tail and cache hits and appends then leave the cache alone. */
+  int left_threshold;
+  /* LEFT+: false, walk forward from the cached block only when it is before
+   * the target (next pointers only); true, walk from it in either direction,
+   * whichever of head and cache is nearer (needs prev pointers: a doubly
+   * linked list). */
+  bool leftplus_both;
+} bm_conf;
+
+/* The variants bm_pool_new uses: {BM_CACHE_EVERY, false}. */
+bm_conf bm_conf_default(void);
+
 /* "ornic", "melo+", "left", "left+"; bm_kind_parse returns -1 for others. */
 const char *bm_kind_name(bm_kind kind);
 int bm_kind_parse(const char *name);
@@ -50,6 +73,9 @@ int bm_kind_parse(const char *name);
 /* A pool of `capacity` blocks of `block_bits` (1..64) bits for models of
  * `kind`. NULL on bad arguments or out of memory. */
 bm_pool *bm_pool_new(bm_kind kind, unsigned block_bits, size_t capacity);
+/* The same with the list variants of *conf (NULL: bm_conf_default()). NULL
+ * also when conf->left_threshold < BM_CACHE_EVERY. */
+bm_pool *bm_pool_new_conf(bm_kind kind, unsigned block_bits, size_t capacity, const bm_conf *conf);
 void bm_pool_free(bm_pool *pool);
 bm_kind bm_pool_kind(const bm_pool *pool);
 size_t bm_pool_capacity(const bm_pool *pool);

@@ -11,7 +11,7 @@ typedef struct {
   size_t (*pool_capacity)(const void *pool);
   size_t (*pool_in_use)(const void *pool);
   size_t (*pool_peak)(const void *pool);
-  void *(*qp_new)(void *pool, unsigned nslots, bm_kind kind);
+  void *(*qp_new)(void *pool, unsigned nslots, bm_kind kind, const bm_conf *conf);
   void (*qp_free)(void *qp);
   void (*start)(void *qp, uint32_t start_psn, uint32_t npkts);
   void (*finish)(void *qp);
@@ -25,7 +25,7 @@ typedef struct {
   bm_cost (*last_cost)(const void *qp);
 } bm_ops;
 
-extern const bm_ops bm_ornic_ops; /* bm_ornic.c: over pcapgen/ornic_bitmap.c */
+extern const bm_ops bm_ornic_ops; /* bm_ornic.c: over libs/ornic-bitmap */
 extern const bm_ops bm_list_ops;  /* bm_list.c: MELO+, LEFT, LEFT+ */
 
 #endif

@@ -1,5 +1,6 @@
-/* The ORNIC model: a thin adapter, the bitmap itself is pcapgen/ornic_bitmap.c,
- * the code the pcapgen responder runs (one implementation, not two).
+/* The ORNIC model: a thin adapter, the bitmap itself is libs/ornic-bitmap
+ * (ornic_bitmap.c), the code the pcapgen responder runs (one implementation,
+ * not two).
  *
  * Cost: obm_last_cost() counts the slot read (1, the per-QP entry) plus the
  * node when the slot points to one or a node is taken (1). A FULL slot or an
@@ -14,8 +15,9 @@ static size_t pool_capacity(const void *p) { return obm_pool_capacity(p); }
 static size_t pool_in_use(const void *p) { return obm_pool_in_use(p); }
 static size_t pool_peak(const void *p) { return obm_pool_peak(p); }
 
-static void *qp_new(void *pool, unsigned nslots, bm_kind kind) {
+static void *qp_new(void *pool, unsigned nslots, bm_kind kind, const bm_conf *conf) {
   (void)kind;
+  (void)conf; /* the list variants do not apply */
   return obm_new(pool, nslots);
 }
 

@@ -28,7 +28,9 @@ static int lane_begin(const run_ctx *c, lane *l, uint32_t qp_index) {
   prng g;
   prng_seed(&g, c->seed, PURPOSE_ARRIVALS + (c->loss ? 1 : 0), qp_index);
   l->start = prng_below(&g, 1u << 24); /* any PSN: some WQEs wrap */
-  if (arrivals_make(&g, c->p->wqe_pkts, c->p->reorder, c->loss, c->p->block_bits, l->queue) < 0) return -1;
+  if (arrivals_make_kind(c->p->arrivals, &g, c->p->wqe_pkts, c->p->reorder, c->loss, c->p->block_bits,
+                         l->queue) < 0)
+    return -1;
   l->qhead = 0;
   l->qlen = c->p->wqe_pkts;
   memset(l->retries, 0, c->p->wqe_pkts);
@@ -39,15 +41,16 @@ static int lane_begin(const run_ctx *c, lane *l, uint32_t qp_index) {
 static void account(const run_ctx *c, const bm_qp *qp, bool ooo) {
   exp_result *r = c->r;
   bm_cost cost = bm_last_cost(qp);
+  unsigned counted = c->p->cost_pointer ? cost.total - cost.ctx : cost.total;
   r->arrivals++;
-  r->cost_all += cost.total;
+  r->cost_all += counted;
   if (ooo) {
     r->ooo++;
-    r->cost_ooo += cost.total;
+    r->cost_ooo += counted;
     r->node_ooo += cost.total - cost.ctx;
     r->hops_ooo += cost.hops;
   }
-  if (cost.total > r->max_cost) r->max_cost = cost.total;
+  if (counted > r->max_cost) r->max_cost = counted;
   unsigned held = bm_blocks_held(qp);
   r->blocks_sum += held;
   if (held > r->max_blocks) r->max_blocks = held;
@@ -113,7 +116,7 @@ static int schedule(const run_ctx *c, lane *lanes, uint32_t nl, uint32_t *busy) 
 int exp_run(const exp_params *p, bm_kind kind, bool loss, uint64_t seed, exp_result *r) {
   memset(r, 0, sizeof *r);
   uint32_t nl = p->active < p->qps ? p->active : p->qps;
-  bm_pool *pool = bm_pool_new(kind, p->block_bits, p->pool);
+  bm_pool *pool = bm_pool_new_conf(kind, p->block_bits, p->pool, &p->conf);
   lane *lanes = calloc(nl ? nl : 1, sizeof *lanes);
   uint32_t *busy = malloc((nl ? nl : 1) * sizeof *busy);
   int rc = pool && lanes && busy ? 0 : -1;

@@ -1,5 +1,6 @@
 /* The bitmap-model experiment: `qps` QPs each receive one WQE of `wqe_pkts`
- * packets in a bounded-reordering order (arrivals.h), `active` of them at a
+ * packets in a bounded-reordering order (arrivals.h: a sliding bound or
+ * aligned windows of `reorder` packets), `active` of them at a
  * time, all sharing one pool of `pool` blocks. The next arrival is that of a
  * QP drawn uniformly among the active ones; when a QP completes its WQE, its
  * blocks go back to the pool and the next QP starts in its place.
@@ -15,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arrivals.h"
 #include "bm_model.h"
 
 typedef struct {
@@ -22,14 +24,17 @@ typedef struct {
   unsigned nslots;      /* blocks per QP bitmap (bitmap bits / M) */
   uint32_t qps, active; /* QPs in all, and at once */
   uint32_t pool;        /* blocks in the shared pool */
-  uint32_t reorder;     /* most PSNs a packet is out of order */
+  uint32_t reorder;     /* sliding: most PSNs a packet is out of order; aligned: the window */
   uint32_t wqe_pkts;
   uint32_t retry_limit;
+  arr_kind arrivals;    /* ARR_SLIDING or ARR_ALIGNED */
+  bool cost_pointer;    /* cost = pointer accesses only (bm_cost.total - ctx), not total */
+  bm_conf conf;         /* list variants: LEFT cache rule, LEFT+ walk */
 } exp_params;
 
 typedef struct {
   uint64_t arrivals, ooo;               /* arrivals, of which out of order (PSN != ePSN) */
-  uint64_t cost_all, cost_ooo;          /* sums of bm_cost.total */
+  uint64_t cost_all, cost_ooo;          /* sums of the cost (total, or total - ctx with cost_pointer) */
   uint64_t node_ooo, hops_ooo;          /* sums over OOO arrivals of total - ctx, and of hops */
   unsigned max_cost;                    /* the most expensive access */
   unsigned max_blocks;                  /* the most blocks one QP held */

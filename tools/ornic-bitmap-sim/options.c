@@ -8,11 +8,14 @@
 #include "cli_num.h"
 
 #define PROG "ornic-bitmap-sim"
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define PAPER_T STR(OPT_PAPER_LEFT_THRESHOLD)
 
 enum {
   O_BLOCK = 256, O_BITMAP, O_QPS, O_ACTIVE, O_POOL, O_REORDER, O_WQE, O_RETRY, O_SEED, O_SEEDS, O_MODELS,
   O_SWEEP, O_OTD, O_DIFFS, O_PATHS, O_PAYLOAD, O_GBPS, O_BASE, O_STREAM, O_SRWIN, O_RTT, O_NODET, O_JSON, O_PLOT,
-  O_HELP
+  O_HELP, O_ARRIVALS, O_COST, O_LEFT_T, O_LPWALK, O_PAPER
 };
 
 static const struct option longopts[] = {
@@ -24,6 +27,8 @@ static const struct option longopts[] = {
     {"payload", 1, 0, O_PAYLOAD},    {"link-gbps", 1, 0, O_GBPS},      {"base-delay-us", 1, 0, O_BASE},
     {"stream-pkts", 1, 0, O_STREAM}, {"sr-window", 1, 0, O_SRWIN},     {"rtt-us", 1, 0, O_RTT},     {"no-detectors", 0, 0, O_NODET},
     {"json", 0, 0, O_JSON},          {"plot", 1, 0, O_PLOT},           {"help", 0, 0, O_HELP},
+    {"arrivals", 1, 0, O_ARRIVALS},  {"cost", 1, 0, O_COST},           {"left-threshold", 1, 0, O_LEFT_T},
+    {"leftplus-walk", 1, 0, O_LPWALK}, {"paper", 0, 0, O_PAPER},
     {0, 0, 0, 0}};
 
 static void usage(FILE *f) {
@@ -37,12 +42,33 @@ static void usage(FILE *f) {
           "  --qps N             QPs, one WQE each [2048]\n"
           "  --active N          QPs receiving at the same time [128]\n"
           "  --pool N            blocks in the pool shared by all QPs [4096]\n"
-          "  --reorder N         most PSNs a packet arrives out of order [64]\n"
+          "  --reorder N         sliding: most PSNs a packet arrives out of order; aligned: the window [64]\n"
           "  --wqe-pkts N        packets per WQE [320]\n"
           "  --retry-limit N     drops of one packet (pool empty) before its WQE is aborted [7]\n"
           "  --models LIST       any of ornic,melo+,left,left+ [all four]\n"
           "  --sweep LIST        pool-exhaustion sweep: QPs at once, or 'none' [64,128,256,512,768,1024,2048]\n"
           "                      (loss scenario; --qps and --active both set to each value)\n"
+          "\nConventions (docs/BITMAP_MODELS.md section 2a; a flag of its own wins over --paper):\n"
+          "  --paper             the paper's conventions: each flag below at its [--paper ...] value [off]\n"
+          "  --arrivals KIND     sliding or aligned [sliding; --paper aligned]\n"
+          "                      sliding: packet i arrives in the order of i + U{0..reorder}, so no packet\n"
+          "                      is more than --reorder PSNs out of order; aligned: the packets are cut\n"
+          "                      into consecutive windows of --reorder from Start_PSN, each shuffled, and\n"
+          "                      the windows arrive one after the other\n"
+          "  --cost KIND         context or pointer [context; --paper pointer]\n"
+          "                      context: every memory access, the per-QP entry (ORNIC slot, list pointer\n"
+          "                      word) included; pointer: block accesses through a pointer only, the per-QP\n"
+          "                      entry free (the paper's)\n"
+          "  --left-threshold T  every or N, for the LEFT and LEFT+ cache [every; --paper " PAPER_T "]\n"
+          "                      every: the block of every access (appends, head and tail hits too);\n"
+          "                      N: moved only after a walk to a block more than N blocks after the head\n"
+          "                      (the paper's rule). " PAPER_T " is the smallest N that never spends the cache on\n"
+          "                      the head's neighbour (2 accesses from the head anyway), and with 64-packet\n"
+          "                      windows of 16-bit blocks the largest that still lets the cache hold a block\n"
+          "                      without loss (a list then spans 4 blocks: walks reach 1 or 2 blocks out)\n"
+          "  --leftplus-walk W   forward or both, LEFT+ walking from its cached block [forward; --paper both]\n"
+          "                      forward: next pointers only; both: prev pointers too, a doubly linked\n"
+          "                      list with one more pointer per block\n"
           "\nLoss detectors:\n"
           "  --otd LIST          OTD values [16,32,64,128]\n"
           "  --delay-diffs LIST  fastest-to-slowest path delay differences, us [2,5,10,20,40]\n"
@@ -187,7 +213,7 @@ static int parse_models(const char *s, bool *model) {
 
 static void defaults(options *o) {
   memset(o, 0, sizeof *o);
-  o->exp = (exp_params){16, 20, 2048, 128, 4096, 64, 320, 7};
+  o->exp = (exp_params){16, 20, 2048, 128, 4096, 64, 320, 7, ARR_SLIDING, false, bm_conf_default()};
   o->bitmap_bits = 320;
   o->seed = 1;
   o->seeds = 20;
@@ -204,6 +230,43 @@ static void defaults(options *o) {
   o->spray = (spray_params){4096, 100.0, 4, 2.0, 0.0, 4096};
   o->sr_window = 1024;
   o->detectors = true;
+}
+
+static int parse_threshold(const char *a, int *out) {
+  if (strcmp(a, "every") == 0) {
+    *out = BM_CACHE_EVERY;
+    return 0;
+  }
+  char why[160];
+  uint64_t v;
+  if (cli_parse_u64(a, 0, 1u << 20, &v, why, sizeof why) < 0) {
+    fprintf(stderr, PROG ": --left-threshold: 'every' or a number: %s (see --help)\n", why);
+    return 2;
+  }
+  *out = (int)v;
+  return 0;
+}
+
+/* The preset, for the conventions no flag of their own set. */
+static void apply_paper(options *o) {
+  if (!o->set_arrivals) o->exp.arrivals = ARR_ALIGNED;
+  if (!o->set_cost) o->exp.cost_pointer = true;
+  if (!o->set_threshold) o->exp.conf.left_threshold = OPT_PAPER_LEFT_THRESHOLD;
+  if (!o->set_walk) o->exp.conf.leftplus_both = true;
+}
+
+unsigned options_pointer_bits(const options *o) {
+  unsigned b = 1;
+  while (b < 32 && (1ull << b) < o->exp.pool) b++;
+  return b;
+}
+
+const char *options_cost_name(const options *o) { return o->exp.cost_pointer ? "pointer" : "context"; }
+const char *options_walk_name(const options *o) { return o->exp.conf.leftplus_both ? "both" : "forward"; }
+
+bool options_paper_conventions(const options *o) {
+  return o->exp.arrivals == ARR_ALIGNED && o->exp.cost_pointer &&
+         o->exp.conf.left_threshold == OPT_PAPER_LEFT_THRESHOLD && o->exp.conf.leftplus_both;
 }
 
 static int one(options *o, int c, const char *a) {
@@ -241,6 +304,28 @@ static int one(options *o, int c, const char *a) {
   case O_NODET: o->detectors = false; break;
   case O_JSON: o->json = true; break;
   case O_PLOT: o->plot = a; break;
+  case O_ARRIVALS: {
+    int k = arr_kind_parse(a);
+    if (k < 0) return bad("--arrivals", a, "expected aligned or sliding");
+    o->exp.arrivals = (arr_kind)k;
+    o->set_arrivals = true;
+    break;
+  }
+  case O_COST:
+    if (strcmp(a, "context") && strcmp(a, "pointer")) return bad("--cost", a, "expected context or pointer");
+    o->exp.cost_pointer = strcmp(a, "pointer") == 0;
+    o->set_cost = true;
+    break;
+  case O_LEFT_T:
+    rc = parse_threshold(a, &o->exp.conf.left_threshold);
+    o->set_threshold = true;
+    break;
+  case O_LPWALK:
+    if (strcmp(a, "both") && strcmp(a, "forward")) return bad("--leftplus-walk", a, "expected both or forward");
+    o->exp.conf.leftplus_both = strcmp(a, "both") == 0;
+    o->set_walk = true;
+    break;
+  case O_PAPER: o->paper = true; break;
   default: return 2;
   }
   return rc;
@@ -281,5 +366,6 @@ int options_parse(int argc, char **argv, options *o) {
     fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
     return 2;
   }
+  if (o->paper) apply_paper(o);
   return check(o);
 }

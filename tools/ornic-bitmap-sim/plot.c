@@ -89,8 +89,9 @@ static void script(FILE *f, const options *o, const results *r) {
           "set multiplot layout %d,2\nset style fill solid 0.6 border -1\nset boxwidth 0.35\nset grid ytics\n"
           "set xrange [-0.6:%d.6]\nset key top left\n",
           rows, nmodels - 1);
-  fputs("set title 'Access cost per out-of-order packet (mean, sd over seeds)'\nset ylabel 'memory accesses'\n"
-        "set yrange [0:*]\n"
+  fprintf(f, "set title 'Access cost per out-of-order packet (mean, sd over seeds)'\nset ylabel '%s'\n",
+          o->exp.cost_pointer ? "pointer accesses (per-QP entry free)" : "memory accesses");
+  fputs("set yrange [0:*]\n"
         "plot $cost using ($1-0.18):3:4:xtic(2) with boxerrorbars title 'no loss', "
         "$cost using ($1+0.18):5:6 with boxerrorbars title 'loss'\n",
         f);

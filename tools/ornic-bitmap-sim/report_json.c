@@ -1,5 +1,5 @@
 /* The results as one JSON object (--json). Keys are documented in
- * docs/BITMAP_MODELS.md section 5. */
+ * docs/BITMAP_MODELS.md section 7. */
 #include <math.h>
 
 #include "results.h"
@@ -35,10 +35,30 @@ static void params(FILE *f, const options *o) {
           "\"pool\": %u, \"reorder\": %u, \"wqe_pkts\": %u, \"retry_limit\": %u, \"seed\": %llu, \"seeds\": %u},\n",
           p->block_bits, o->bitmap_bits, p->nslots, p->qps, p->active, p->pool, p->reorder, p->wqe_pkts,
           p->retry_limit, (unsigned long long)o->seed, o->seeds);
-  fputs("\"cost_model\": \"memory accesses to reach the bit of a PSN, one cycle each: 1 for the per-QP "
-        "entry (ORNIC slot; list head/tail/cache pointer), 1 per node read or written, 1 per next-pointer "
-        "hop; pool push/pop and release work not counted (docs/BITMAP_MODELS.md section 2)\",\n",
-        f);
+  if (o->exp.cost_pointer)
+    fputs("\"cost_model\": \"block accesses through a pointer, one cycle each: the per-QP entry (ORNIC slot; "
+          "list head/tail/cache pointer) is free, 1 per node read or written, 1 per next- or prev-pointer hop; "
+          "pool push/pop and release work not counted (docs/BITMAP_MODELS.md section 2a)\",\n",
+          f);
+  else
+    fputs("\"cost_model\": \"memory accesses to reach the bit of a PSN, one cycle each: 1 for the per-QP "
+          "entry (ORNIC slot; list head/tail/cache pointer), 1 per node read or written, 1 per next-pointer "
+          "hop; pool push/pop and release work not counted (docs/BITMAP_MODELS.md section 2)\",\n",
+          f);
+  const bm_conf *c = &o->exp.conf;
+  unsigned pb = options_pointer_bits(o), m = o->exp.block_bits;
+  fprintf(f,
+          "\"conventions\": {\"preset\": \"%s\", \"paper_conventions\": %s, \"arrivals\": \"%s\", "
+          "\"arrivals_bound\": %u, \"cost\": \"%s\", \"left_cache_update\": \"%s\", \"left_threshold\": ",
+          o->paper ? "paper" : "none", options_paper_conventions(o) ? "true" : "false",
+          arr_kind_name(o->exp.arrivals), o->exp.reorder, options_cost_name(o),
+          c->left_threshold == BM_CACHE_EVERY ? "every" : "threshold");
+  if (c->left_threshold == BM_CACHE_EVERY) fputs("null", f);
+  else fprintf(f, "%d", c->left_threshold);
+  fprintf(f,
+          ", \"leftplus_walk\": \"%s\", \"loss_scenario\": \"first_block\", \"pointer_bits\": %u, "
+          "\"list_node_bits\": {\"next_only\": %u, \"next_and_prev\": %u}},\n",
+          options_walk_name(o), pb, m + pb, m + 2 * pb);
 }
 
 static void scenario(FILE *f, const char *name, const model_stats *s) {

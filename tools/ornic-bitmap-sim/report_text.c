@@ -5,16 +5,32 @@ static const char *const scen_name[2] = {"no_loss", "loss"};
 
 static void header(FILE *f, const options *o) {
   const exp_params *p = &o->exp;
+  char arr[64];
+  if (p->arrivals == ARR_ALIGNED) snprintf(arr, sizeof arr, "shuffled in aligned windows of %u PSNs", p->reorder);
+  else snprintf(arr, sizeof arr, "reorder <= %u PSNs", p->reorder);
   fprintf(f,
           "Bitmap models: %u-bit blocks, %u-bit bitmap per QP (%u blocks), %u QPs (%u at a time), pool of %u "
-          "blocks,\nreorder <= %u PSNs, WQE of %u packets, %u seeds from %llu. Cost model: "
-          "docs/BITMAP_MODELS.md section 2.\n\n",
-          p->block_bits, o->bitmap_bits, p->nslots, p->qps, p->active < p->qps ? p->active : p->qps, p->pool,
-          p->reorder, p->wqe_pkts, o->seeds, (unsigned long long)o->seed);
+          "blocks,\n%s, WQE of %u packets, %u seeds from %llu. Cost model: docs/BITMAP_MODELS.md section %s.\n",
+          p->block_bits, o->bitmap_bits, p->nslots, p->qps, p->active < p->qps ? p->active : p->qps, p->pool, arr,
+          p->wqe_pkts, o->seeds, (unsigned long long)o->seed, p->cost_pointer ? "2a" : "2");
+  char thr[48];
+  if (p->conf.left_threshold == BM_CACHE_EVERY) snprintf(thr, sizeof thr, "on every access");
+  else snprintf(thr, sizeof thr, "after walks of more than %d block%s", p->conf.left_threshold,
+                p->conf.left_threshold == 1 ? "" : "s");
+  const char *preset = o->paper ? (options_paper_conventions(o) ? " (--paper)" : " (--paper, overridden)")
+                                : (options_paper_conventions(o) ? " (the paper's)" : "");
+  fprintf(f,
+          "Conventions%s: arrivals %s; cost %s (%s);\nLEFT/LEFT+ cache moved %s; LEFT+ walks %s from its cache "
+          "(%u-bit list nodes);\nloss: one random packet of the first block, retransmitted after all others.\n\n",
+          preset, arr_kind_name(p->arrivals), options_cost_name(o),
+          p->cost_pointer ? "pointer accesses only, the per-QP entry free" : "the per-QP entry counted", thr,
+          p->conf.leftplus_both ? "both ways (prev pointers)" : "forward only",
+          p->block_bits + (p->conf.leftplus_both ? 2 : 1) * options_pointer_bits(o));
 }
 
 static void main_table(FILE *f, const options *o, const results *r) {
-  fprintf(f, "Access cost per out-of-order packet (memory accesses), spread over seeds; blocks held\n");
+  fprintf(f, "Access cost per out-of-order packet (%s), spread over seeds; blocks held\n",
+          o->exp.cost_pointer ? "pointer accesses" : "memory accesses");
   fprintf(f, "%-8s %-6s | %6s %6s %6s %6s %7s | %6s %6s %5s | %-17s | %8s %9s\n", "scenario", "model",
           "cost", "sd", "min", "max", "ci95", "nodes", "hops", "worst", "max blocks/QP", "mean blk",
           "pool peak");
@@ -32,8 +48,8 @@ static void main_table(FILE *f, const options *o, const results *r) {
               stat_mean(&s->pool_peak));
     }
   fprintf(f,
-          "cost: mean over seeds of the per-seed mean (sd, min, max, 95%% CI half-width); nodes: the same "
-          "without the per-QP\nentry read; worst: most expensive access; max blocks/QP: overall (mean "
+          "cost: mean over seeds of the per-seed mean (sd, min, max, 95%% CI half-width); nodes: "
+          "accesses without the per-QP\nentry read; worst: most expensive access; max blocks/QP: overall (mean "
           "[min,max] of the per-seed maxima);\nmean blk: blocks its QP holds after an arrival, mean; pool peak: most blocks held by all QPs at once.\n\n");
 }
 
