@@ -14,13 +14,10 @@ command -v "$cf" >/dev/null || { echo "format: $cf not found (apt-get install cl
 mapfile -t files < <(git ls-files --cached --others --exclude-standard -- '*.c' '*.h' |
                      while read -r f; do [[ -f $f ]] && echo "$f"; done)
 if [[ ${1:-} == --check ]]; then
-  bad=()
-  for f in "${files[@]}"; do
-    "$cf" --style=file "$f" | cmp -s - "$f" || bad+=("$f")
-  done
-  if ((${#bad[@]})); then
-    printf 'format: not formatted: %s\n' "${bad[@]}"
-    echo "format: ${#bad[@]} of ${#files[@]} files differ; run scripts/format.sh" >&2
+  # One process for every file; --dry-run names each line it would change.
+  if ! out=$("$cf" --style=file --dry-run --Werror "${files[@]}" 2>&1); then
+    grep -o '^[^:]*\.[ch]' <<<"$out" | sort -u | sed 's/^/format: not formatted: /'
+    echo "format: run scripts/format.sh" >&2
     exit 1
   fi
   echo "format: ${#files[@]} files formatted"
