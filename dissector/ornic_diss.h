@@ -23,7 +23,7 @@ typedef struct {
   int atomiceth, atomiceth_va, atomiceth_rkey, atomiceth_swap, atomiceth_cmp;
   int aeth, aeth_syndrome, aeth_msn, atomicacketh, atomicacketh_orig;
   int oacketh, oack_flags, oack_addr_cached, oack_wqe_done, oack_flags_resv, oack_resv, oack_count;
-  int naketh, nak_reason, nak_trigger, nak_nblocks, nak_base, nak_block;
+  int naketh, nak_reason, nak_trigger, nak_nblocks, nak_base, nak_resv, nak_limit, nak_block;
   int nak_missing_psn, nak_received_psn, nak_missing_count, nak_received_count;
   int immdt, ieth_rkey, cnp, cnp_resv;
   int payload, payload_len, pad, icrc, icrc_status, icrc_expected, decode_error;
@@ -116,9 +116,9 @@ void ornic_register_stats(void);
 
 /* ---- dissection helpers -------------------------------------------------- */
 /* The BTH and the headers of f in `which` (ORNIC_HDR_* bits); a NAK's lost
- * set (PROTOCOL.md 4.4) with the QP's OTD, of nlost PSNs. */
+ * set (PROTOCOL.md 4.4, from the NAK's own Limit PSN), of nlost PSNs. */
 void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
-                        guint16 which, guint32 otd, guint32 nlost);
+                        guint16 which, guint32 nlost);
 void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
                          const ornic_frame *f, const ornic_pkt *an);
 

@@ -278,8 +278,9 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
     if (e->oacketh.flags & ORNIC_OACK_WQE_DONE) col_append_str(pinfo->cinfo, COL_INFO, " WQE_DONE");
   }
   if (e->present & ORNIC_HDR_NAKETH)
-    col_append_fstr(pinfo->cinfo, COL_INFO, " (%s) trigger=%u missing=%u",
-                    ornic_naketh_reason_name(e->naketh.reason), e->naketh.trigger_psn, nlost);
+    col_append_fstr(pinfo->cinfo, COL_INFO, " (%s) trigger=%u limit=%u missing=%u",
+                    ornic_naketh_reason_name(e->naketh.reason), e->naketh.trigger_psn,
+                    e->naketh.limit_psn, nlost);
   if (f->bth.becn) col_append_str(pinfo->cinfo, COL_INFO, " BECN");
 }
 
@@ -345,12 +346,12 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
   }
 
   guint32 nlost = 0;
-  if (f->ext.present & ORNIC_HDR_NAKETH) nlost = ornic_naketh_lost_count(&f->ext.naketh, ornic_pref_otd);
+  if (f->ext.present & ORNIC_HDR_NAKETH) nlost = ornic_naketh_lost_count(&f->ext.naketh);
   const ornic_pkt *an = analysis_for(pinfo, loc);
 
   /* Own opcodes get every header; stock-decoded ones only what stock lacks. */
   guint16 which = own ? 0xffff : (ORNIC_HDR_XRCETH | ORNIC_HDR_FETH | ORNIC_HDR_CNP);
-  ornic_tree_headers(ot, tvb, pinfo, f, which, ornic_pref_otd, nlost);
+  ornic_tree_headers(ot, tvb, pinfo, f, which, nlost);
   if (own) {
     tree_payload(ot, tvb, f);
     info_own(pinfo, f, an, nlost);

@@ -112,12 +112,15 @@ static hf_register_info field_table[] = {
     F(oack_resv, "Reserved", "ornic.oacketh.resv", FT_UINT8, BASE_HEX, NULL, 0, "Reserved byte (zero)"),
     F(oack_count, "Count", "ornic.oacketh.count", FT_UINT16, BASE_DEC, NULL, 0,
       "New request packets accepted since the previous ACK"),
-    F(naketh, "NAKETH", "ornic.naketh", FT_NONE, BASE_NONE, NULL, 0, "ORNIC NAK extended transport header: reason, trigger, bitmap (PROTOCOL.md 3.5)"),
+    F(naketh, "NAKETH", "ornic.naketh", FT_NONE, BASE_NONE, NULL, 0, "ORNIC NAK extended transport header: reason, trigger, loss limit, bitmap (PROTOCOL.md 3.5)"),
     F(nak_reason, "Reason", "ornic.naketh.reason", FT_UINT8, BASE_DEC, VALS(nak_reason_vals), 0,
       "Why the responder sends the NAK"),
-    F(nak_trigger, "Trigger PSN", "ornic.naketh.trigger_psn", FT_UINT24, BASE_DEC, NULL, 0, "PSN whose arrival (or timeout) triggered the NAK"),
+    F(nak_trigger, "Trigger PSN", "ornic.naketh.trigger_psn", FT_UINT24, BASE_DEC, NULL, 0, "PSN whose arrival (or timeout) triggered the NAK; informative"),
     F(nak_nblocks, "Bitmap blocks", "ornic.naketh.nblocks", FT_UINT8, BASE_DEC, NULL, 0, "16-bit bitmap blocks that follow"),
     F(nak_base, "Base PSN", "ornic.naketh.base_psn", FT_UINT24, BASE_DEC, NULL, 0, "PSN of bit 0 of block 0: the first missing PSN"),
+    F(nak_resv, "Reserved", "ornic.naketh.resv", FT_UINT8, BASE_HEX, NULL, 0, "Reserved byte (zero)"),
+    F(nak_limit, "Limit PSN", "ornic.naketh.limit_psn", FT_UINT24, BASE_DEC, NULL, 0,
+      "Loss limit: the NAK declares lost Base and the clear bits before this PSN (PROTOCOL.md 4.4)"),
     F(nak_block, "Block", "ornic.naketh.block", FT_UINT16, BASE_HEX, NULL, 0, "16 PSNs, a set bit for each one received"),
     F(nak_missing_psn, "Missing PSN", "ornic.nak.missing_psn", FT_UINT24, BASE_DEC, NULL, 0,
       "A PSN this NAK declares lost (PROTOCOL.md 4.4): the requester retransmits it"),
@@ -430,7 +433,8 @@ void ornic_register_fields(void (*prefs_apply)(void)) {
                                  "First/Middle)",
                                  &ornic_pref_pmtu, pmtu_enum, FALSE);
   prefs_register_uint_preference(mod, "otd", "OTD (packets)",
-                                 "Out-of-order tolerance degree: an arrival more than OTD PSNs "
-                                 "past the first missing one marks a loss (PROTOCOL.md 4.4)",
+                                 "OOO Tolerance Distance, for the analysis: an arrival more than OTD "
+                                 "PSNs past the first missing one is flagged OTD exceeded "
+                                 "(PROTOCOL.md 4.4). A NAK's missing PSNs come from its Limit PSN",
                                  10, &ornic_pref_otd);
 }

@@ -45,7 +45,7 @@ static void tree_bth(proto_tree *tree, tvbuff_t *tvb, const ornic_bth *b) {
 /* The bitmap blocks after the NAKETH's fixed part, the PSNs they mark
  * received, and the lost set (PROTOCOL.md 4.4), walked by the library. */
 static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_naketh *nak,
-                            guint32 otd, guint32 nlost) {
+                            guint32 nlost) {
   int blocks = off + ORNIC_NAKETH_FIXED_LEN;
   proto_tree *bt =
       proto_tree_add_subtree_format(t, tvb, blocks, 2 * nak->nblocks,
@@ -84,7 +84,7 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
   const ornic_field_layout *base = ornic_fl_nak_base;
   ornic_naketh_lost_iter it;
   guint32 first, n;
-  ornic_naketh_lost_begin(&it, nak, otd);
+  ornic_naketh_lost_begin(&it, nak);
   while (ornic_naketh_lost_next_run(&it, &first, &n)) {
     for (guint32 i = 0; i < n; i++) {
       guint32 psn = ornic_psn_add(first, (gint32)i);
@@ -99,7 +99,7 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
 
 /* One extension header at `off` (tvb offset), `len` bytes on the wire. */
 static void tree_one(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f, guint16 bit, int off,
-                     int len, guint32 otd, guint32 nlost) {
+                     int len, guint32 nlost) {
   const ornic_hdr_view *v = ornic_view(bit);
   proto_item *items[ORNIC_VIEW_MAX_FIELDS];
   proto_tree *t = tree;
@@ -112,19 +112,19 @@ static void tree_one(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f, guin
     proto_item *si = items[ornic_fl_aeth_syndrome - v->fields];
     if (si) proto_item_append_text(si, " (%s)", ornic_aeth_syndrome_name(f->ext.aeth.syndrome));
   } else if (bit == ORNIC_HDR_NAKETH) {
-    tree_nak_bitmap(t, tvb, off, &f->ext.naketh, otd, nlost);
+    tree_nak_bitmap(t, tvb, off, &f->ext.naketh, nlost);
   }
 }
 
 void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo _U_,
-                        const ornic_frame *f, guint16 which, guint32 otd, guint32 nlost) {
+                        const ornic_frame *f, guint16 which, guint32 nlost) {
   tree_bth(tree, tvb, &f->bth);
   guint16 show = f->ext.present & which;
   for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++) {
     guint16 bit = (guint16)(1u << i);
     if (!(show & bit)) continue;
     tree_one(tree, tvb, f, bit, toff(f, ornic_frame_hdr_offset(f, bit)),
-             (int)ornic_frame_hdr_size(f, bit), otd, nlost);
+             (int)ornic_frame_hdr_size(f, bit), nlost);
   }
 }
 

@@ -38,6 +38,27 @@ void fuzz_check_nak(const ornic_naketh *nak, const uint8_t *data, size_t len) {
   fuzz_check(ornic_naketh_psn_state(nak, ornic_psn_add(nak->base_psn, 16 * nak->nblocks)) == -1,
              "PSN past the bitmap");
   (void)ornic_naketh_reason_name(nak->reason);
+  /* The lost set (4.4) from the NAK alone: the span is Limit - Base clamped to
+   * 1 .. 16n, and the iterator's runs are exactly the PSNs psn_lost names. */
+  uint32_t span = ornic_naketh_lost_span(nak), bits = 16u * nak->nblocks;
+  int32_t want = ornic_psn_diff(nak->limit_psn, nak->base_psn);
+  fuzz_check(span == (want < 1 ? 1u : (uint32_t)want < bits ? (uint32_t)want : bits),
+             "lost span %u for limit - base %d, %u bits", span, want, bits);
+  ornic_naketh_lost_iter it;
+  uint32_t first, n, d = 0, total = 0;
+  ornic_naketh_lost_begin(&it, nak);
+  while (ornic_naketh_lost_next_run(&it, &first, &n)) {
+    uint32_t at = (uint32_t)ornic_psn_diff(first, nak->base_psn);
+    fuzz_check(n >= 1 && at >= d && at + n <= span, "lost run %u+%u after %u, span %u", at, n, d, span);
+    for (; d < at; d++) fuzz_check(!ornic_naketh_psn_lost(nak, ornic_psn_add(nak->base_psn, (int32_t)d)),
+                                   "PSN Base+%u lost but not in a run", d);
+    for (; d < at + n; d++) fuzz_check(ornic_naketh_psn_lost(nak, ornic_psn_add(nak->base_psn, (int32_t)d)),
+                                       "PSN Base+%u in a run but not lost", d);
+    total += n;
+  }
+  for (; d < bits; d++) fuzz_check(!ornic_naketh_psn_lost(nak, ornic_psn_add(nak->base_psn, (int32_t)d)),
+                                   "PSN Base+%u lost after the last run", d);
+  fuzz_check(total == ornic_naketh_lost_count(nak) && total >= 1, "lost count %u", total);
 }
 
 /* Offsets of a frame whose BTH was read (OK, TRUNCATED after the BTH, ...). */

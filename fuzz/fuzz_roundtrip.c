@@ -182,6 +182,8 @@ static void values_from_bytes(ornic_frame *f, cursor *c) {
   e->naketh.trigger_psn = field(c, 3, 24, wild);
   e->naketh.nblocks = (uint8_t)take_u(c, 1);
   e->naketh.base_psn = field(c, 3, 24, wild);
+  e->naketh.resv = (uint8_t)take_u(c, 1);
+  e->naketh.limit_psn = field(c, 3, 24, wild);
   e->immdt.data = take_u(c, 4), e->ieth.rkey = take_u(c, 4);
   take_bytes(c, e->cnp.resv, 16);
   /* The bitmap and the payload are views into the rest of the input. */

@@ -4,9 +4,16 @@
 #include <string.h>
 
 #include "rng.h"
+#include "sizing.h"
 
 /* RNG streams of one seed, one per purpose. */
-enum { STREAM_SPRAY_REQ = 1, STREAM_SPRAY_RESP = 2, STREAM_LOSS = 3 };
+enum {
+  STREAM_SPRAY_REQ = 1,
+  STREAM_SPRAY_RESP = 2,
+  STREAM_LOSS = 3,
+  STREAM_REORDER_REQ = 4,
+  STREAM_REORDER_RESP = 5
+};
 
 typedef struct {
   uint64_t delay_ps;
@@ -14,6 +21,16 @@ typedef struct {
   uint64_t load_bytes[2]; /* queued or propagating, for least-loaded */
   uint32_t burst_left[2]; /* packets still to lose in the current burst */
 } path;
+
+/* The --reorder-max emulator of one direction: the arrival times of the last
+ * D frames it delivered (ring), and the latest arrival of all frames before
+ * them. */
+typedef struct {
+  uint64_t *ring;
+  uint64_t count;    /* frames delivered so far */
+  uint64_t floor_ps; /* latest arrival among frames count - D and earlier */
+  rng hold_rng;
+} reorderer;
 
 struct net {
   unsigned npaths;
@@ -27,6 +44,9 @@ struct net {
   drop_rule *drops;
   size_t ndrops;
   uint64_t max_delay_ps;
+  uint32_t reorder_max;  /* D, 0: no emulator */
+  uint64_t hold_unit_ps; /* a full data frame's serialization */
+  reorderer ro[2];       /* per direction (index = sending node) */
 };
 
 static uint64_t us_to_ps(double us) { return (uint64_t)(us * 1e6 + 0.5); }
@@ -57,6 +77,15 @@ net *net_new(const options *o) {
   rng_seed(&n->loss_rng, o->seed, STREAM_LOSS);
   n->burst_len = o->burst_len;
   n->burst_start = o->loss / o->burst_len;
+  n->reorder_max = o->reorder_max;
+  n->hold_unit_ps = sizing_frame_ps(o);
+  for (int d = 0; d < 2 && n->reorder_max; d++) {
+    if (!(n->ro[d].ring = calloc(n->reorder_max, sizeof *n->ro[d].ring))) {
+      net_free(n);
+      return NULL;
+    }
+    rng_seed(&n->ro[d].hold_rng, o->seed, d ? STREAM_REORDER_RESP : STREAM_REORDER_REQ);
+  }
   return n;
 }
 
@@ -64,6 +93,8 @@ void net_free(net *n) {
   if (!n) return;
   free(n->p);
   free(n->drops);
+  free(n->ro[0].ring);
+  free(n->ro[1].ring);
   free(n);
 }
 
@@ -116,6 +147,22 @@ static bool rule_drop(net *n, const pkt *p) {
   return false;
 }
 
+/* The emulator: hold the frame a uniform random time in [0, D) frame times,
+ * then no earlier than every frame delivered D or more frames before it (equal
+ * times arrive in sending order: the event queue pops ties in push order). A
+ * frame can therefore be overtaken only by the D - 1 frames sent after it. */
+static uint64_t reorder(net *n, int from, uint64_t arrive) {
+  reorderer *r = &n->ro[from];
+  uint32_t d = n->reorder_max;
+  uint64_t a = arrive + (uint64_t)(rng_double(&r->hold_rng) * d * (double)n->hold_unit_ps);
+  uint64_t *slot = &r->ring[r->count % d]; /* frame count - D, leaving the window */
+  if (r->count >= d && *slot > r->floor_ps) r->floor_ps = *slot;
+  if (a < r->floor_ps) a = r->floor_ps;
+  *slot = a;
+  r->count++;
+  return a;
+}
+
 int net_send(net *n, const pkt *p, uint64_t done_ps, uint64_t *arrive_ps) {
   path *pa = &n->p[p->path];
   int from = p->src;
@@ -129,6 +176,7 @@ int net_send(net *n, const pkt *p, uint64_t done_ps, uint64_t *arrive_ps) {
   pa->free_ps[from] = start + ser;
   pa->load_bytes[from] += p->len;
   *arrive_ps = pa->free_ps[from] + pa->delay_ps;
+  if (n->reorder_max) *arrive_ps = reorder(n, from, *arrive_ps);
   return NET_DELIVER;
 }
 

@@ -2,7 +2,17 @@
  * followed by its own one-way delay, in both directions. A sender picks a
  * path per packet (spraying policy); the path id is the packet's UDP source
  * port (0xC000 + path), as ECMP hashing would make it. Packets are lost at
- * random (alone or in bursts on one path) or by exact --drop rules. */
+ * random (alone or in bursts on one path) or by exact --drop rules.
+ *
+ * --reorder-max D adds a network emulator after the paths, in each direction
+ * on its own: it holds each delivered frame a random time, uniform in [0, D)
+ * full data frame times, and never releases it before a frame delivered D or
+ * more frames earlier. So a frame is overtaken only by frames sent fewer than
+ * D after it, whatever the path delays: with one path (or no delay spread),
+ * the OOO distance of a QP's first transmissions (the highest PSN that arrived
+ * before a packet minus its own) stays below D. Paths behind it keep their
+ * own delays, which add to the reordering. The emulator breaks the per-path
+ * FIFO order that mprdma and ioi infer losses from. */
 #ifndef PCAPGEN_NET_H
 #define PCAPGEN_NET_H
 

@@ -9,6 +9,7 @@
 #include "ornic/version.h"
 #include "profile.h"
 #include "scenario.h"
+#include "sizing.h"
 #include "workload.h"
 
 enum {
@@ -17,7 +18,8 @@ enum {
   O_RATE, O_PATH_RATE, O_SPRAY, O_LOSS, O_BURST, O_DROP, O_ACK_EVERY, O_ACK_PER_PACKET,
   O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT, O_SCENARIO, O_RC_OPS, O_RC_DIRS,
   O_RC_OUTSTANDING, O_RC_ACK_EVERY, O_RC_SPRAY, O_CAPTURE_START, O_CAPTURE_DROP,
-  O_CAPTURE_DROP_FRAMES, O_MAX_MEMORY, O_LIST_PROFILES
+  O_CAPTURE_DROP_FRAMES, O_MAX_MEMORY, O_LIST_PROFILES, O_REORDER_MAX, O_RNIC, O_RNIC_NAK_DELAY,
+  O_RNIC_RETX_DELAY, O_RNIC_ACK_REQ, O_RNIC_NAK_IN_RETRY, O_RNIC_RTO, O_RNIC_TIMEOUT
 };
 
 static const struct option long_opts[] = {
@@ -47,6 +49,7 @@ static const struct option long_opts[] = {
     {"loss", required_argument, NULL, O_LOSS},
     {"burst-len", required_argument, NULL, O_BURST},
     {"drop", required_argument, NULL, O_DROP},
+    {"reorder-max", required_argument, NULL, O_REORDER_MAX},
     {"ack-every", required_argument, NULL, O_ACK_EVERY},
     {"ack-per-packet", no_argument, NULL, O_ACK_PER_PACKET},
     {"ack-per-wqe", no_argument, NULL, O_ACK_PER_WQE},
@@ -54,6 +57,13 @@ static const struct option long_opts[] = {
     {"window", required_argument, NULL, O_WINDOW},
     {"bitmap-pool", required_argument, NULL, O_BITMAP_POOL},
     {"retry-limit", required_argument, NULL, O_RETRY_LIMIT},
+    {"rnic", required_argument, NULL, O_RNIC},
+    {"rnic-nak-delay-us", required_argument, NULL, O_RNIC_NAK_DELAY},
+    {"rnic-retx-delay-us", required_argument, NULL, O_RNIC_RETX_DELAY},
+    {"rnic-ack-req", required_argument, NULL, O_RNIC_ACK_REQ},
+    {"rnic-nak-in-retry", required_argument, NULL, O_RNIC_NAK_IN_RETRY},
+    {"rnic-rto-us", required_argument, NULL, O_RNIC_RTO},
+    {"rnic-timeout", required_argument, NULL, O_RNIC_TIMEOUT},
     {"scenario", required_argument, NULL, O_SCENARIO},
     {"rc-ops", required_argument, NULL, O_RC_OPS},
     {"rc-dirs", required_argument, NULL, O_RC_DIRS},
@@ -181,17 +191,57 @@ static void usage(FILE *f) {
       "      --drop [QP:]WQE:OFF  drop the first transmission of the data packet at PSN\n"
       "                         offset OFF of WQE number WQE (from 0) of QP (default 0).\n"
       "                         Repeatable\n"
+      "      --reorder-max D    a network emulator after the paths, in each direction:\n"
+      "                         every frame is held a random 0 to D frame times (full\n"
+      "                         data frames), then released no later than any frame\n"
+      "                         sent D or more frames after it, so that no packet is D\n"
+      "                         or more out of order. A packet's OOO distance = the\n"
+      "                         highest PSN that arrived before it minus its own (0:\n"
+      "                         in order); it is at least the number of later-PSN\n"
+      "                         packets that overtook it, and below D for first\n"
+      "                         transmissions of one QP over --paths 1 (default 0: off)\n"
       "\n"
       "Protocol:\n"
       "      --ack-every N      responder ACKs every N accepted packets (default 16)\n"
       "      --ack-per-packet   same as --ack-every 1\n"
       "      --ack-per-wqe      ACK only at WQE completion (and when the protocol requires)\n"
-      "      --otd N            out-of-order tolerance degree, packets (default 64);\n"
-      "                         the ornic, roce, mprdma and ioi retransmission timeouts add OTD\n"
-      "                         packet times (irn's has its own low and high RTO)\n"
-      "      --window N         responder window W, packets (default 4080)\n"
+      "      --otd N|auto       OOO tolerance distance, packets. auto: the ORNIC\n"
+      "                         paper's Eq. 3, OTD = MDD x B / L, rounded up: MDD =\n"
+      "                         --delay-spread-us (0 with one path), B = --rate-gbps,\n"
+      "                         L = PMTU (payload), plus D - 1 with --reorder-max D\n"
+      "                         (default auto for ornic, 64 for the others). A value\n"
+      "                         below Eq. 3's is warned about. The ornic, roce,\n"
+      "                         mprdma and ioi retransmission timeouts add OTD packet\n"
+      "                         times (irn's has its own low and high RTO)\n"
+      "      --window N|auto    responder window W, packets (default 4080). auto: the\n"
+      "                         paper's Eqs. 5-6, W = OTD + BDP, BDP = RTT x B / L\n"
+      "                         rounded up, RTT = the nominal round trip over the\n"
+      "                         slowest path (a data frame out, an ACK back, plus the\n"
+      "                         emulator's longest hold both ways); 16 to 4080\n"
       "      --bitmap-pool N    bitmap blocks shared by all QPs (default: enough for all)\n"
       "      --retry-limit N    requester timeouts in a row before the QP fails (default 7)\n"
+      "\n"
+      "roce profile (the behaviour of a hardware go-back-N RNIC; each default's source:\n"
+      "pcapgen/README.md, section \"Profile roce: --rnic\"):\n"
+      "      --rnic MODEL       ideal (default): NAKs and resends at once, adaptive\n"
+      "                         microsecond RTO, ACK every --ack-every packets;\n"
+      "                         commodity: the defaults in brackets below. Both send\n"
+      "                         one NAK per sequence error and drop every later packet\n"
+      "                         until the expected PSN arrives\n"
+      "      --rnic-nak-delay-us US  the responder's NAK leaves US after the packet\n"
+      "                         that broke the sequence [20]\n"
+      "      --rnic-retx-delay-us US  the requester starts resending US after a NAK\n"
+      "                         arrives, sending new packets meanwhile [0]\n"
+      "      --rnic-ack-req N   the requester sets the A bit on every N-th packet and\n"
+      "                         on each message's last; the responder ACKs only those\n"
+      "                         and duplicates (0: ACK per --ack-every) [66]\n"
+      "      --rnic-nak-in-retry act|ignore  a NAK that arrives while a NAK-started\n"
+      "                         resend is under way, no ACK having advanced since, is\n"
+      "                         acted on or ignored (but for its implicit ACK) [ignore]\n"
+      "      --rnic-rto-us US   retransmission timeout, doubled per timeout in a row\n"
+      "                         (0: the adaptive RTO of the ideal endpoint) [2000]\n"
+      "      --rnic-timeout N   the doubled timeout stops at 4.096 us x 2^N, the IBA\n"
+      "                         local ACK timeout (0: no cap) [14: 67.1 ms]\n"
       "\n"
       "rc profile (--wqes, --wqe-size, --qps, --pmtu, --start-psn, scenario wqe lines\n"
       "apply to each host's requester; --drop names host A's WQEs: a SEND/WRITE packet\n"
@@ -380,7 +430,9 @@ static void defaults(options *o) {
   o->burst_len = 1;
   o->ack_every = 16;
   o->otd = 64;
+  o->otd_source = SIZE_DEFAULT;
   o->window = 4080;
+  o->window_source = SIZE_DEFAULT;
   o->retry_limit = 7;
   o->rc_ops[0] = RC_OP_SEND;
   o->rc_ops[1] = RC_OP_WRITE;
@@ -398,6 +450,13 @@ static const char *const format_names[] = {"auto", "pcap", "pcapng", NULL};
 static const char *const tap_names[] = {"auto", "requester", "responder", NULL};
 
 const char *spray_name(spray_policy s) { return spray_names[s]; }
+
+const char *size_source_name(size_source s) {
+  return s == SIZE_AUTO ? "auto" : s == SIZE_GIVEN ? "given" : "default";
+}
+
+static const char *const rnic_names[] = {"ideal", "commodity", NULL};
+const char *rnic_preset_name(rnic_preset p) { return rnic_names[p]; }
 
 static int set_pmtu(options *o, FILE *err, const char *s) {
   uint64_t v = 0;
@@ -498,6 +557,7 @@ static int apply_network(options *o, int c, const char *a, FILE *err) {
   case O_LOSS: return parse_double(err, "--loss", a, 0, 0.5, &o->loss);
   case O_BURST: return parse_u32(err, "--burst-len", a, 1, 1u << 20, &o->burst_len);
   case O_DROP: return parse_drop(o, err, a);
+  case O_REORDER_MAX: return parse_u32(err, "--reorder-max", a, 0, 4096, &o->reorder_max);
   }
   return 1;
 }
@@ -507,13 +567,61 @@ static int apply_protocol(options *o, int c, const char *a, FILE *err) {
   case O_ACK_EVERY: return parse_u32(err, "--ack-every", a, 1, 65535, &o->ack_every);
   case O_ACK_PER_PACKET: o->ack_every = 1; return 0;
   case O_ACK_PER_WQE: o->ack_every = 0; return 0;
-  case O_OTD: return parse_u32(err, "--otd", a, 1, 4079, &o->otd);
-  case O_WINDOW: return parse_u32(err, "--window", a, 16, 4080, &o->window);
+  case O_OTD:
+    o->otd_source = strcmp(a, "auto") == 0 ? SIZE_AUTO : SIZE_GIVEN;
+    return o->otd_source == SIZE_AUTO ? 0 : parse_u32(err, "--otd", a, 1, 4079, &o->otd);
+  case O_WINDOW:
+    o->window_source = strcmp(a, "auto") == 0 ? SIZE_AUTO : SIZE_GIVEN;
+    return o->window_source == SIZE_AUTO ? 0 : parse_u32(err, "--window", a, 16, 4080, &o->window);
   case O_BITMAP_POOL:
     return parse_range(err, "--bitmap-pool", a, 1, 1u << 30, false, &o->bitmap_pool);
   case O_RETRY_LIMIT: return parse_u32(err, "--retry-limit", a, 0, 1000, &o->retry_limit);
   }
   return 1;
+}
+
+/* The --rnic options: each records that it was given, so the preset leaves it. */
+static int apply_rnic(options *o, int c, const char *a, FILE *err) {
+  static const char *const nak_in_retry[] = {"act", "ignore", NULL};
+  rnic_model *m = &o->rnic;
+  int i = 0, rc;
+  unsigned bit;
+  switch (c) {
+  case O_RNIC:
+    rc = set_choice(err, "--rnic", a, rnic_names, "ideal or commodity", &i);
+    m->preset = (rnic_preset)i;
+    bit = 0;
+    break;
+  case O_RNIC_NAK_DELAY:
+    rc = parse_double(err, "--rnic-nak-delay-us", a, 0, 1e6, &m->nak_delay_us);
+    bit = RNIC_SET_NAK_DELAY;
+    break;
+  case O_RNIC_RETX_DELAY:
+    rc = parse_double(err, "--rnic-retx-delay-us", a, 0, 1e6, &m->retx_delay_us);
+    bit = RNIC_SET_RETX_DELAY;
+    break;
+  case O_RNIC_ACK_REQ:
+    rc = parse_u32(err, "--rnic-ack-req", a, 0, 1u << 24, &m->ack_req);
+    bit = RNIC_SET_ACK_REQ;
+    break;
+  case O_RNIC_NAK_IN_RETRY:
+    rc = set_choice(err, "--rnic-nak-in-retry", a, nak_in_retry, "act or ignore", &i);
+    m->ignore_nak_in_retry = i == 1;
+    bit = RNIC_SET_NAK_IN_RETRY;
+    break;
+  case O_RNIC_RTO:
+    rc = parse_double(err, "--rnic-rto-us", a, 0, 1e9, &m->rto_us);
+    bit = RNIC_SET_RTO;
+    break;
+  case O_RNIC_TIMEOUT:
+    rc = parse_u32(err, "--rnic-timeout", a, 0, 31, &m->timeout_exp);
+    bit = RNIC_SET_TIMEOUT;
+    break;
+  default: return 1;
+  }
+  m->set |= bit;
+  m->given = true;
+  return rc;
 }
 
 static int apply_rc(options *o, int c, const char *a, FILE *err) {
@@ -539,6 +647,7 @@ static int apply(options *o, int c, const char *a, FILE *err) {
   if (rc == 1) rc = apply_network(o, c, a, err);
   if (rc == 1) rc = apply_protocol(o, c, a, err);
   if (rc == 1) rc = apply_rc(o, c, a, err);
+  if (rc == 1) rc = apply_rnic(o, c, a, err);
   if (rc == 1) {
     fprintf(err, "Try 'ornic-pcapgen --help'.\n");
     rc = -1;
@@ -621,6 +730,64 @@ static int check_plan(options *o, FILE *err, bool wqes_set) {
   return 0;
 }
 
+/* --rnic: the preset's value of every behaviour not given on its own. The
+ * commodity values and their sources: pcapgen/README.md, "Profile roce: --rnic". */
+static void resolve_rnic(rnic_model *m) {
+  rnic_model p = {.preset = m->preset}; /* ideal: every behaviour off */
+  if (m->preset == RNIC_COMMODITY) {
+    p.nak_delay_us = 20;          /* ConnectX-5's slow path per PSN gap (NVIDIA forum) */
+    p.retx_delay_us = 0;          /* no public figure */
+    p.ack_req = 66;               /* rxe_req.c: RXE_MAX_PKT_PER_ACK */
+    p.ignore_nak_in_retry = true; /* rxe_comp.c: started_retry */
+    p.rto_us = 2000;              /* ConnectX-5 (perftest issue 251) */
+    p.timeout_exp = 14;           /* perftest's default local ACK timeout */
+  }
+  if (!(m->set & RNIC_SET_NAK_DELAY)) m->nak_delay_us = p.nak_delay_us;
+  if (!(m->set & RNIC_SET_RETX_DELAY)) m->retx_delay_us = p.retx_delay_us;
+  if (!(m->set & RNIC_SET_ACK_REQ)) m->ack_req = p.ack_req;
+  if (!(m->set & RNIC_SET_NAK_IN_RETRY)) m->ignore_nak_in_retry = p.ignore_nak_in_retry;
+  if (!(m->set & RNIC_SET_RTO)) m->rto_us = p.rto_us;
+  if (!(m->set & RNIC_SET_TIMEOUT)) m->timeout_exp = p.timeout_exp;
+}
+
+/* --otd and --window on the final configuration (sizing.h): auto values, and a
+ * warning when a given OTD is below Eq. 3's. */
+static int resolve_sizes(options *o, FILE *err) {
+  bool otd_matters = (o->profile->caps & PROFILE_OTD) != 0;
+  o->otd_eq3 = sizing_otd(o);
+  o->bdp = sizing_bdp_of(o);
+  if (o->otd_source == SIZE_AUTO || (o->otd_source == SIZE_DEFAULT && otd_matters)) {
+    if (o->otd_eq3 > 4079) {
+      fprintf(err,
+              "ornic-pcapgen: --otd auto: Eq. 3 gives %u packets for this fabric (MDD %g us "
+              "x %g Gb/s / %u bytes), above the largest OTD, 4079; lower --delay-spread-us or "
+              "--reorder-max, or raise --pmtu\n",
+              o->otd_eq3, sizing_mdd_us(o), o->rate_gbps, o->pmtu);
+      return -1;
+    }
+    o->otd = o->otd_eq3;
+    o->otd_source = SIZE_AUTO;
+  } else if (o->otd_source == SIZE_GIVEN && otd_matters && o->otd < o->otd_eq3) {
+    fprintf(err,
+            "ornic-pcapgen: warning: --otd %u is below Eq. 3's %u for this fabric (MDD %g us "
+            "x %g Gb/s / %u-byte packets%s): packets that are only late will be NAKed and "
+            "resent (--otd auto)\n",
+            o->otd, o->otd_eq3, sizing_mdd_us(o), o->rate_gbps, o->pmtu,
+            o->reorder_max ? ", plus --reorder-max - 1" : "");
+  }
+  if (o->window_source == SIZE_AUTO) {
+    uint64_t w = (uint64_t)o->otd + o->bdp;
+    uint64_t lo = o->otd + 1u > 16u ? o->otd + 1u : 16u;
+    if (w > 4080)
+      fprintf(err,
+              "ornic-pcapgen: warning: --window auto: OTD %u + BDP %u = %llu packets, above "
+              "the largest window; using 4080\n",
+              o->otd, o->bdp, (unsigned long long)w);
+    o->window = (uint32_t)(w > 4080 ? 4080 : w < lo ? lo : w);
+  }
+  return 0;
+}
+
 /* Cross-option rules, and the defaults that depend on other options. */
 static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes_set) {
   if (o->path_rate_gbps == 0) o->path_rate_gbps = o->rate_gbps;
@@ -636,6 +803,13 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     fprintf(err, "ornic-pcapgen: no output file: give -o FILE (see --help)\n");
     return -1;
   }
+  if (o->rnic.given && !(o->profile->caps & PROFILE_RNIC)) {
+    fprintf(err,
+            "ornic-pcapgen: --rnic*: the %s profile does not take them (they model a "
+            "go-back-N RNIC: --profile roce; --list-profiles says which profiles do)\n",
+            o->profile->name);
+    return -1;
+  }
   if (o->op == OP_READ && !(o->profile->caps & PROFILE_READ)) {
     fprintf(err, "ornic-pcapgen: --op read: the %s profile does not take it (%s; the profiles "
                  "that do: --list-profiles)\n", o->profile->name,
@@ -648,8 +822,11 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
             o->profile->name);
     return -1;
   }
+  resolve_rnic(&o->rnic);
+  if (resolve_sizes(o, err) < 0) return -1;
   if (o->otd >= o->window) {
-    fprintf(err, "ornic-pcapgen: --otd %u must be less than --window %u\n", o->otd, o->window);
+    fprintf(err, "ornic-pcapgen: --otd %u%s must be less than --window %u\n", o->otd,
+            o->otd_source == SIZE_AUTO ? " (auto: Eq. 3)" : "", o->window);
     return -1;
   }
   for (size_t i = 0; i < o->ndrops; i++)

@@ -21,6 +21,43 @@ typedef enum { FMT_AUTO = 0, FMT_PCAP = 1, FMT_PCAPNG = 2 } out_format;
 /* Where the capture is taken: the NIC port of one end. */
 typedef enum { TAP_AUTO = 0, TAP_REQUESTER = 1, TAP_RESPONDER = 2 } tap_point;
 
+/* How --otd and --window got their values (the summary says which). */
+typedef enum {
+  SIZE_DEFAULT = 0, /* the fixed default: --otd 64 (profiles without PROFILE_OTD), --window 4080 */
+  SIZE_AUTO = 1,    /* --otd auto (Eq. 3) or --window auto (OTD + BDP); sizing.h */
+  SIZE_GIVEN = 2    /* a number on the command line or in a scenario */
+} size_source;
+
+/* --rnic: how a commodity go-back-N RNIC differs from the ideal endpoint of the
+ * roce profile (pcapgen/README.md, "Profile roce: --rnic", cites each default).
+ * The rnic_* options set one behaviour each; --rnic picks the defaults of the
+ * others. */
+typedef enum { RNIC_IDEAL = 0, RNIC_COMMODITY = 1 } rnic_preset;
+enum {
+  RNIC_SET_NAK_DELAY = 1u << 0,
+  RNIC_SET_RETX_DELAY = 1u << 1,
+  RNIC_SET_ACK_REQ = 1u << 2,
+  RNIC_SET_NAK_IN_RETRY = 1u << 3,
+  RNIC_SET_RTO = 1u << 4,
+  RNIC_SET_TIMEOUT = 1u << 5
+};
+typedef struct {
+  rnic_preset preset;
+  unsigned set;             /* RNIC_SET_*: given explicitly, the preset does not override */
+  bool given;               /* any --rnic* option (refused by profiles without PROFILE_RNIC) */
+  double nak_delay_us;      /* responder: an out-of-sequence packet to its NAK leaving */
+  double retx_delay_us;     /* requester: a NAK arriving to the first packet resent */
+  uint32_t ack_req;         /* 0: the responder ACKs per --ack-every; N: the requester sets
+                              the A bit on every N-th packet and on each message's last,
+                              and the responder ACKs only those (and duplicates) */
+  bool ignore_nak_in_retry; /* a NAK while a NAK-started resend is under way and no ACK has
+                              advanced since is not acted on (beyond its implicit ACK) */
+  double rto_us;            /* 0: the adaptive RTO (rtt.h); else the first timeout,
+                              doubled per timeout in a row */
+  uint32_t timeout_exp;     /* with rto_us: the doubled timeout stops at 4.096 us x 2^N
+                              (IBA local ACK timeout); 0: no cap */
+} rnic_model;
+
 /* Drop the first transmission of packet `off` (PSN offset) of WQE `wqe` on QP `qp`. */
 typedef struct {
   uint32_t qp;
@@ -73,10 +110,16 @@ typedef struct {
   uint32_t burst_len;
   drop_rule *drops;
   size_t ndrops;
+  uint32_t reorder_max;     /* --reorder-max D: the emulator's bound (net.h), 0: off */
   /* protocol */
   uint32_t ack_every;       /* 0: once per WQE */
-  uint32_t otd;
-  uint32_t window;
+  uint32_t otd;             /* after options_parse: the value in force */
+  size_source otd_source;
+  uint32_t otd_eq3;         /* Eq. 3 on this configuration (sizing.h), whatever otd is */
+  uint32_t window;          /* after options_parse: the value in force */
+  size_source window_source;
+  uint32_t bdp;             /* BDP in packets (sizing.h), whatever window is */
+  rnic_model rnic;          /* roce profile (PROFILE_RNIC) */
   uint64_t bitmap_pool;     /* 0: enough for every QP */
   uint32_t retry_limit;
   /* rc profile */
@@ -108,5 +151,7 @@ int options_apply_named(options *o, const char *name, const char *value, FILE *e
 void options_free(options *o);
 
 const char *spray_name(spray_policy s);
+const char *size_source_name(size_source s);
+const char *rnic_preset_name(rnic_preset p);
 
 #endif

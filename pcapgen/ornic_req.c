@@ -232,11 +232,14 @@ static void on_ack(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   /* packets now acknowledged */
   uint32_t cum = ornic_psn_off(ornic_psn_add(f->bth.psn, 1), qp->w.start);
   if (!write_busy(qp) || ornic_aeth_type(f->ext.aeth.syndrome) != ORNIC_AETH_ACK) return;
-  if (cum > qp->w.n || cum < qp->cum_idx || !msn_ok(qp, msn)) return; /* stale or foreign */
+  if (cum > qp->w.n || !msn_ok(qp, msn)) return; /* foreign */
+  /* ADDR_CACHED is state, not an event: a stale ACK still delivers it
+   * (PROTOCOL.md 4.2), e.g. one a NAK overtook after moving cum. */
   if (msn == qp->msn && (flags & ORNIC_OACK_ADDR_CACHED) && !qp->cached) {
     qp->cached = true;
     if (qp->state == RQ_FSPOT) qp->state = RQ_SPOT;
   }
+  if (cum < qp->cum_idx) return; /* stale: moves and frees nothing */
   advance_cum(r, qp, cum);
   if (msn != qp->msn && (flags & ORNIC_OACK_WQE_DONE) && qp->cum_idx == qp->w.n)
     complete(r, qp, msn);
@@ -258,7 +261,7 @@ static void apply_nak_bitmap(oreq *r, oreq_qp *qp, const ornic_naketh *nak) {
   }
   ornic_naketh_lost_iter it;
   uint32_t first, n;
-  ornic_naketh_lost_begin(&it, nak, r->o->otd);
+  ornic_naketh_lost_begin(&it, nak); /* its Limit PSN, not our OTD */
   while (ornic_naketh_lost_next_run(&it, &first, &n)) {
     for (uint32_t i = 0; i < n; i++) {
       uint32_t idx = ornic_psn_off(ornic_psn_add(first, (int32_t)i), qp->w.start);

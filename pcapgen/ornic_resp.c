@@ -95,14 +95,20 @@ static void send_nak(oresp *R, rqp *qp, uint8_t reason, uint32_t trigger) {
   uint8_t bytes[2 * ORNIC_NAKETH_MAX_BLOCKS];
   unsigned n = obm_nak_blocks(qp->bm, qp->epsn, trigger, blocks, ORNIC_NAKETH_MAX_BLOCKS);
   ornic_naketh_bitmap_pack(bytes, blocks, n);
+  /* The loss limit (4.4), on the wire since spec 0.2: reason 1 proves late
+   * only PSNs more than OTD behind the trigger; reasons 2 and 3 everything
+   * before it. */
+  uint32_t limit = reason == ORNIC_NAKETH_OTD_EXCEEDED
+                       ? ornic_psn_add(trigger, -(int32_t)R->o->otd)
+                       : trigger;
   ornic_frame f;
   frame_to_requester(R, qp, &f, ORNIC_OP_NAK, qp->epsn);
   f.ext.aeth = (ornic_aeth){ORNIC_AETH_NAK, qp->msn};
-  f.ext.naketh = (ornic_naketh){reason, trigger, (uint8_t)n, qp->epsn, bytes};
+  f.ext.naketh = (ornic_naketh){reason, trigger, (uint8_t)n, qp->epsn, 0, limit, bytes};
   emit(R, &f, PK_NAK, qp->q);
   qp->nak_active = true;
   /* Only the lost set is being retransmitted: PSNs after it may still be in flight. */
-  qp->nak_limit = ornic_psn_add(qp->epsn, (int32_t)ornic_naketh_lost_span(&f.ext.naketh, R->o->otd));
+  qp->nak_limit = ornic_psn_add(qp->epsn, (int32_t)ornic_naketh_lost_span(&f.ext.naketh));
   qp->nak_ps = sim_now(R->s);
   arm(R, qp, &qp->t_resp, TMR_RESP, R->t_resp); /* restarted by every NAK sent */
 }

@@ -7,10 +7,13 @@ static const profile table[] = {
     {"ornic",
      "ORNIC out-of-order WRITE and READ: sprayed packets placed on arrival, aggregated ACKs, "
      "NAK bitmaps",
-     PROFILE_READ | PROFILE_BITMAP | PROFILE_ACK_OPTIONS | PROFILE_WINDOW, "nak-bitmap",
-     "sprayed", NULL, &ornic_engines},
-    {"roce", "standard RoCEv2 RC WRITE: in order, PSN sequence error NAK and go-back-N",
-     PROFILE_ACK_OPTIONS | PROFILE_WINDOW, "go-back-n", "sprayed", NULL, &roce_engines},
+     PROFILE_READ | PROFILE_BITMAP | PROFILE_ACK_OPTIONS | PROFILE_WINDOW | PROFILE_OTD,
+     "nak-bitmap", "sprayed", NULL, &ornic_engines},
+    {"roce",
+     "standard RoCEv2 RC WRITE: in order, PSN sequence error NAK and go-back-N; --rnic ideal "
+     "(instant reactions) or commodity (a hardware RNIC's delays, coalesced ACKs, ms timeouts)",
+     PROFILE_ACK_OPTIONS | PROFILE_WINDOW | PROFILE_RNIC, "go-back-n", "sprayed", NULL,
+     &roce_engines},
     {"irn",
      "IRN selective repeat: address in every packet, per-packet ACK, NACK with trigger PSN, "
      "BDP window",
@@ -58,9 +61,14 @@ static void caps_words(FILE *f, const profile *p) {
     unsigned cap;
     bool set; /* the word stands for the cap being set (else: not set) */
     const char *word;
-  } words[] = {{PROFILE_READ, true, "read"},           {PROFILE_TWO_HOSTS, false, "plot"},
-               {PROFILE_TWO_HOSTS, true, "two-hosts"}, {PROFILE_ACK_OPTIONS, true, "ack-every"},
-               {PROFILE_WINDOW, true, "window"},       {PROFILE_BITMAP, true, "bitmap-pool"}};
+  } words[] = {{PROFILE_READ, true, "read"},
+               {PROFILE_TWO_HOSTS, false, "plot"},
+               {PROFILE_TWO_HOSTS, true, "two-hosts"},
+               {PROFILE_ACK_OPTIONS, true, "ack-every"},
+               {PROFILE_WINDOW, true, "window"},
+               {PROFILE_BITMAP, true, "bitmap-pool"},
+               {PROFILE_OTD, true, "otd"},
+               {PROFILE_RNIC, true, "rnic"}};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (((p->caps & words[i].cap) != 0) == words[i].set) fprintf(f, "%s ", words[i].word);
   if (p->rx_drops) fputs("receiver-drops ", f);

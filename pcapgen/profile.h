@@ -41,8 +41,14 @@ enum {
   PROFILE_BITMAP = 1u << 2,      /* the ORNIC receive bitmap: --bitmap-pool, its memory
                                     budget and its summary line */
   PROFILE_ACK_OPTIONS = 1u << 3, /* --ack-every, --ack-per-packet, --ack-per-wqe */
-  PROFILE_WINDOW = 1u << 4       /* --window caps the packets in flight (the others:
+  PROFILE_WINDOW = 1u << 4,      /* --window caps the packets in flight (the others:
                                     one bandwidth-delay product, or --rc-outstanding) */
+  PROFILE_OTD = 1u << 5,         /* the OTD is a protocol parameter (NAK rule, lost set):
+                                    --otd defaults to auto (Eq. 3, sizing.h) and a given
+                                    value below Eq. 3's is warned about (the others take
+                                    64, which only pads their timeouts) */
+  PROFILE_RNIC = 1u << 6         /* --rnic and the --rnic-* options: the behaviour of a
+                                    hardware go-back-N RNIC */
 };
 
 /* A profile's engines: both NICs, created and torn down together. */
@@ -80,7 +86,7 @@ const profile *profile_find(const char *name);
 void profile_names(char *buf, size_t len);
 /* --list-profiles: one line per profile, three fields separated by tabs:
  * name, description, capabilities (space-separated words: read, plot,
- * two-hosts, ack-every, window, bitmap-pool, receiver-drops, then
+ * two-hosts, ack-every, window, bitmap-pool, otd, rnic, receiver-drops, then
  * recovery=WORD and paths=WORD). */
 void profile_list(FILE *f);
 

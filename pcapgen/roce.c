@@ -1,10 +1,22 @@
-/* Profile `roce`: standard RoCEv2 RC RDMA WRITE as ERNIC or ConnectX-5 behave.
+/* Profile `roce`: standard RoCEv2 RC RDMA WRITE, go-back-N.
  * The requester sends WRITE First / Middle / Last (Only for one packet); the
  * responder accepts only the expected PSN, answers the first out-of-order
  * packet with a PSN sequence error NAK (AETH 0x60) and drops everything until
  * the expected PSN arrives; the requester goes back N to the NAKed PSN (or to
  * the oldest unacknowledged one on a timeout). On a sprayed fabric every
- * reordering costs a round trip and a resend of everything in flight. */
+ * reordering costs a round trip and a resend of everything in flight.
+ *
+ * --rnic (options.h, rnic_model) says how far this is from an ideal endpoint:
+ * `ideal` NAKs and resends at once, times out after SRTT + 4 RTTVAR + OTD/B and
+ * ACKs every --ack-every packets; `commodity` adds what hardware RNICs do, one
+ * option each (defaults and their sources: pcapgen/README.md, "Profile roce:
+ * --rnic"): the responder's NAK leaves a slow path later; the requester starts
+ * resending some time after a NAK; it sets the A bit on every N-th packet only
+ * and the responder ACKs only those; a NAK arriving while a NAK-started resend
+ * is under way, no ACK having advanced since, is not acted on (rxe's
+ * started_retry); and the timeout is milliseconds, doubled per timeout up to
+ * the IBA local ACK timeout. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +43,11 @@ typedef struct {
   rtt_est rtt;
   unsigned retries;
   ltimer rto;
+  uint32_t noack;      /* packets sent since the last one with the A bit (--rnic-ack-req) */
+  bool retrying;       /* a NAK started a resend and no ACK has advanced since */
+  bool rewind_pending; /* a resend starts at rewind_at (--rnic-retx-delay-us) */
+  uint32_t rewind_to;
+  uint64_t rewind_at;
 } rc_req;
 
 /* Responder QP. */
@@ -55,9 +72,16 @@ struct roce {
   rc_req *reqs;
   rc_resp *resps;
   u32fifo ready;
+  u32fifo naks; /* delayed NAKs (--rnic-nak-delay-us): QP index, then PSN */
   uint8_t *scratch;
   side req_side, resp_side; /* distinct `self` pointers for the two endpoints */
 };
+
+/* Requester timer events: the RTO (arg = QP index) and the delayed start of a
+ * resend (arg = QP index | RESEND_TIMER). */
+#define RESEND_TIMER 0x80000000u
+
+static uint64_t us_to_ps(double us) { return (uint64_t)(us * 1e6 + 0.5); }
 
 /* ============================== requester ============================== */
 
@@ -69,9 +93,18 @@ static void make_ready(roce *r, rc_req *rq) {
   sim_kick(r->s, NODE_REQ);
 }
 
+/* --rnic-rto-us 0: the adaptive RTO (rtt.h). Otherwise the fixed first
+ * timeout, doubled per timeout in a row, up to 4.096 us x 2^--rnic-timeout. */
+static uint64_t rto_ps(const roce *r, const rc_req *rq) {
+  const rnic_model *m = &r->o->rnic;
+  if (m->rto_us <= 0) return rtt_rto(&rq->rtt, sim_times(r->s)->otd_ps);
+  double us = ldexp(m->rto_us, (int)(rq->rtt.backoff < 40 ? rq->rtt.backoff : 40));
+  double cap = ldexp(4.096, (int)m->timeout_exp);
+  return us_to_ps(m->timeout_exp && us > cap ? cap : us);
+}
+
 static void arm_rto(roce *r, rc_req *rq) {
-  uint64_t rto = rtt_rto(&rq->rtt, sim_times(r->s)->otd_ps);
-  ltimer_arm(r->s, &rq->rto, NODE_REQ, rq->q, sim_now(r->s) + rto);
+  ltimer_arm(r->s, &rq->rto, NODE_REQ, rq->q, sim_now(r->s) + rto_ps(r, rq));
 }
 
 static void post_next(roce *r, rc_req *rq) {
@@ -80,6 +113,7 @@ static void post_next(roce *r, rc_req *rq) {
     return;
   }
   rq->next_send = rq->hi = rq->cum_idx = 0;
+  rq->retrying = rq->rewind_pending = false;
   rq->timing = false;
   rq->retries = rq->rtt.backoff = 0;
   rq->busy = true;
@@ -101,7 +135,11 @@ static pkt *build_write(roce *r, rc_req *rq, uint32_t idx, bool retx) {
   f.bth.opcode = write_opcode(rq, idx);
   f.bth.destqp = wl_resp_qpn(rq->q);
   f.bth.psn = ornic_psn_add(rq->w.start, (int32_t)idx);
-  f.bth.ackreq = idx == rq->w.n - 1; /* as RC NICs do on the last packet of a message */
+  /* As RC NICs do on the last packet of a message; with --rnic-ack-req N also
+   * on every N-th packet sent, as rxe does (rxe_req.c: every 66th). */
+  uint32_t every = r->o->rnic.ack_req;
+  f.bth.ackreq = idx == rq->w.n - 1 || (every && rq->noack + 1 >= every);
+  rq->noack = f.bth.ackreq ? 0 : rq->noack + 1;
   if (idx == 0) f.ext.reth = (ornic_reth){rq->w.va, wl_rkey(rq->q), (uint32_t)rq->w.len};
   pattern_fill(r->scratch, wl_key(o, rq->q), rq->w.va + off, plen);
   f.payload = r->scratch;
@@ -155,6 +193,29 @@ static void advance(roce *r, rc_req *rq, uint32_t cum) {
   make_ready(r, rq);
 }
 
+/* Go back to packet e: now, or --rnic-retx-delay-us later (new packets keep
+ * leaving meanwhile; a later NAK's resend replaces a pending one). */
+static void resend_from(roce *r, rc_req *rq, uint32_t e) {
+  double delay = r->o->rnic.retx_delay_us;
+  if (delay <= 0) {
+    rq->next_send = e;
+    make_ready(r, rq);
+    return;
+  }
+  rq->rewind_pending = true;
+  rq->rewind_to = e;
+  rq->rewind_at = sim_now(r->s) + us_to_ps(delay);
+  sim_timer_at(r->s, NODE_REQ, rq->rewind_at, rq->q | RESEND_TIMER);
+}
+
+static void resend_timer(roce *r, rc_req *rq) {
+  if (!rq->busy || !rq->rewind_pending || sim_now(r->s) < rq->rewind_at) return;
+  rq->rewind_pending = false;
+  uint32_t e = rq->rewind_to > rq->cum_idx ? rq->rewind_to : rq->cum_idx;
+  if (e < rq->next_send) rq->next_send = e;
+  make_ready(r, rq);
+}
+
 static void req_on_ack(roce *r, rc_req *rq, const ornic_frame *f) {
   uint8_t syn = f->ext.aeth.syndrome;
   if (!rq->busy) return;
@@ -168,13 +229,20 @@ static void req_on_ack(roce *r, rc_req *rq, const ornic_frame *f) {
     uint32_t e = ornic_psn_off(f->bth.psn, rq->w.start);
     if (e >= rq->w.n || e < rq->cum_idx) return;
     advance(r, rq, e);
-    rq->next_send = e;
-    make_ready(r, rq);
+    /* A resend is already under way and no ACK has advanced since: rxe
+     * (rxe_comp.c, started_retry) keeps to it; only its implicit ACK counts. */
+    if (rq->retrying && r->o->rnic.ignore_nak_in_retry) {
+      sim_stats(r->s)->naks_ignored++;
+      return;
+    }
+    rq->retrying = true;
+    resend_from(r, rq, e);
     return;
   }
   if (ornic_aeth_type(syn) != ORNIC_AETH_ACK) return;
   uint32_t cum = ornic_psn_off(ornic_psn_add(f->bth.psn, 1), rq->w.start);
   if (cum > rq->w.n || cum < rq->cum_idx) return;
+  if (cum > rq->cum_idx) rq->retrying = false; /* rxe: an ACK resets the retry state */
   advance(r, rq, cum);
   if (rq->cum_idx == rq->w.n) {
     wqe_complete(r->s, &rq->w);
@@ -193,6 +261,10 @@ static void req_rx(void *self, pkt *p, const ornic_frame *f) {
 
 static void req_timer(void *self, uint32_t arg) {
   roce *r = ((side *)self)->r;
+  if (arg & RESEND_TIMER) {
+    resend_timer(r, &r->reqs[arg & ~RESEND_TIMER]);
+    return;
+  }
   rc_req *rq = &r->reqs[arg];
   if (!ltimer_expired(r->s, &rq->rto, NODE_REQ, arg) || !rq->busy) return;
   sim_stats(r->s)->timeouts++;
@@ -203,6 +275,8 @@ static void req_timer(void *self, uint32_t arg) {
   }
   rq->rtt.backoff++;
   rq->next_send = rq->cum_idx; /* go back to the oldest unacknowledged packet */
+  rq->retrying = true;         /* rxe: a timeout starts a resend too */
+  rq->rewind_pending = false;
   arm_rto(r, rq);
   make_ready(r, rq);
 }
@@ -287,8 +361,38 @@ static void accept_in_order(roce *r, rc_resp *rs, const ornic_frame *f) {
   rs->epsn = ornic_psn_add(rs->epsn, 1);
   rs->nak_sent = false;
   rs->since_ack++;
-  if (last) end_message(r, rs);
-  else if (f->bth.ackreq || (r->o->ack_every && rs->since_ack >= r->o->ack_every)) resp_ack(r, rs);
+  /* --rnic-ack-req: only packets with the A bit are acknowledged (rxe_resp.c);
+   * otherwise also every --ack-every packets. */
+  bool by_count = !r->o->rnic.ack_req && r->o->ack_every && rs->since_ack >= r->o->ack_every;
+  if (last)
+    end_message(r, rs);
+  else if (f->bth.ackreq || by_count)
+    resp_ack(r, rs);
+}
+
+/* A sequence error: the NAK names ePSN; with --rnic-nak-delay-us it leaves
+ * that much later (the slow path of a PSN gap), still naming the ePSN of the
+ * error. The delay is the same for every NAK, so the events fire in the order
+ * of the FIFO. */
+static void resp_nak(roce *r, rc_resp *rs) {
+  double delay = r->o->rnic.nak_delay_us;
+  if (delay <= 0) {
+    resp_emit(r, rs, ORNIC_AETH_NAK_PSN_SEQ, rs->epsn, PK_NAK);
+    return;
+  }
+  if (fifo_push(&r->naks, rs->q) < 0 || fifo_push(&r->naks, rs->epsn) < 0) {
+    sim_fail(r->s, "out of memory (NAK queue)");
+    return;
+  }
+  sim_timer_at(r->s, NODE_RESP, sim_now(r->s) + us_to_ps(delay), 0);
+}
+
+static void resp_timer(void *self, uint32_t arg) {
+  roce *r = ((side *)self)->r;
+  uint32_t q, psn;
+  (void)arg;
+  if (!fifo_pop(&r->naks, &q) || !fifo_pop(&r->naks, &psn)) return;
+  if (!r->resps[q].error) resp_emit(r, &r->resps[q], ORNIC_AETH_NAK_PSN_SEQ, psn, PK_NAK);
 }
 
 static void resp_rx(void *self, pkt *p, const ornic_frame *f) {
@@ -309,7 +413,7 @@ static void resp_rx(void *self, pkt *p, const ornic_frame *f) {
   } else if (!rs->nak_sent) {
     /* Out of order: one sequence-error NAK, then silence until ePSN arrives. */
     rs->nak_sent = true;
-    resp_emit(r, rs, ORNIC_AETH_NAK_PSN_SEQ, rs->epsn, PK_NAK);
+    resp_nak(r, rs);
   }
 }
 
@@ -338,7 +442,7 @@ static void *roce_new(sim *s, const options *o) {
   }
   r->req_side.r = r->resp_side.r = r;
   static const endpoint_ops req_ops = {req_next_tx, req_rx, req_timer};
-  static const endpoint_ops resp_ops = {NULL, resp_rx, NULL}; /* sends only ACKs/NAKs */
+  static const endpoint_ops resp_ops = {NULL, resp_rx, resp_timer}; /* sends only ACKs/NAKs */
   sim_set_endpoint(s, NODE_REQ, &req_ops, &r->req_side);
   sim_set_endpoint(s, NODE_RESP, &resp_ops, &r->resp_side);
   return r;
@@ -349,6 +453,7 @@ static void roce_free(void *self) {
   if (!r) return;
   for (uint32_t q = 0; r->resps && q < r->o->qps; q++) free(r->resps[q].region);
   fifo_free(&r->ready);
+  fifo_free(&r->naks);
   free(r->reqs);
   free(r->resps);
   free(r->scratch);

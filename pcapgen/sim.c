@@ -9,6 +9,7 @@
 #include "evq.h"
 #include "net.h"
 #include "profile.h"
+#include "sizing.h"
 #include "tapfilter.h"
 #include "truth.h"
 #include "workload.h"
@@ -79,14 +80,12 @@ static void nic_template(nic *n, int node) {
   n->tmpl.ip.tos = 0x6A; /* DSCP 26 (the usual RoCE class) + ECT(0) */
 }
 
+/* The frame time and nominal round trip are sizing.h's, which --window auto
+ * and --otd auto also use (with the emulator's hold, when there is one). */
 static void compute_times(sim *s) {
   const options *o = s->o;
-  /* Full data frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH/OFFETH 20 + PMTU + iCRC 4. */
-  uint32_t frame = 14 + 20 + 8 + 12 + 20 + o->pmtu + 4;
-  uint32_t ack = 14 + 20 + 8 + 12 + 8 + 4;
-  s->times.frame_ps = net_nic_ser_ps(s->net, frame);
-  uint64_t one_way = net_max_delay_ps(s->net);
-  s->times.rtt_ps = 2 * one_way + 2 * s->times.frame_ps + 2 * net_nic_ser_ps(s->net, ack);
+  s->times.frame_ps = sizing_frame_ps(o);
+  s->times.rtt_ps = sizing_rtt_ps(o);
   s->times.otd_ps = (uint64_t)o->otd * s->times.frame_ps * o->qps;
 }
 

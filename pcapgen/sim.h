@@ -38,7 +38,8 @@ typedef struct {
 /* Times both ends derive from the configuration (PROTOCOL.md 4.1 timers). */
 typedef struct {
   uint64_t frame_ps;   /* NIC serialization of a full-PMTU data frame */
-  uint64_t rtt_ps;     /* nominal round trip over the slowest path, full frame out, ACK back */
+  uint64_t rtt_ps;     /* nominal round trip over the slowest path, full frame out, ACK back,
+                          plus the --reorder-max emulator's longest hold each way (sizing.h) */
   uint64_t otd_ps;     /* OTD / B: time to send OTD packets on one QP (QPs share the NIC) */
 } sim_timing;
 

@@ -1,9 +1,11 @@
 #include "summary.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "profile.h"
+#include "sizing.h"
 #include "truth.h"
 
 /* Bucket of v: exact below 128, then 64 sub-buckets per power of two. */
@@ -77,6 +79,36 @@ static const char *outcome(const stats *st) {
   return st->interrupted ? "interrupted" : st->bench_stop ? "bench" : "complete";
 }
 
+/* The OTD, the window, the emulator and the RNIC model in force, and where
+ * their values came from (sizing.h: Eq. 3 and Eqs. 5-6). */
+static void print_sizes(FILE *f, const stats *st, const options *o) {
+  fprintf(f, "  OTD                %u packets (%s; Eq. 3: MDD %g us x %g Gb/s / %u B", o->otd,
+          size_source_name(o->otd_source), sizing_mdd_us(o), o->rate_gbps, o->pmtu);
+  if (o->reorder_max > 1) fprintf(f, " + %u (--reorder-max)", o->reorder_max - 1);
+  fprintf(f, " = %u)\n", o->otd_eq3);
+  if (o->profile->caps & PROFILE_WINDOW)
+    fprintf(f, "  window             %u packets (%s; Eqs. 5-6: OTD %u + BDP %u = %u)\n", o->window,
+            size_source_name(o->window_source), o->otd, o->bdp, sizing_window(o->otd, o->bdp));
+  if (o->reorder_max)
+    fprintf(f, "  reorder emulator   OOO distance below %u (--reorder-max)\n", o->reorder_max);
+  if (!(o->profile->caps & PROFILE_RNIC)) return;
+  const rnic_model *m = &o->rnic;
+  fprintf(f, "  RNIC model         %s: NAK after %g us, resend after %g us, ",
+          rnic_preset_name(m->preset), m->nak_delay_us, m->retx_delay_us);
+  if (m->ack_req)
+    fprintf(f, "A bit every %u packets, ", m->ack_req);
+  else
+    fprintf(f, "ACK every --ack-every, ");
+  fprintf(f, "NAKs during a resend %s", m->ignore_nak_in_retry ? "ignored" : "acted on");
+  if (m->ignore_nak_in_retry) fprintf(f, " (%llu)", (unsigned long long)st->naks_ignored);
+  if (m->rto_us > 0 && m->timeout_exp)
+    fprintf(f, ", RTO %g us doubling to %g us\n", m->rto_us, ldexp(4.096, (int)m->timeout_exp));
+  else if (m->rto_us > 0)
+    fprintf(f, ", RTO %g us doubling\n", m->rto_us);
+  else
+    fprintf(f, ", adaptive RTO\n");
+}
+
 void summary_print(FILE *f, const stats *st, const options *o) {
   derived d = derive(st);
   if (o->profile->caps & PROFILE_TWO_HOSTS)
@@ -111,6 +143,7 @@ void summary_print(FILE *f, const stats *st, const options *o) {
     fprintf(f, "  bitmap blocks      at most %u held by one QP; pool peak %llu of %llu%s\n",
             st->max_blocks_qp, (unsigned long long)st->pool_peak,
             (unsigned long long)st->pool_capacity, st->pool_drops ? " (exhausted)" : "");
+  print_sizes(f, st, o);
   if (st->unused_drop_rules)
     fprintf(f, "  note: %u --drop rule(s) never matched a packet\n", st->unused_drop_rules);
 }
@@ -120,6 +153,27 @@ static void json_u64(FILE *f, const char *k, uint64_t v, bool comma) {
 }
 
 static void json_num(FILE *f, const char *k, double v) { fprintf(f, "  \"%s\": %.6f,\n", k, v); }
+
+/* As print_sizes: "otd", "otd_source" (default, auto or given), "otd_eq3",
+ * "mdd_us", "window", "window_source", "bdp_packets", "reorder_max" and, for
+ * the roce profile, "rnic". */
+static void json_sizes(FILE *f, const options *o) {
+  json_u64(f, "otd", o->otd, true);
+  fprintf(f, "  \"otd_source\": \"%s\",\n", size_source_name(o->otd_source));
+  json_u64(f, "otd_eq3", o->otd_eq3, true);
+  json_num(f, "mdd_us", sizing_mdd_us(o));
+  json_u64(f, "window", o->window, true);
+  fprintf(f, "  \"window_source\": \"%s\",\n", size_source_name(o->window_source));
+  json_u64(f, "bdp_packets", o->bdp, true);
+  json_u64(f, "reorder_max", o->reorder_max, true);
+  if (!(o->profile->caps & PROFILE_RNIC)) return;
+  const rnic_model *m = &o->rnic;
+  fprintf(f,
+          "  \"rnic\": {\"model\": \"%s\", \"nak_delay_us\": %.6f, \"retx_delay_us\": %.6f, "
+          "\"ack_req\": %u, \"nak_in_retry\": \"%s\", \"rto_us\": %.6f, \"timeout\": %u},\n",
+          rnic_preset_name(m->preset), m->nak_delay_us, m->retx_delay_us, m->ack_req,
+          m->ignore_nak_in_retry ? "ignore" : "act", m->rto_us, m->timeout_exp);
+}
 
 static void json_body(FILE *f, const stats *st, const options *o) {
   derived d = derive(st);
@@ -155,9 +209,11 @@ static void json_body(FILE *f, const stats *st, const options *o) {
   json_u64(f, "duplicates_received", st->dup_data, true);
   json_u64(f, "bitmap_pool_drops", st->pool_drops, true);
   json_u64(f, "receiver_drops", st->rx_drops, true);
+  json_u64(f, "naks_ignored", st->naks_ignored, true);
   json_u64(f, "max_bitmap_blocks_per_qp", st->max_blocks_qp, true);
   json_u64(f, "bitmap_pool_peak", st->pool_peak, true);
   json_u64(f, "bitmap_pool_capacity", st->pool_capacity, true);
+  json_sizes(f, o);
   json_u64(f, "packet_buffers_peak", st->pkts_in_flight_peak, st->truth != NULL);
   if (st->truth) {
     truth_write_json(f, st->truth, st->pkts_captured, st->pkts_full);

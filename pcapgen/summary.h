@@ -33,6 +33,7 @@ typedef struct {
   /* events */
   uint64_t timeouts, drops_random, drops_rule, dup_data, pool_drops;
   uint64_t rx_drops;        /* data dropped unplaced by mprdma / ioi receivers */
+  uint64_t naks_ignored;    /* roce --rnic-nak-in-retry ignore: NAKs not acted on */
   uint64_t accepted;        /* data packets (and READ requests) accepted for the first
                                time by their receiver: the progress the watchdog sees */
   /* work */

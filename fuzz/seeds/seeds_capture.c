@@ -270,6 +270,11 @@ static void verdicts(void) {
   f.bth.psn = 0x000001; /* warning: NAK PSN is not its Base */
   n = (size_t)ornic_frame_encode(fr, sizeof fr, &f);
   REC(n);
+  ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 4);
+  seed_fill(&f, 0xCA, 0);
+  f.ext.naketh.limit_psn = 0x123471; /* warning: NAK Limit after its trigger */
+  n = (size_t)ornic_frame_encode(fr, sizeof fr, &f);
+  REC(n);
   ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 6);
   seed_fill(&f, 0xC9, 0);
   f.ext.oacketh.flags = 3; /* warning: both ACK flags */

@@ -37,7 +37,8 @@ static void naks(ornic_ext *e) {
     if (nb == 0) { /* the encoder refuses 0 blocks: write the malformed header by hand */
       out[0] = 1, out[1] = 0x12, out[2] = 0x34, out[3] = 0x56, out[4] = 0;
       out[5] = 0x12, out[6] = 0x34, out[7] = 0x56;
-      n = 8;
+      out[8] = 0, out[9] = 0x12, out[10] = 0x34, out[11] = 0x57;
+      n = 12;
     }
     snprintf(name, sizeof name, "naketh-%03u-blocks", nb);
     put(10, out, (size_t)n, name);

@@ -32,7 +32,8 @@ void seed_fill(ornic_frame *f, uint8_t opcode, size_t plen) {
   e->aeth = (ornic_aeth){0x1f, 7};
   e->atomicacketh.orig = 0x0102030405060708ull;
   e->oacketh = (ornic_oacketh){ORNIC_OACK_ADDR_CACHED, 0, 16};
-  e->naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 0x123470, 3, 0x123456, nak_bits};
+  /* Limit = trigger - 16: a responder with OTD 16. */
+  e->naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 0x123470, 3, 0x123456, 0, 0x123460, nak_bits};
   e->immdt.data = 0xdeadbeef;
   e->ieth.rkey = 0x00c0ffee;
   const ornic_opcode_info *op = ornic_opcode_info_get(opcode);
@@ -99,8 +100,22 @@ static void naks(void) {
   f.ext.naketh.nblocks = 4;
   f.ext.naketh.bitmap = seed_ones;
   f.ext.naketh.trigger_psn = 0x000030;
+  f.ext.naketh.limit_psn = 0x000020;
   ornic_ssize n = ornic_frame_encode(fr, sizeof fr, &f);
   both(0, fr, n > 0 ? (size_t)n : 0, "nak-all-ones-psn-wrap");
+  /* Limits a responder does not send (lint L13): at Base, past the trigger and the bitmap. */
+  static const struct {
+    uint32_t limit;
+    const char *name;
+  } limits[] = {{0x123456, "nak-limit-at-base"}, {0x123500, "nak-limit-past-bitmap"},
+                {0x923456, "nak-limit-half-way-round"}};
+  for (unsigned i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+    ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 4);
+    seed_fill(&f, ORNIC_OP_NAK, 0);
+    f.ext.naketh.limit_psn = limits[i].limit;
+    n = ornic_frame_encode(fr, sizeof fr, &f);
+    both(0, fr, n > 0 ? (size_t)n : 0, limits[i].name);
+  }
 }
 
 static void encoded_edges(void) {
@@ -269,8 +284,9 @@ static void truncations(void) {
   uint8_t fr[CAP];
   char name[64];
   size_t n = seed_frame(fr, sizeof fr, ORNIC_LINK_ETHERNET, 4, ORNIC_OP_NAK, 0);
-  /* Inside Ethernet, IPv4, UDP, BTH, AETH, NAKETH's fixed part and bitmap, the iCRC. */
-  static const size_t cuts[] = {0, 10, 14, 20, 33, 34, 40, 42, 50, 53, 54, 58, 62, 66, 70, 73};
+  /* Inside Ethernet, IPv4, UDP, BTH, AETH, NAKETH's fixed part (58-69: 66 in the Limit PSN)
+   * and bitmap (70-75), the pad, the iCRC. */
+  static const size_t cuts[] = {0, 10, 14, 20, 33, 34, 40, 42, 50, 53, 54, 58, 62, 66, 70, 74, 77};
   for (unsigned i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
     snprintf(name, sizeof name, "trunc-nak-at-%02zu", cuts[i]);
     both(0, fr, cuts[i], name);

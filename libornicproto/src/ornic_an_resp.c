@@ -90,15 +90,16 @@ static void declare_loss(an_dir *d, ornic_an_verdict *v, uint32_t first, uint32_
   d->st->loss += n;
 }
 
-/* ORNIC NAK (4.4): its lost set is asked for again. The NAK proves lost
- * only the PSNs the capture saw sent (a tap on the requester's side); one
- * not seen yet may still be on a slower path (a NAK with too small an OTD
- * declares those too): its loss is proven when the first copy that shows
- * up is the one the NAK asked for (8.3). */
+/* ORNIC NAK (4.4): its lost set, read from the NAK alone (its Limit PSN,
+ * not cfg.otd), is asked for again. The NAK proves lost only the PSNs the
+ * capture saw sent (a tap on the requester's side); one not seen yet may
+ * still be on a slower path (a responder whose limit is too close to the
+ * trigger declares those too): its loss is proven when the first copy that
+ * shows up is the one the NAK asked for (8.3). */
 static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in, ornic_an_verdict *v) {
   uint32_t lost = 0, first = 0, set = 0, run, n;
   ornic_naketh_lost_iter it;
-  ornic_naketh_lost_begin(&it, &in->f->ext.naketh, a->cfg.otd);
+  ornic_naketh_lost_begin(&it, &in->f->ext.naketh);
   while (ornic_naketh_lost_next_run(&it, &run, &n)) {
     set += n;
     for (uint32_t i = 0; i < n; i++) {

@@ -30,6 +30,8 @@ static int naketh_read(ornic_naketh *n, const uint8_t *p, size_t len) {
   n->trigger_psn = ornic_get_u24(p + 1);
   n->nblocks = p[4];
   n->base_psn = ornic_get_u24(p + 5);
+  n->resv = p[8];
+  n->limit_psn = ornic_get_u24(p + 9);
   n->bitmap = p + ORNIC_NAKETH_FIXED_LEN;
   if (n->nblocks == 0) return ORNIC_ERR_MALFORMED;
   size_t total = ORNIC_NAKETH_FIXED_LEN + 2u * n->nblocks;
@@ -116,7 +118,8 @@ static int fixed_valid(const ornic_ext *e, uint16_t bit) {
   case ORNIC_HDR_AETH: return e->aeth.msn <= 0xffffff;
   case ORNIC_HDR_NAKETH:
     return e->naketh.nblocks > 0 && e->naketh.trigger_psn <= 0xffffff &&
-           e->naketh.base_psn <= 0xffffff && e->naketh.bitmap != 0;
+           e->naketh.base_psn <= 0xffffff && e->naketh.limit_psn <= 0xffffff &&
+           e->naketh.bitmap != 0;
   default: return 1;
   }
 }
@@ -147,6 +150,7 @@ static void fixed_write(uint8_t *p, const ornic_ext *e, uint16_t bit) {
     const ornic_naketh *n = &e->naketh;
     p = ornic_put_u24(ornic_put_u8(p, n->reason), n->trigger_psn);
     p = ornic_put_u24(ornic_put_u8(p, n->nblocks), n->base_psn);
+    p = ornic_put_u24(ornic_put_u8(p, n->resv), n->limit_psn);
     for (unsigned i = 0; i < 2u * n->nblocks; i++) p[i] = n->bitmap[i];
     break;
   }

@@ -108,6 +108,8 @@ static const ornic_field_layout naketh_fields[] = {
     WHOLE("naketh.trigger_psn", "Trigger PSN", 1, 3, K_PSN),
     WHOLE("naketh.nblocks", "Bitmap blocks", 4, 1, K_UINT),
     WHOLE("naketh.base_psn", "Base PSN", 5, 3, K_PSN),
+    WHOLE("naketh.resv", "Reserved", 8, 1, K_RESV),
+    WHOLE("naketh.limit_psn", "Limit PSN", 9, 3, K_PSN),
 };
 
 static const ornic_field_layout immdt_fields[] = {

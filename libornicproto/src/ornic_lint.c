@@ -24,6 +24,7 @@ static const lint_row rows[ORNIC_LINT_COUNT] = {
     {"offset_beyond_dma", "OFFETH Offset is not below the RETH DMA length", "PROTOCOL.md 3.3"},
     {"offset_not_pmtu", "OFFETH Offset is not a multiple of PMTU", "PROTOCOL.md 3.3"},
     {"spot_not_pmtu", "FSpot/Spot payload differs from PMTU", "PROTOCOL.md 2.5"},
+    {"nak_limit_out_of_range", "NAK Limit PSN not in (Base PSN, Trigger PSN]", "PROTOCOL.md 3.5"},
 };
 
 const char *ornic_lint_name(unsigned i) { return i < ORNIC_LINT_COUNT ? rows[i].name : NULL; }
@@ -42,13 +43,16 @@ static uint32_t lint_pad(const ornic_frame *f, const uint8_t *data, bool ornic_o
   return w;
 }
 
-/* L3-L5. */
+/* L3-L5, L13. */
 static uint32_t lint_nak(const ornic_frame *f) {
   const ornic_naketh *nak = &f->ext.naketh;
   uint32_t w = 0;
   if (f->bth.psn != nak->base_psn) w |= ORNIC_LINT_NAK_PSN;
   if (ornic_psn_diff(nak->trigger_psn, nak->base_psn) <= 0) w |= ORNIC_LINT_NAK_TRIGGER;
   if (ornic_naketh_block(nak, 0) & 1) w |= ORNIC_LINT_NAK_BASE_BIT;
+  if (ornic_psn_diff(nak->limit_psn, nak->base_psn) <= 0 ||
+      ornic_psn_diff(nak->limit_psn, nak->trigger_psn) > 0)
+    w |= ORNIC_LINT_NAK_LIMIT;
   return w;
 }
 

@@ -16,18 +16,17 @@ int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn) {
   return (ornic_naketh_block(nak, (unsigned)d / 16) >> (d % 16)) & 1;
 }
 
-uint32_t ornic_naketh_lost_span(const ornic_naketh *nak, uint32_t otd) {
-  int64_t span = ornic_psn_diff(nak->trigger_psn, nak->base_psn);
-  if (nak->reason == ORNIC_NAKETH_OTD_EXCEEDED) span -= otd;
-  int64_t bits = 16 * (int64_t)nak->nblocks;
+uint32_t ornic_naketh_lost_span(const ornic_naketh *nak) {
+  int32_t span = ornic_psn_diff(nak->limit_psn, nak->base_psn);
+  int32_t bits = 16 * (int32_t)nak->nblocks;
   if (span < 1) return 1; /* a limit at or before Base declares only Base */
   return (uint32_t)(span < bits ? span : bits);
 }
 
-int ornic_naketh_psn_lost(const ornic_naketh *nak, uint32_t otd, uint32_t psn) {
+int ornic_naketh_psn_lost(const ornic_naketh *nak, uint32_t psn) {
   int32_t d = ornic_psn_diff(psn, nak->base_psn);
   if (d == 0) return 1;
-  if (d < 0 || (uint32_t)d >= ornic_naketh_lost_span(nak, otd)) return 0;
+  if (d < 0 || (uint32_t)d >= ornic_naketh_lost_span(nak)) return 0;
   return ornic_naketh_psn_state(nak, psn) == 0;
 }
 
@@ -56,10 +55,10 @@ const char *ornic_naketh_reason_name(uint8_t reason) {
   }
 }
 
-void ornic_naketh_lost_begin(ornic_naketh_lost_iter *it, const ornic_naketh *nak, uint32_t otd) {
+void ornic_naketh_lost_begin(ornic_naketh_lost_iter *it, const ornic_naketh *nak) {
   memset(it, 0, sizeof *it);
   it->nak = nak;
-  it->span = ornic_naketh_lost_span(nak, otd);
+  it->span = ornic_naketh_lost_span(nak);
   it->d = 0;
 }
 
@@ -78,10 +77,10 @@ int ornic_naketh_lost_next_run(ornic_naketh_lost_iter *it, uint32_t *first, uint
   return 1;
 }
 
-uint32_t ornic_naketh_lost_count(const ornic_naketh *nak, uint32_t otd) {
+uint32_t ornic_naketh_lost_count(const ornic_naketh *nak) {
   ornic_naketh_lost_iter it;
   uint32_t first, n, total = 0;
-  ornic_naketh_lost_begin(&it, nak, otd);
+  ornic_naketh_lost_begin(&it, nak);
   while (ornic_naketh_lost_next_run(&it, &first, &n)) total += n;
   return total;
 }

@@ -172,6 +172,7 @@ def expected_fields(j):
                       "ornic.naketh.trigger_psn": [n["trigger_psn"]],
                       "ornic.naketh.nblocks": [n["nblocks"]],
                       "ornic.naketh.base_psn": [n["base_psn"]],
+                      "ornic.naketh.limit_psn": [n["limit_psn"]],
                       "ornic.naketh.block": n["blocks"],
                       "ornic.nak.missing_psn": n["missing_psns"]})
         if "immdt" in j:

@@ -118,7 +118,8 @@ def pack_header(name, v):
         return struct.pack("!BBH", v["flags"], v["resv"], v["count"])
     if name == "NAKETH":
         bm = bytes.fromhex(v["bitmap"])
-        return bytes([v["reason"]]) + u24(v["trigger"]) + bytes([len(bm) // 2]) + u24(v["base"]) + bm
+        return (bytes([v["reason"]]) + u24(v["trigger"]) + bytes([len(bm) // 2]) + u24(v["base"]) +
+                bytes([v["resv"]]) + u24(v["limit"]) + bm)
     if name == "CNP":
         return bytes.fromhex(v)
     raise KeyError(name)
@@ -146,8 +147,8 @@ def random_header(name, rng):
         return {"flags": r(8), "resv": r(8), "count": r(16)}
     if name == "NAKETH":
         n = rng.randint(1, 9)
-        return {"reason": r(8), "trigger": r(24), "base": r(24), "nblocks": n,
-                "bitmap": bytes(rng.getrandbits(8) for _ in range(2 * n)).hex()}
+        return {"reason": r(8), "trigger": r(24), "base": r(24), "nblocks": n, "resv": r(8),
+                "limit": r(24), "bitmap": bytes(rng.getrandbits(8) for _ in range(2 * n)).hex()}
     if name == "CNP":
         return bytes(rng.getrandbits(8) for _ in range(16)).hex()
     raise KeyError(name)
@@ -166,7 +167,8 @@ _SPEC = {"RDETH": {"resv": "rdeth.resv", "een": "rdeth.een"},
          "ATOMICETH": {"va": "atomic.va", "rkey": "atomic.rkey", "swap": "atomic.swap", "cmp": "atomic.cmp"},
          "AETH": {"syndrome": "aeth.syn", "msn": "aeth.msn"}, "ATOMICACKETH": "atomicack",
          "OACKETH": {"flags": "oack.flags", "resv": "oack.resv", "count": "oack.count"},
-         "NAKETH": {"reason": "nak.reason", "trigger": "nak.trigger", "base": "nak.base", "bitmap": "nak.bitmap"},
+         "NAKETH": {"reason": "nak.reason", "trigger": "nak.trigger", "base": "nak.base", "resv": "nak.resv",
+                    "limit": "nak.limit", "bitmap": "nak.bitmap"},
          "CNP": "cnp"}
 
 
@@ -182,7 +184,7 @@ def header_json_matches(name, v, got):
     if got is None:
         return False
     if name == "NAKETH":
-        return all(got[k] == v[k] for k in ("reason", "trigger", "base", "nblocks", "bitmap"))
+        return all(got[k] == v[k] for k in ("reason", "trigger", "base", "nblocks", "resv", "limit", "bitmap"))
     if isinstance(v, dict):
         return all(got.get(k) == x for k, x in v.items())
     return got == v

@@ -115,8 +115,9 @@ static void print_frame(const ornic_frame *f, const uint8_t *data, int rc) {
     printf(",\"oacketh\":{\"flags\":%u,\"resv\":%u,\"count\":%u}", e->oacketh.flags, e->oacketh.resv,
            e->oacketh.count);
   if (h & ORNIC_HDR_NAKETH) {
-    printf(",\"naketh\":{\"reason\":%u,\"trigger\":%u,\"nblocks\":%u,\"base\":%u,", e->naketh.reason,
-           e->naketh.trigger_psn, e->naketh.nblocks, e->naketh.base_psn);
+    printf(",\"naketh\":{\"reason\":%u,\"trigger\":%u,\"nblocks\":%u,\"base\":%u,\"resv\":%u,\"limit\":%u,",
+           e->naketh.reason, e->naketh.trigger_psn, e->naketh.nblocks, e->naketh.base_psn, e->naketh.resv,
+           e->naketh.limit_psn);
     print_hexfield("bitmap", e->naketh.bitmap, 2u * e->naketh.nblocks);
     printf("}");
   }
@@ -202,7 +203,8 @@ static int apply(ornic_frame *f, const char *k, const char *v) {
   INT("aeth.syn", ext.aeth.syndrome) INT("aeth.msn", ext.aeth.msn) INT("atomicack", ext.atomicacketh.orig)
   INT("oack.flags", ext.oacketh.flags) INT("oack.resv", ext.oacketh.resv) INT("oack.count", ext.oacketh.count)
   INT("nak.reason", ext.naketh.reason) INT("nak.trigger", ext.naketh.trigger_psn)
-  INT("nak.base", ext.naketh.base_psn) INT("immdt", ext.immdt.data) INT("ieth", ext.ieth.rkey)
+  INT("nak.base", ext.naketh.base_psn) INT("nak.resv", ext.naketh.resv)
+  INT("nak.limit", ext.naketh.limit_psn) INT("immdt", ext.immdt.data) INT("ieth", ext.ieth.rkey)
 #undef INT
   return -1;
 }

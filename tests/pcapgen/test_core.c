@@ -1,6 +1,7 @@
 /* pcapgen's small modules: event queue order and determinism, PRNG streams,
  * memory pattern and its checker, completion-time histogram, FIFO growth,
- * workload geometry, and command-line validation. */
+ * workload geometry, the paper's sizing equations (OTD, window), and
+ * command-line validation and defaults. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +11,9 @@
 #include "fifo.h"
 #include "options.h"
 #include "pattern.h"
+#include "profile.h"
 #include "rng.h"
+#include "sizing.h"
 #include "summary.h"
 #include "workload.h"
 
@@ -133,6 +136,106 @@ START_TEST(workload_geometry) {
 END_TEST
 
 /* Parses a command line; returns options_parse's result. */
+/* Eq. 3 (OTD = MDD x B / L) and Eqs. 5-6 (W = OTD + BDP) with the paper's
+ * numbers: 100 Gb/s, 4 KB packets, an MDD of about 20 us give 64; with a
+ * BDP of 256 packets the bitmap is 320 = 64 + 256. */
+START_TEST(sizing_paper_numbers) {
+  double mdd64 = 64.0 * 4096 * 8 / 100e3;   /* 20.97152 us: 64 packets' time at 100 Gb/s */
+  double rtt256 = 256.0 * 4096 * 8 / 100e3; /* 83.88608 us: 256 packets' time */
+  ck_assert_uint_eq(sizing_otd_eq3(mdd64, 100, 4096), 64);
+  ck_assert_uint_eq(sizing_bdp(rtt256, 100, 4096), 256);
+  ck_assert_uint_eq(sizing_window(sizing_otd_eq3(mdd64, 100, 4096), sizing_bdp(rtt256, 100, 4096)),
+                    320);
+  /* Rounded up: 20 us is 61.04 packets; 21 us 64.09. */
+  ck_assert_uint_eq(sizing_otd_eq3(20, 100, 4096), 62);
+  ck_assert_uint_eq(sizing_otd_eq3(21, 100, 4096), 65);
+  /* PMTU 1024 at 20 us: 244.1 packets (the ~244 of issue 15). */
+  ck_assert_uint_eq(sizing_otd_eq3(20, 100, 1024), 245);
+  /* Linear in MDD and B, inverse in L. */
+  ck_assert_uint_eq(sizing_otd_eq3(mdd64, 25, 4096), 16);
+  ck_assert_uint_eq(sizing_otd_eq3(mdd64, 100, 1024), 256);
+  ck_assert_uint_eq(sizing_otd_eq3(2 * mdd64, 100, 4096), 128);
+  /* No delay difference: at least 1 (OTD 0 would NAK every reordering). */
+  ck_assert_uint_eq(sizing_otd_eq3(0, 100, 4096), 1);
+}
+END_TEST
+
+static int parse(options *o, const char *line);
+
+/* The same equations on the command line's fabric: --otd auto (the ornic
+ * default), --window auto, the emulator's share, and the warning. */
+START_TEST(sizing_on_options) {
+  options o;
+  /* Defaults: 4 paths, 20 us spread, 100 Gb/s, PMTU 4096. RTT = 2 x 22 us + a
+   * 4198-byte frame + a 90-byte ACK = 44.686 us: BDP 136.4 -> 137. */
+  ck_assert_int_eq(parse(&o, "-o x"), 0);
+  ck_assert_uint_eq(o.otd, 62);
+  ck_assert_int_eq(o.otd_source, SIZE_AUTO);
+  ck_assert_uint_eq(o.otd_eq3, 62);
+  ck_assert_uint_eq(o.bdp, 137);
+  ck_assert_uint_eq(o.window, 4080);
+  ck_assert_int_eq(o.window_source, SIZE_DEFAULT);
+  ck_assert_uint_eq(sizing_rtt_ps(&o), 44686080);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --window auto"), 0);
+  ck_assert_uint_eq(o.window, 62 + 137);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --pmtu 1024"), 0);
+  ck_assert_uint_eq(o.otd, 245);
+  options_free(&o);
+  /* Only ornic takes auto by default; the others keep 64 (a term of their RTO). */
+  ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
+  ck_assert_uint_eq(o.otd, 64);
+  ck_assert_int_eq(o.otd_source, SIZE_DEFAULT);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --profile roce --otd auto"), 0);
+  ck_assert_uint_eq(o.otd, 62);
+  options_free(&o);
+  /* One path: no delay difference; the emulator adds D - 1 and its hold to the RTT. */
+  ck_assert_int_eq(parse(&o, "-o x --paths 1"), 0);
+  ck_assert_uint_eq(o.otd, 1);
+  uint64_t rtt1 = sizing_rtt_ps(&o);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --paths 1 --reorder-max 64"), 0);
+  ck_assert_uint_eq(o.otd, 63);
+  ck_assert_uint_eq(sizing_rtt_ps(&o), rtt1 + 2 * 64 * sizing_frame_ps(&o));
+  options_free(&o);
+  /* A given OTD wins, with a warning when below Eq. 3 (ornic only). */
+  FILE *err = tmpfile();
+  char *argv[] = {"ornic-pcapgen", "-o", "x", "--otd", "10", NULL};
+  ck_assert_int_eq(options_parse(&o, 5, argv, err), 0);
+  ck_assert_uint_eq(o.otd, 10);
+  ck_assert_int_eq(o.otd_source, SIZE_GIVEN);
+  options_free(&o);
+  char msg[512] = "";
+  rewind(err);
+  size_t n = fread(msg, 1, sizeof msg - 1, err);
+  msg[n] = 0;
+  ck_assert_msg(strstr(msg, "warning: --otd 10 is below Eq. 3's 62") != NULL, "stderr: %s", msg);
+  fclose(err);
+}
+END_TEST
+
+/* --rnic: the preset fills what was not given, in any order. */
+START_TEST(rnic_presets) {
+  options o;
+  ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
+  ck_assert_int_eq(o.rnic.preset, RNIC_IDEAL);
+  ck_assert(o.rnic.nak_delay_us == 0 && o.rnic.retx_delay_us == 0 && o.rnic.rto_us == 0);
+  ck_assert(o.rnic.ack_req == 0 && !o.rnic.ignore_nak_in_retry && o.rnic.timeout_exp == 0);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --rnic-ack-req 5 --profile roce --rnic commodity"), 0);
+  ck_assert_int_eq(o.rnic.preset, RNIC_COMMODITY);
+  ck_assert(o.rnic.nak_delay_us == 20 && o.rnic.retx_delay_us == 0 && o.rnic.rto_us == 2000);
+  ck_assert(o.rnic.ack_req == 5 && o.rnic.ignore_nak_in_retry && o.rnic.timeout_exp == 14);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --profile roce --rnic-nak-in-retry ignore --rnic-rto-us 7"), 0);
+  ck_assert_int_eq(o.rnic.preset, RNIC_IDEAL);
+  ck_assert(o.rnic.ignore_nak_in_retry && o.rnic.rto_us == 7 && o.rnic.nak_delay_us == 0);
+  options_free(&o);
+}
+END_TEST
+
 static int parse(options *o, const char *line) {
   char buf[512], *argv[32];
   int argc = 0;
@@ -151,7 +254,7 @@ START_TEST(options_accept_and_reject) {
   ck_assert_uint_eq(o.pmtu, 4096);
   ck_assert_uint_eq(o.wqe_size, 1u << 20);
   ck_assert_uint_eq(o.paths, 4);
-  ck_assert_uint_eq(o.otd, 64);
+  ck_assert_uint_eq(o.otd, 62); /* --otd auto: Eq. 3 on the default fabric */
   ck_assert_uint_eq(o.ack_every, 16);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --wqe-size 64K --drop 3:17 --drop 1:2:5 --qps 2 --ack-per-wqe"), 0);
@@ -171,6 +274,11 @@ START_TEST(options_accept_and_reject) {
       "-o x --wqe-size 2G",     "-o x --otd 5000",       "-o x --profile roce --op read",
       "-o x --bogus",           "-o x extra",            "-o x --wqes -1",
       "-o x --rate-gbps 0",     "-o x --qps 4097",
+      "-o x --otd autox",       "-o x --window 10",      "-o x --reorder-max 5000",
+      "-o x --rnic commodity",  /* ornic: no PROFILE_RNIC */
+      "-o x --profile roce --rnic fast",  "-o x --profile roce --rnic-timeout 32",
+      "-o x --profile irn --rnic-rto-us 5",
+      "-o x --delay-spread-us 100000", /* --otd auto: Eq. 3 above 4079 */
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     ck_assert_msg(parse(&o, bad[i]) == -1, "accepted: %s", bad[i]);
@@ -189,6 +297,9 @@ int main(void) {
   tcase_add_test(tc, fifo_grows_in_order);
   tcase_add_test(tc, workload_geometry);
   tcase_add_test(tc, options_accept_and_reject);
+  tcase_add_test(tc, sizing_paper_numbers);
+  tcase_add_test(tc, sizing_on_options);
+  tcase_add_test(tc, rnic_presets);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -146,10 +146,10 @@ def case_tshark(env):
     check(raw[:4] == bytes.fromhex("4d3cb2a1"), "pcap uses the nanosecond magic")
 
 
-def single_drop(env, name, start, wqe, off, capture, reason):
+def single_drop(env, name, start, wqe, off, capture, reason, extra=()):
     s, _ = env.run(name, "--loss", 0, "--paths", 4, "--delay-spread-us", 0, "--spray", "rr",
                    "--start-psn", start, "--drop", f"{wqe}:{off}", "--wqes", 3,
-                   "--capture", capture)
+                   "--capture", capture, *extra)
     lost = (start + 256 * wqe + off) % (1 << 24)
     pkts = env.decode(name)
     nk = naks(pkts)
@@ -179,7 +179,9 @@ def case_single_drop(env):
     single_drop(env, "d_resp.pcap", 0x123456, 1, 10, "responder", 1)
     single_drop(env, "d_wrap.pcap", 0xffff80, 0, 150, "requester", 1)  # PSN 0x000016
     # Fewer than OTD packets follow: found when T_last expires after the Last.
-    single_drop(env, "d_tail.pcap", 0x000100, 2, 250, "requester", 3)
+    # OTD 64 given: without a delay spread --otd auto is 1 (Eq. 3), and the 5
+    # packets after the hole would exceed it (reason 1).
+    single_drop(env, "d_tail.pcap", 0x000100, 2, 250, "requester", 3, ("--otd", 64))
     # The Last itself: no hole before the highest PSN and no Last seen, so only
     # the requester's RTO (a probe with A = 1) recovers it (PROTOCOL.md 4.2).
     s, _ = env.run("d_last.pcap", "--loss", 0, "--paths", 4, "--delay-spread-us", 0,
@@ -289,7 +291,8 @@ def case_list_profiles(env):
     check(len(set(names)) == len(names), f"names are unique: {names}")
     check({"ornic", "roce", "irn", "mprdma", "ioi", "rc"} <= set(names),
           f"the six profiles of docs/PROFILES.md and pcapgen/README.md are listed: {names}")
-    words = {"read", "plot", "two-hosts", "ack-every", "window", "bitmap-pool", "receiver-drops"}
+    words = {"read", "plot", "two-hosts", "ack-every", "window", "bitmap-pool", "otd", "rnic",
+             "receiver-drops"}
     for name, _, caps in rows:
         c = caps.split()
         keys = {w.split("=")[0] for w in c if "=" in w}
@@ -306,6 +309,10 @@ def case_list_profiles(env):
                        "--wqe-size", 4096, rc=0 if "read" in caps else 2)
         check(("read" in caps) == (r.returncode == 0), f"{name}: --op read accepted exactly when "
               f"'read' is listed ({r.stderr.strip()[:100]})")
+        _, r = env.run(f"rnic-{name}.pcap", "--profile", name, "--rnic", "commodity", "--wqes", 1,
+                       "--wqe-size", 4096, rc=0 if "rnic" in caps else 2)
+        check(("rnic" in caps) == (r.returncode == 0), f"{name}: --rnic accepted exactly when "
+              f"'rnic' is listed ({r.stderr.strip()[:100]})")
         r = subprocess.run([env.gen, "-q", "-o", env.path(f"plot-{name}.pcap"), "--profile", name,
                             "--wqes", "1", "--wqe-size", "4096", "--plot", env.path(f"{name}.svg")],
                            capture_output=True, text=True, timeout=120)
@@ -1300,6 +1307,239 @@ def case_output_paths(env):
               sorted(os.listdir(full)) == ["fill", "s.json"], "the old summary is intact, no partial one")
     finally:
         subprocess.run(["umount", full])
+
+
+def ns(pkt):
+    """A decoded packet's capture time, nanoseconds."""
+    sec, frac = pkt["time"].split(".")
+    return int(sec) * 10**9 + int(frac.ljust(9, "0"))
+
+
+def ooo_distances(psns):
+    """Per packet (in arrival order): the highest PSN that arrived before it minus
+    its own, 0 when none higher did (pcapgen/README.md, "OOO distance"); and how
+    many later PSNs arrived before it. PSNs already unwrapped."""
+    dist, overtaken, high, seen = [], [], None, []
+    for p in psns:
+        dist.append(max(0, high - p) if high is not None else 0)
+        overtaken.append(sum(1 for q in seen if q > p))
+        seen.append(p)
+        high = p if high is None else max(high, p)
+    return dist, overtaken
+
+
+def case_reorder_bound(env):
+    """--reorder-max D (the emulator, one path): no first transmission arrives D or
+    more PSNs out of order, and no more than D - 1 later packets overtake one;
+    reordering does happen; ornic's --otd auto (D - 1) absorbs it without a NAK."""
+    need(env.decoder)
+    for d in (2, 9, 33, 64):
+        name = f"ro{d}.pcap"
+        s, _ = env.run(name, "--paths", 1, "--loss", 0, "--reorder-max", d, "--wqes", 2,
+                       "--wqe-size", "1M", "--capture", "responder", "--seed", d)
+        raw = [p["bth"]["psn"] for p in data_pkts(env.decode(name))]
+        signed = [(p - raw[0] + (1 << 23)) % (1 << 24) - (1 << 23) for p in raw]
+        psns = [x - min(signed) for x in signed]
+        dist, over = ooo_distances(psns)
+        check(len(psns) == 512 and sorted(psns) == list(range(512)),
+              f"{name}: every PSN arrived once ({len(psns)} packets)")
+        check(max(dist) <= d - 1 and max(over) <= d - 1,
+              f"{name}: OOO distance at most {d - 1} (max {max(dist)}), overtaken by at most "
+              f"{d - 1} (max {max(over)})")
+        moved = sum(1 for x in dist if x)
+        check(max(dist) >= (d - 1) // 2 and moved > (len(dist) // 4 if d > 2 else 0),
+              f"{name}: reordered ({moved} packets out of order, max {max(dist)})")
+        check(s["otd"] == d - 1 and s["otd_source"] == "auto" and s["reorder_max"] == d,
+              f"{name}: --otd auto = D - 1 = {s['otd']}")
+        check(s["naks"] == 0 and s["retransmissions"] == 0, f"{name}: no NAK, no retransmission")
+    # The same seed gives the same order; another seed another one.
+    a, _ = env.run("roa.pcap", "--paths", 1, "--loss", 0, "--reorder-max", 9, "--wqes", 1)
+    b, _ = env.run("rob.pcap", "--paths", 1, "--loss", 0, "--reorder-max", 9, "--wqes", 1)
+    c, _ = env.run("roc.pcap", "--paths", 1, "--loss", 0, "--reorder-max", 9, "--wqes", 1, "--seed", 2)
+    raw = [open(env.path(n), "rb").read() for n in ("roa.pcap", "rob.pcap", "roc.pcap")]
+    check(raw[0] == raw[1] and raw[0] != raw[2], "the emulator follows the seed")
+
+
+def roce_run(env, name, capture, *opts):
+    """A roce run on one path without random loss; returns (summary, decoded packets, start PSN)."""
+    s, _ = env.run(name, "--profile", "roce", "--paths", 1, "--loss", 0, "--wqes", 1,
+                   "--capture", capture, *opts)
+    pkts = env.decode(name)
+    return s, pkts, data_pkts(pkts)[0]["bth"]["psn"]
+
+
+def rel(p, start):
+    return (p["bth"]["psn"] - start) % (1 << 24)
+
+
+def is_nak_rc(p):
+    return p["bth"]["opcode"] == 0x11 and p["aeth"]["syndrome"] == 0x60
+
+
+def case_rnic_behaviours(env):
+    """--rnic: each commodity behaviour on a hand-built sequence (one path, exact
+    --drop rules), against the ideal endpoint."""
+    need(env.decoder)
+    # 1. One NAK per sequence error, then silence: packet 5 of 16 lost; packets
+    #    6..15 (the Last with the A bit too) are dropped without an answer, and
+    #    the requester goes back to 5. Both models.
+    for model in ("ideal", "commodity"):
+        name = f"one_nak_{model}.pcap"
+        s, pkts, start = roce_run(env, name, "responder", "--rnic", model, "--wqe-size", "64K",
+                                  "--drop", "0:5")
+        nk = [p for p in pkts if is_nak_rc(p)]
+        check(len(nk) == 1 and rel(nk[0], start) == 5 and s["naks"] == 1,
+              f"{name}: one NAK, naming PSN 5 ({[rel(p, start) for p in nk]})")
+        resent = next(p for p in data_pkts(pkts) if p["frame"] > nk[0]["frame"] and rel(p, start) == 5)
+        answers = [p for p in pkts if p["bth"]["opcode"] == 0x11 and nk[0]["frame"] < p["frame"]
+                   < resent["frame"]]
+        check(not answers,
+              f"{name}: nothing answered until PSN 5 came again ({len(answers)} answers)")
+        check(s["retransmissions"] == 11 and s["wqes_verified"] == 1,
+              f"{name}: go-back-N resends 5..15 ({s['retransmissions']})")
+    # 2. The responder's slow path: the NAK leaves --rnic-nak-delay-us after the
+    #    packet that broke the sequence (commodity: 20 us; ideal: at once).
+    for model, opts, want_us in (("ideal", [], 0), ("commodity", [], 20),
+                                 ("commodity", ["--rnic-nak-delay-us", 7], 7)):
+        name = f"nak_delay_{model}_{want_us}.pcap"
+        s, pkts, start = roce_run(env, name, "responder", "--rnic", model, *opts, "--wqe-size",
+                                  "64K", "--drop", "0:5")
+        trigger = next(p for p in data_pkts(pkts) if rel(p, start) == 6)
+        nk = next(p for p in pkts if is_nak_rc(p))
+        got = (ns(nk) - ns(trigger)) / 1000
+        check(abs(got - want_us) < 0.01, f"{name}: the NAK left {got:.3f} us after PSN 6 arrived "
+              f"(want {want_us})")
+    # 3. The requester's start-up: the first resent packet leaves
+    #    --rnic-retx-delay-us after the NAK arrives; new packets leave meanwhile.
+    for delay in (0, 5):
+        name = f"retx_delay_{delay}.pcap"
+        s, pkts, start = roce_run(env, name, "requester", "--rnic", "commodity",
+                                  "--rnic-nak-delay-us", 0, "--rnic-retx-delay-us", delay,
+                                  "--wqe-size", "256K", "--drop", "0:5")
+        nk = next(p for p in pkts if is_nak_rc(p))
+        after = [p for p in data_pkts(pkts) if p["frame"] > nk["frame"]]
+        first_old = next(p for p in after if rel(p, start) == 5)
+        new = [p for p in after if p["frame"] < first_old["frame"]]
+        got = (ns(first_old) - ns(nk)) / 1000
+        frame_us = 4198 * 8 / 100e3
+        check(delay <= got <= delay + frame_us, f"{name}: resent {got:.3f} us after the NAK "
+              f"(want {delay} to {delay + frame_us:.3f})")
+        check(len(new) == (0 if delay == 0 else int(delay / frame_us)) or
+              (delay and abs(len(new) - delay / frame_us) <= 1),
+              f"{name}: {len(new)} new packets left before the resend")
+    # 4. ACK coalescing: the A bit on every 66th packet and on the Last; the
+    #    responder ACKs exactly those (ideal: every --ack-every 16, and the Last).
+    for model, want_a, want_acks in (("commodity", [65, 131, 197, 255], [65, 131, 197, 255]),
+                                     ("ideal", [255], list(range(15, 256, 16)))):
+        name = f"ackreq_{model}.pcap"
+        s, pkts, start = roce_run(env, name, "responder", "--rnic", model, "--wqe-size", "1M")
+        a = [rel(p, start) for p in data_pkts(pkts) if p["bth"]["a"]]
+        acks = [rel(p, start) for p in pkts if p["bth"]["opcode"] == 0x11]
+        check(a == want_a, f"{name}: A bit on {a}")
+        check(acks == want_acks and s["acks"] == len(want_acks), f"{name}: ACKs for {acks}")
+    # 5. A NAK during a NAK-started resend, no ACK having advanced since: packet
+    #    5 lost, then (in the resend) the first transmission of 30. commodity
+    #    ignores the second NAK, keeps sending past 30, the responder drops it all,
+    #    and only the timeout (2000 us after the last packet or NAK) goes back, to
+    #    30: the ignored NAK's implicit ACK counts. ideal goes back at once.
+    for model, ignored, timeouts in (("commodity", 1, 1), ("ideal", 0, 0)):
+        name = f"ignore_{model}.pcap"
+        s, pkts, start = roce_run(env, name, "requester", "--rnic", model, "--rnic-nak-delay-us", 0,
+                                  "--wqe-size", "256K", "--drop", "0:5", "--drop", "0:30")
+        nk = [p for p in pkts if is_nak_rc(p)]
+        check([rel(p, start) for p in nk] == [5, 30] and s["naks_ignored"] == ignored
+              and s["timeouts"] == timeouts, f"{name}: NAKs {[rel(p, start) for p in nk]}, "
+              f"{s['naks_ignored']} ignored, {s['timeouts']} timeouts")
+        after = [p for p in data_pkts(pkts) if p["frame"] > nk[1]["frame"]]
+        back = next(i for i, p in enumerate(after) if rel(p, start) == 30)
+        if model == "commodity":
+            check(back > 0 and rel(after[back - 1], start) > 30,
+                  f"{name}: the requester went on past 30 ({back} packets) before going back")
+            last = max(ns(nk[1]), ns(after[back - 1]))
+            got = (ns(after[back]) - last) / 1000
+            check(abs(got - 2000) < 0.01, f"{name}: back to 30 {got:.3f} us after the last packet "
+                  "or NAK (RTO 2000 us)")
+        else:
+            check(back == 0, f"{name}: back to 30 at once")
+        check(s["wqes_verified"] == 1, f"{name}: WQE verified")
+    # 6. The timeout's cap: 4.096 us x 2^N (--rnic-timeout) below --rnic-rto-us. The
+    #    Last lost: no later packet, no NAK, only the timeout recovers it, counted
+    #    from the last frame sent or received (each restarts the timer).
+    for opts, want in ((["--rnic-rto-us", 100000, "--rnic-timeout", 10], 4.096 * 1024),
+                       ([], 2000)):
+        name = f"rto_{want:.0f}.pcap"
+        s, pkts, start = roce_run(env, name, "requester", "--rnic", "commodity", *opts,
+                                  "--wqe-size", "64K", "--drop", "0:15")
+        data = data_pkts(pkts)
+        first_again = next((p for i, p in enumerate(data) if rel(p, start) <= rel(data[i - 1], start)
+                            and i), None)
+        before = [p for p in pkts if first_again and p["frame"] < first_again["frame"]]
+        got = (ns(first_again) - ns(before[-1])) / 1000 if before else -1
+        check(abs(got - want) < 0.01 and s["timeouts"] == 1 and s["naks"] == 0,
+              f"{name}: the resend began {got:.3f} us after the last frame (want {want:.3f}), "
+              "by a timeout")
+        check(sum(1 for p in data if rel(p, start) == 15) == 2 and s["wqes_verified"] == 1,
+              f"{name}: the Last sent twice, WQE verified")
+
+
+def case_otd_auto(env):
+    """--otd auto (ornic's default, Eq. 3) and --window auto (Eqs. 5-6) in the
+    summaries; a given OTD below Eq. 3 draws a warning, one above it does not."""
+    s, p = env.run("auto.pcap", "--wqes", 1, "--window", "auto")
+    check(s["otd"] == 62 and s["otd_source"] == "auto" and s["otd_eq3"] == 62
+          and abs(s["mdd_us"] - 20) < 1e-9, f"default fabric: OTD {s['otd']} ({s['otd_source']})")
+    check(s["window"] == 62 + s["bdp_packets"] and s["bdp_packets"] == 137
+          and s["window_source"] == "auto", f"--window auto = OTD + BDP = {s['window']}")
+    check("warning" not in p.stderr, f"no warning: {p.stderr.strip()}")
+    s, p = env.run("auto1k.pcap", "--wqes", 1, "--pmtu", 1024, "--wqe-size", "256K")
+    check(s["otd"] == 245, f"PMTU 1024: OTD {s['otd']} (Eq. 3: 244.1 rounded up)")
+    s, p = env.run("low.pcap", "--wqes", 1, "--otd", 16)
+    check(s["otd"] == 16 and s["otd_source"] == "given" and "warning: --otd 16 is below Eq. 3's 62"
+          in p.stderr, f"a low OTD is warned about: {p.stderr.strip()[:120]}")
+    s, p = env.run("high.pcap", "--wqes", 1, "--otd", 100)
+    check("warning" not in p.stderr, "a high OTD is not")
+    s, p = env.run("roce.pcap", "--wqes", 1, "--profile", "roce", "--otd", 16)
+    check(s["otd"] == 16 and "warning" not in p.stderr, "roce: OTD only pads the timeout, no warning")
+    out = subprocess.run([env.gen, "-o", env.path("text.pcap"), "--wqes", "1"], capture_output=True,
+                         text=True).stdout
+    check("OTD                62 packets (auto; Eq. 3" in out, f"text summary: {out.strip()[-200:]}")
+
+
+
+def case_addr_cached_stale(env):
+    """PROTOCOL.md 4.2: a stale ACK (its PSN before the cumulative PSN a NAK already
+    moved) moves nothing but still delivers ADDR_CACHED. Seed 2 with OTD 16 has
+    such ACKs; a requester that dropped them sent 63 FSpots the responder no longer
+    needed. At the requester's tap, every FSpot sent after an ACK with ADDR_CACHED
+    for the current WQE reached it is needless: there must be none."""
+    name = "stale_addr_cached.pcap"
+    need(env.decoder)
+    s, _ = env.run(name, "--otd", 16, "--seed", 2, "--qps", 1, "--capture", "requester")
+    if s is None:
+        return
+    pkts = env.decode(name)
+    diff = lambda a, b: (a - b + (1 << 23)) % (1 << 24) - (1 << 23)  # a - b as in psn.h
+    msn, cum, cached, stale_cached, needless = 0, None, False, 0, 0
+    for p in pkts:
+        op = p["bth"]["opcode"]
+        if op == 0xCA:
+            base = psn_add(p["naketh"]["base_psn"], -1)
+            cum = base if cum is None or diff(base, cum) > 0 else cum
+        elif op == 0xC9:
+            a, o, psn = p["aeth"], p["oacketh"], p["bth"]["psn"]
+            stale = cum is not None and diff(psn, cum) < 0
+            if o["wqe_done"] and a["msn"] == (msn + 1) % (1 << 24):
+                msn, cached = a["msn"], False
+            elif o["addr_cached"] and a["msn"] == msn:
+                stale_cached += stale and not cached
+                cached = True
+            if not stale:
+                cum = psn
+        elif op == 0xC0 and cached:
+            needless += 1
+    check(stale_cached > 0, f"{name}: a stale ACK is the first to bring ADDR_CACHED ({stale_cached} "
+          "times): the run tests what it says")
+    check(needless == 0, f"{name}: no FSpot after the requester got ADDR_CACHED ({needless})")
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}

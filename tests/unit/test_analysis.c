@@ -22,8 +22,8 @@ typedef struct {
   uint8_t syndrome;   /* AETH */
   uint32_t msn;
   uint8_t oack;       /* OACKETH flags */
-  uint8_t nak_reason; /* NAKETH: reason, trigger, blocks (host order) */
-  uint32_t nak_trigger;
+  uint8_t nak_reason; /* NAKETH: reason, trigger, limit, blocks (host order) */
+  uint32_t nak_trigger, nak_limit;
   uint8_t nak_nblocks;
   uint16_t nak_blocks[8];
   uint8_t tos;
@@ -46,17 +46,20 @@ static void on_acked(void *user, uint64_t data_frame, uint64_t ack_frame) {
   }
 }
 
-static T *t_new(uint32_t pmtu) {
+static T *t_new_otd(uint32_t pmtu, uint32_t otd) {
   T *t = calloc(1, sizeof *t);
   ornic_analysis_cfg cfg;
   ornic_analysis_cfg_init(&cfg);
   cfg.pmtu = pmtu;
+  if (otd) cfg.otd = otd;
   cfg.on_acked = on_acked;
   cfg.user = t;
   t->an = ornic_analysis_new(&cfg);
   ck_assert_ptr_nonnull(t->an);
   return t;
 }
+
+static T *t_new(uint32_t pmtu) { return t_new_otd(pmtu, 0); }
 
 static void t_free(T *t) {
   ornic_analysis_free(t->an);
@@ -82,7 +85,8 @@ static ornic_an_verdict feed(T *t, int from, uint32_t qp, uint8_t op, uint32_t p
   f.ext.oacketh.flags = o->oack;
   if (o->nak_nblocks) {
     ornic_naketh_bitmap_pack(t->bitmap, o->nak_blocks, o->nak_nblocks);
-    f.ext.naketh = (ornic_naketh){o->nak_reason, o->nak_trigger, o->nak_nblocks, psn, t->bitmap};
+    f.ext.naketh = (ornic_naketh){o->nak_reason, o->nak_trigger, o->nak_nblocks, psn, 0,
+                                  o->nak_limit, t->bitmap};
   }
   f.payload = t->payload;
   f.payload_len = o->len;
@@ -266,7 +270,8 @@ START_TEST(ornic_nak_loss_retransmission) {
     }
   }
   opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED, .nak_trigger = s + 75,
-             .nak_nblocks = 5, .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
+             .nak_limit = s + 75 - 64, .nak_nblocks = 5,
+             .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
   /* The tap is at the responder: PSN s+10 was not seen, so the NAK declares
    * it lost but does not prove it (it may be on a slow path)... */
   ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, s + 10, &nak);
@@ -312,7 +317,8 @@ START_TEST(ornic_nak_at_requester_tap) {
     NO_PROBLEM(feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 100 + i, &fspot));
   }
   opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED, .nak_trigger = 175,
-             .nak_nblocks = 5, .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
+             .nak_limit = 175 - 64, .nak_nblocks = 5,
+             .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
   ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, 110, &nak);
   ck_assert(v.flags & ORNIC_AN_LOSS);
   ck_assert_uint_eq(v.loss_first_psn, 110);
@@ -324,6 +330,31 @@ START_TEST(ornic_nak_at_requester_tap) {
   ck_assert(!(v.flags & ORNIC_AN_LOSS)); /* counted once, on the NAK */
   ck_assert_uint_eq(ornic_analysis_conv(t->an, 1)->dir[0].loss, 1);
   t_free(t);
+}
+END_TEST
+
+/* A NAK's lost set is the one its Limit PSN names (PROTOCOL.md 4.4), whatever
+ * OTD the engine was configured with: Base 110, 113 and 115 clear, Limit 120. */
+START_TEST(ornic_nak_lost_set_ignores_cfg_otd) {
+  static const uint32_t otds[] = {1, 64, 4000};
+  for (unsigned k = 0; k < 3; k++) {
+    T *t = t_new_otd(1024, otds[k]);
+    opt fspot = {.len = 1024, .va = 0x100000, .rkey = 9, .dmalen = 100 * 1024};
+    for (uint32_t i = 0; i < 80; i++) {
+      fspot.va = 0x100000 + i * 1024;
+      fspot.offset = i * 1024;
+      NO_PROBLEM(feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 100 + i, &fspot));
+    }
+    opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED, .nak_trigger = 175,
+               .nak_limit = 120, .nak_nblocks = 5,
+               .nak_blocks = {0xffd6, 0xffff, 0xffff, 0xffff, 0x03ff}};
+    ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, 110, &nak);
+    ck_assert_msg(v.nak_lost == 3, "OTD %u: nak_lost %u", otds[k], v.nak_lost);
+    ck_assert(v.flags & ORNIC_AN_LOSS);
+    ck_assert_uint_eq(v.loss_first_psn, 110);
+    ck_assert_uint_eq(v.loss_count, 3);
+    t_free(t);
+  }
 }
 END_TEST
 
@@ -501,6 +532,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, acked_unseen_is_not_captured);
   tcase_add_test(tc, ornic_nak_loss_retransmission);
   tcase_add_test(tc, ornic_nak_at_requester_tap);
+  tcase_add_test(tc, ornic_nak_lost_set_ignores_cfg_otd);
   tcase_add_test(tc, ornic_stale_ack_is_information);
   tcase_add_test(tc, rc_go_back_n);
   tcase_add_test(tc, read_retry_fills_holes);

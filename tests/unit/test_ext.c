@@ -34,7 +34,8 @@ static void x_atomicacketh(ornic_ext *e) { e->atomicacketh.orig = 0xfedcba987654
 static void x_oacketh(ornic_ext *e) { e->oacketh.flags = 0x03; e->oacketh.resv = 0x5a; e->oacketh.count = 0x0102; }
 static void x_naketh(ornic_ext *e) {
   e->naketh.reason = 2; e->naketh.trigger_psn = 0x123456; e->naketh.nblocks = 2;
-  e->naketh.base_psn = 0xabcdef; e->naketh.bitmap = nak_bitmap;
+  e->naketh.base_psn = 0xabcdef; e->naketh.resv = 0xa5; e->naketh.limit_psn = 0xabcdf7;
+  e->naketh.bitmap = nak_bitmap;
 }
 static void x_immdt(ornic_ext *e) { e->immdt.data = 0xcafebabeu; }
 static void x_ieth(ornic_ext *e) { e->ieth.rkey = 0x00c0ffeeu; }
@@ -54,7 +55,9 @@ static const kat_row kats[] = {
     {ORNIC_HDR_AETH, "AETH", {0x60, 0x00, 0x12, 0x34}, 4, x_aeth},
     {ORNIC_HDR_ATOMICACKETH, "AtomicAckETH", {0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10}, 8, x_atomicacketh},
     {ORNIC_HDR_OACKETH, "OACKETH", {0x03, 0x5a, 0x01, 0x02}, 4, x_oacketh},
-    {ORNIC_HDR_NAKETH, "NAKETH", {0x02, 0x12, 0x34, 0x56, 0x02, 0xab, 0xcd, 0xef, 0x80, 0x01, 0x00, 0xff}, 12, x_naketh},
+    /* PROTOCOL.md 3.5: Reason | Trigger PSN, nblocks | Base PSN, resv | Limit PSN, then the blocks */
+    {ORNIC_HDR_NAKETH, "NAKETH", {0x02, 0x12, 0x34, 0x56, 0x02, 0xab, 0xcd, 0xef, 0xa5, 0xab, 0xcd, 0xf7,
+                                  0x80, 0x01, 0x00, 0xff}, 16, x_naketh},
     {ORNIC_HDR_IMMDT, "ImmDt", {0xca, 0xfe, 0xba, 0xbe}, 4, x_immdt},
     {ORNIC_HDR_IETH, "IETH", {0x00, 0xc0, 0xff, 0xee}, 4, x_ieth},
     {ORNIC_HDR_CNP, "CNP", {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd,
@@ -72,13 +75,13 @@ START_TEST(every_header_known_answer) {
     k->expect(&want);
     ck_assert_str_eq(ornic_hdr_name(k->bit), k->name);
     /* fixed size; NAKETH's is its fixed part */
-    ck_assert_uint_eq(ornic_hdr_size(k->bit), k->bit == ORNIC_HDR_NAKETH ? 8 : k->len);
+    ck_assert_uint_eq(ornic_hdr_size(k->bit), k->bit == ORNIC_HDR_NAKETH ? 12 : k->len);
     ck_assert_uint_eq(ornic_ext_size(&want, k->bit), k->len);
     int n = ornic_ext_decode_one(&got, k->bit, k->bytes, k->len);
     ck_assert_msg(n == (int)k->len, "%s: decode_one = %d", k->name, n);
     ck_assert_msg(got.present == k->bit, "%s: present 0x%x", k->name, got.present);
     tu_assert_ext_eq(&want, &got, k->bit, k->name);
-    if (k->bit == ORNIC_HDR_NAKETH) ck_assert_ptr_eq(got.naketh.bitmap, k->bytes + 8); /* a view */
+    if (k->bit == ORNIC_HDR_NAKETH) ck_assert_ptr_eq(got.naketh.bitmap, k->bytes + 12); /* a view */
     uint8_t out[40];
     memset(out, 0xee, sizeof out);
     ck_assert_int_eq(ornic_ext_encode_one(out, sizeof out, &want, k->bit), (ornic_ssize)k->len);
@@ -128,7 +131,7 @@ START_TEST(every_header_random_round_trip) {
   tu_seed(&r, 11);
   for (size_t i = 0; i < NKATS; i++) {
     for (int it = 0; it < 2000; it++) {
-      uint8_t in[8 + 2 * 255], out[8 + 2 * 255];
+      uint8_t in[12 + 2 * 255], out[12 + 2 * 255];
       size_t len = kats[i].bit == ORNIC_HDR_NAKETH ? sizeof in : kats[i].len;
       tu_fill(&r, in, len);
       if (kats[i].bit == ORNIC_HDR_NAKETH && in[4] == 0) in[4] = 1;
@@ -233,6 +236,7 @@ START_TEST(encode_rejects_out_of_range) {
   BAD(ORNIC_HDR_NAKETH, e.naketh.bitmap = NULL);
   BAD(ORNIC_HDR_NAKETH, e.naketh.trigger_psn = 0x1000000);
   BAD(ORNIC_HDR_NAKETH, e.naketh.base_psn = 0x1000000);
+  BAD(ORNIC_HDR_NAKETH, e.naketh.limit_psn = 0x1000000);
 #undef BAD
 }
 END_TEST
@@ -240,31 +244,36 @@ END_TEST
 /* ---------------------------------------------------------------- NAKETH */
 
 START_TEST(nak_zero_blocks_is_malformed) {
-  const uint8_t bytes[12] = {0x01, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x01, 0xff, 0xff, 0xff, 0xff};
+  const uint8_t bytes[16] = {0x01, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x01,
+                             0x00, 0x00, 0x00, 0x03, 0xff, 0xff, 0xff, 0xff};
   ornic_ext e;
   memset(&e, 0, sizeof e);
   ck_assert_int_eq(ornic_ext_decode_one(&e, ORNIC_HDR_NAKETH, bytes, sizeof bytes), ORNIC_ERR_MALFORMED);
   ck_assert_uint_eq(e.present, 0);
   ornic_naketh n;
   ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), ORNIC_ERR_MALFORMED);
-  ck_assert_int_eq(ornic_ext_decode(&e, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH, (const uint8_t[16]){0x60, 0, 0, 1, 1, 0, 0, 5, 0}, 16),
+  /* the fixed part is still filled in (headers.h) */
+  ck_assert_uint_eq(n.trigger_psn, 5);
+  ck_assert_uint_eq(n.base_psn, 1);
+  ck_assert_uint_eq(n.limit_psn, 3);
+  ck_assert_int_eq(ornic_ext_decode(&e, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH, (const uint8_t[20]){0x60, 0, 0, 1, 1, 0, 0, 5, 0}, 20),
                    ORNIC_ERR_MALFORMED);
 }
 END_TEST
 
 START_TEST(nak_bitmap_truncated) {
-  /* nblocks 2: 8 fixed bytes + 4 bitmap bytes */
+  /* nblocks 2: 12 fixed bytes + 4 bitmap bytes */
   tu_guard g;
   tu_guard_init(&g);
-  for (size_t n = 0; n < 12; n++) {
+  for (size_t n = 0; n < 16; n++) {
     ornic_naketh nk;
     uint8_t *p = tu_guard_tail(&g, kats[10].bytes, n);
     ck_assert_int_eq(ornic_naketh_decode(&nk, p, n), ORNIC_ERR_TRUNCATED);
   }
   ornic_naketh nk;
-  uint8_t *p = tu_guard_tail(&g, kats[10].bytes, 12);
-  ck_assert_int_eq(ornic_naketh_decode(&nk, p, 12), 12);
-  ck_assert_ptr_eq(nk.bitmap, p + 8);
+  uint8_t *p = tu_guard_tail(&g, kats[10].bytes, 16);
+  ck_assert_int_eq(ornic_naketh_decode(&nk, p, 16), 16);
+  ck_assert_ptr_eq(nk.bitmap, p + 12);
   tu_guard_free(&g);
 }
 END_TEST
@@ -272,7 +281,7 @@ END_TEST
 /* headers.h: bit i (0 = least significant) of block k means PSN base + 16k + i. */
 START_TEST(nak_bitmap_semantics) {
   ornic_naketh n;
-  ck_assert_int_eq(ornic_naketh_decode(&n, kats[10].bytes, 12), 12);
+  ck_assert_int_eq(ornic_naketh_decode(&n, kats[10].bytes, 16), 16);
   ck_assert_uint_eq(ornic_naketh_block(&n, 0), 0x8001);
   ck_assert_uint_eq(ornic_naketh_block(&n, 1), 0x00ff);
   ck_assert_uint_eq(ornic_naketh_block(&n, 2), 0); /* outside */
@@ -291,11 +300,20 @@ START_TEST(nak_bitmap_semantics) {
 END_TEST
 
 START_TEST(nak_bitmap_across_psn_wrap) {
-  /* base 0xfffffe, one block 0x0005: bits 0 and 2 -> PSNs 0xfffffe and 0x000000 */
-  const uint8_t bytes[10] = {0x03, 0x00, 0x00, 0x01, 0x01, 0xff, 0xff, 0xfe, 0x00, 0x05};
+  /* base 0xfffffe, one block 0x0005: bits 0 and 2 -> PSNs 0xfffffe and 0x000000;
+   * Limit 0x000001 (the trigger, reason 3): the lost set is 0xfffffe, 0xffffff */
+  const uint8_t bytes[14] = {0x03, 0x00, 0x00, 0x01, 0x01, 0xff, 0xff, 0xfe,
+                             0x00, 0x00, 0x00, 0x01, 0x00, 0x05};
   ornic_naketh n;
-  ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), 10);
+  ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), 14);
   ck_assert_uint_eq(n.reason, ORNIC_NAKETH_LAST_INCOMPLETE);
+  ck_assert_uint_eq(n.limit_psn, 0x000001);
+  ck_assert_uint_eq(ornic_naketh_lost_span(&n), 3);
+  ck_assert_uint_eq(ornic_naketh_lost_count(&n), 2);
+  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 0xfffffe), 1);
+  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 0xffffff), 1);
+  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 0x000000), 0);
+  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 0x000001), 0);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, 0xfffffd), -1);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, 0xfffffe), 1);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, 0xffffff), 0);
@@ -306,11 +324,12 @@ START_TEST(nak_bitmap_across_psn_wrap) {
 END_TEST
 
 /* PROTOCOL.md 4.4 lost set against a direct reading of its text, on random
- * NAKs of every reason, across the PSN wrap. */
-static int lost_by_text(const ornic_naketh *n, uint32_t otd, uint32_t psn) {
+ * NAKs of every reason, across the PSN wrap: Base, plus every Base + d with
+ * 0 < d < Limit - Base whose bit is 0, inside the bitmap. The reason and the
+ * trigger do not matter: the Limit PSN on the wire says it all. */
+static int lost_by_text(const ornic_naketh *n, uint32_t psn) {
   int32_t d = ornic_psn_diff(psn, n->base_psn);
-  int32_t limit = ornic_psn_diff(n->trigger_psn, n->base_psn);
-  if (n->reason == ORNIC_NAKETH_OTD_EXCEEDED) limit -= (int32_t)otd;
+  int32_t limit = ornic_psn_diff(n->limit_psn, n->base_psn);
   if (d == 0) return 1;
   if (d < 0 || d >= 16 * (int32_t)n->nblocks || d >= limit) return 0;
   return ornic_naketh_psn_state(n, psn) == 0;
@@ -322,53 +341,107 @@ START_TEST(nak_lost_set_follows_section_4_4) {
   uint8_t bm[2 * 255];
   for (int iter = 0; iter < 3000; iter++) {
     ornic_naketh n = {0};
-    n.reason = (uint8_t)tu_range(&rng, 1, 3);
+    n.reason = (uint8_t)tu_range(&rng, 0, 4);
     n.nblocks = (uint8_t)tu_range(&rng, 1, iter % 2 ? 255 : 8);
     n.base_psn = tu_bits(&rng, 1) ? 0xffff00u + tu_bits(&rng, 8) : tu_bits(&rng, 24);
-    int32_t to_trigger = (int32_t)tu_range(&rng, 0, 16u * n.nblocks + 200) - 40;
-    n.trigger_psn = ornic_psn_add(n.base_psn, to_trigger);
+    n.trigger_psn = tu_bits(&rng, 24);
+    /* limits before Base, at it, inside the bitmap, past it, and half the PSN space away */
+    int32_t to_limit = iter % 7 == 0 ? 0x800000 : (int32_t)tu_range(&rng, 0, 16u * n.nblocks + 200) - 40;
+    n.limit_psn = ornic_psn_add(n.base_psn, to_limit);
     tu_fill(&rng, bm, 2u * n.nblocks);
     n.bitmap = bm;
-    uint32_t otd = tu_range(&rng, 0, 130);
-    uint32_t span = ornic_naketh_lost_span(&n, otd);
+    uint32_t span = ornic_naketh_lost_span(&n);
     ck_assert_uint_ge(span, 1);
     ck_assert_uint_le(span, 16u * n.nblocks);
+    uint32_t count = 0;
     for (int32_t d = -3; d < 16 * (int32_t)n.nblocks + 3; d++) {
       uint32_t psn = ornic_psn_add(n.base_psn, d);
-      ck_assert_int_eq(ornic_naketh_psn_lost(&n, otd, psn), lost_by_text(&n, otd, psn));
-      if (d > 0 && (uint32_t)d >= span) ck_assert_int_eq(ornic_naketh_psn_lost(&n, otd, psn), 0);
+      int lost = ornic_naketh_psn_lost(&n, psn);
+      ck_assert_int_eq(lost, lost_by_text(&n, psn));
+      if (d > 0 && (uint32_t)d >= span) ck_assert_int_eq(lost, 0);
+      count += (uint32_t)lost;
     }
+    ck_assert_uint_eq(ornic_naketh_lost_count(&n), count);
   }
 }
 END_TEST
 
-/* PROTOCOL.md 6.9: OTD 32, trigger 0x81, Base 0x60: only PSNs more than 32
- * behind the trigger (before 0x61) can be declared lost, so only Base is. */
+/* The iterator's runs are the lost set, in PSN order, across the wrap. */
+START_TEST(nak_lost_iterator_runs) {
+  /* Base 0xfffffc, 2 blocks 0x0f0e, 0xffff (bits 1-3, 8-11, 16-31 set), Limit 0x000010. */
+  const uint8_t bm[4] = {0x0f, 0x0e, 0xff, 0xff};
+  ornic_naketh n = {ORNIC_NAKETH_TIMEOUT, 0x000010, 2, 0xfffffc, 0, 0x000010, bm};
+  ornic_naketh_lost_iter it;
+  uint32_t first, cnt;
+  ornic_naketh_lost_begin(&it, &n);
+  ck_assert(ornic_naketh_lost_next_run(&it, &first, &cnt));
+  ck_assert_uint_eq(first, 0xfffffc); /* Base */
+  ck_assert_uint_eq(cnt, 1);
+  ck_assert(ornic_naketh_lost_next_run(&it, &first, &cnt));
+  ck_assert_uint_eq(first, 0x000000); /* bits 4-7 */
+  ck_assert_uint_eq(cnt, 4);
+  ck_assert(ornic_naketh_lost_next_run(&it, &first, &cnt));
+  ck_assert_uint_eq(first, 0x000008); /* bits 12-15 */
+  ck_assert_uint_eq(cnt, 4);
+  ck_assert(!ornic_naketh_lost_next_run(&it, &first, &cnt));
+  ck_assert_uint_eq(ornic_naketh_lost_count(&n), 9);
+  /* a limit inside the second run cuts it */
+  n.limit_psn = 0x00000a;
+  ornic_naketh_lost_begin(&it, &n);
+  ck_assert(ornic_naketh_lost_next_run(&it, &first, &cnt));
+  ck_assert(ornic_naketh_lost_next_run(&it, &first, &cnt));
+  ck_assert(ornic_naketh_lost_next_run(&it, &first, &cnt));
+  ck_assert_uint_eq(first, 0x000008);
+  ck_assert_uint_eq(cnt, 2);
+  ck_assert(!ornic_naketh_lost_next_run(&it, &first, &cnt));
+  /* at or before Base: Base alone */
+  n.limit_psn = 0xfffffc;
+  ck_assert_uint_eq(ornic_naketh_lost_count(&n), 1);
+  n.limit_psn = 0xfffff0;
+  ck_assert_uint_eq(ornic_naketh_lost_count(&n), 1);
+}
+END_TEST
+
+/* PROTOCOL.md 6.9: a responder with OTD 32 sends trigger 0x81, Base 0x60 and
+ * Limit 0x81 - 32 = 0x61: only Base is declared lost, whatever OTD a reader
+ * assumes (the bytes are the NAKETH of example 6.9, written by hand). */
 START_TEST(nak_lost_set_example_6_9) {
-  const uint8_t blocks[6] = {0xff, 0x7c, 0xff, 0xdf, 0x00, 0x2b};
-  ornic_naketh n = {ORNIC_NAKETH_OTD_EXCEEDED, 0x81, 3, 0x60, blocks};
-  ck_assert_uint_eq(ornic_naketh_lost_span(&n, 32), 1);
-  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 32, 0x60), 1);
-  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 32, 0x61), 0);
-  /* The same bitmap as a reason 3 NAK declares every clear bit before the trigger. */
-  n.reason = ORNIC_NAKETH_LAST_INCOMPLETE;
-  ck_assert_uint_eq(ornic_naketh_lost_span(&n, 32), 0x21);
+  const uint8_t bytes[] = {0x01, 0x00, 0x00, 0x81, 0x03, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00, 0x61,
+                           0xff, 0x7c, 0xff, 0xdf, 0x00, 0x2b};
+  ornic_naketh n;
+  ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), (int)sizeof bytes);
+  ck_assert_uint_eq(n.reason, ORNIC_NAKETH_OTD_EXCEEDED);
+  ck_assert_uint_eq(n.trigger_psn, 0x81);
+  ck_assert_uint_eq(n.base_psn, 0x60);
+  ck_assert_uint_eq(n.limit_psn, 0x61);
+  ck_assert_uint_eq(ornic_naketh_lost_span(&n), 1);
+  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 0x60), 1);
+  ck_assert_int_eq(ornic_naketh_psn_lost(&n, 0x61), 0);
+  uint8_t out[sizeof bytes];
+  ck_assert_int_eq(ornic_naketh_encode(out, sizeof out, &n), (ornic_ssize)sizeof bytes);
+  ck_assert_mem_eq(out, bytes, sizeof bytes);
+  /* The same bitmap with Limit = trigger (what reasons 2 and 3 send) declares
+   * every clear bit before the trigger. */
+  n.limit_psn = 0x81;
+  ck_assert_uint_eq(ornic_naketh_lost_span(&n), 0x21);
   const uint32_t want[] = {0x60, 0x61, 0x67, 0x75};
   unsigned k = 0;
   for (uint32_t p = 0x60; p < 0x90; p++)
-    if (ornic_naketh_psn_lost(&n, 32, p)) ck_assert_uint_eq(p, want[k++]);
+    if (ornic_naketh_psn_lost(&n, p)) ck_assert_uint_eq(p, want[k++]);
   ck_assert_uint_eq(k, 4);
 }
 END_TEST
 
 /* NAK bitmap with every bit set, 255 blocks: 4080 received PSNs. */
 START_TEST(nak_bitmap_every_bit_set_max_blocks) {
-  uint8_t bytes[8 + 510];
+  uint8_t bytes[12 + 510];
   bytes[0] = ORNIC_NAKETH_TIMEOUT;
   bytes[1] = 0x00; bytes[2] = 0x10; bytes[3] = 0x00;
   bytes[4] = 255;
   bytes[5] = 0xff; bytes[6] = 0xf8; bytes[7] = 0x00; /* base 0xfff800: crosses the wrap */
-  memset(bytes + 8, 0xff, 510);
+  bytes[8] = 0x00;
+  bytes[9] = 0x00; bytes[10] = 0x10; bytes[11] = 0x00; /* limit 0x001000 = the trigger, past the bitmap */
+  memset(bytes + 12, 0xff, 510);
   ornic_naketh n;
   ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), (int)sizeof bytes);
   ck_assert_uint_eq(n.nblocks, 255);
@@ -377,7 +450,9 @@ START_TEST(nak_bitmap_every_bit_set_max_blocks) {
     ck_assert_int_eq(ornic_naketh_psn_state(&n, (0xfff800 + i) & 0xffffff), 1);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, (0xfff800 + 4080) & 0xffffff), -1);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, 0xfff7ff), -1);
-  uint8_t out[8 + 510];
+  ck_assert_uint_eq(ornic_naketh_lost_span(&n), 4080); /* clamped to the bitmap */
+  ck_assert_uint_eq(ornic_naketh_lost_count(&n), 1);   /* Base alone: every other bit is set */
+  uint8_t out[12 + 510];
   ck_assert_int_eq(ornic_naketh_encode(out, sizeof out, &n), (ornic_ssize)sizeof out);
   ck_assert_mem_eq(out, bytes, sizeof out);
   ck_assert_int_eq(ornic_naketh_encode(out, sizeof out - 1, &n), ORNIC_ERR_NOBUF);
@@ -418,13 +493,15 @@ START_TEST(named_codecs) {
   ck_assert_mem_eq(out, kats[9].bytes, 4);
 
   ornic_naketh n;
-  ck_assert_int_eq(ornic_naketh_decode(&n, kats[10].bytes, 12), 12);
+  ck_assert_int_eq(ornic_naketh_decode(&n, kats[10].bytes, 16), 16);
   ck_assert_uint_eq(n.reason, ORNIC_NAKETH_TIMEOUT);
   ck_assert_uint_eq(n.trigger_psn, 0x123456);
   ck_assert_uint_eq(n.nblocks, 2);
   ck_assert_uint_eq(n.base_psn, 0xabcdef);
-  ck_assert_int_eq(ornic_naketh_encode(out, sizeof out, &n), 12);
-  ck_assert_mem_eq(out, kats[10].bytes, 12);
+  ck_assert_uint_eq(n.resv, 0xa5); /* reserved, kept */
+  ck_assert_uint_eq(n.limit_psn, 0xabcdf7);
+  ck_assert_int_eq(ornic_naketh_encode(out, sizeof out, &n), 16);
+  ck_assert_mem_eq(out, kats[10].bytes, 16);
   n.nblocks = 0;
   ck_assert_int_eq(ornic_naketh_encode(out, sizeof out, &n), ORNIC_ERR_INVALID_ARG);
 }
@@ -505,6 +582,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, nak_bitmap_every_bit_set_max_blocks);
   tcase_add_test(tc, nak_bitmap_pack_is_big_endian);
   tcase_add_test(tc, nak_lost_set_follows_section_4_4);
+  tcase_add_test(tc, nak_lost_iterator_runs);
   tcase_add_test(tc, nak_lost_set_example_6_9);
   tcase_add_test(tc, named_codecs);
   suite_add_tcase(s, tc);

@@ -634,7 +634,7 @@ START_TEST(protocol_d7_ornic_alignment) {
     want.ext.naketh.nblocks = (uint8_t)nb;
     size_t n = tu_encode(&want, buf, sizeof buf);
     ck_assert_uint_eq((buf[43] >> 4) & 3, nb % 2 ? 2 : 0); /* PROTOCOL.md 2.5 */
-    ck_assert_uint_eq(n, 14 + 20 + 8 + 12 + 4 + 8 + 2 * nb + (nb % 2 ? 2 : 0) + 4); /* 3.5 */
+    ck_assert_uint_eq(n, 14 + 20 + 8 + 12 + 4 + 12 + 2 * nb + (nb % 2 ? 2 : 0) + 4); /* 3.5 */
     ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     ck_assert_uint_eq(f.pad_len, nb % 2 ? 2 : 0);
     if (nb % 2) {
@@ -895,6 +895,7 @@ START_TEST(encode_invalid_arguments) {
   BAD(ORNIC_OP_NAK, f.ext.naketh.bitmap = NULL, ORNIC_ERR_INVALID_ARG);
   BAD(ORNIC_OP_NAK, f.ext.naketh.base_psn = 0x1000000, ORNIC_ERR_INVALID_ARG);
   BAD(ORNIC_OP_NAK, f.ext.naketh.trigger_psn = 0x1000000, ORNIC_ERR_INVALID_ARG);
+  BAD(ORNIC_OP_NAK, f.ext.naketh.limit_psn = 0x1000000, ORNIC_ERR_INVALID_ARG);
   BAD(ORNIC_OP_RC_SEND_ONLY, f.bth.opcode = 0x15, ORNIC_ERR_UNKNOWN_OPCODE);
   BAD(ORNIC_OP_RC_SEND_ONLY, f.bth.opcode = 0xFF, ORNIC_ERR_UNKNOWN_OPCODE);
   /* a payload that cannot fit in one IPv4 datagram */

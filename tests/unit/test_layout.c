@@ -81,6 +81,8 @@ static const accessor accessors[] = {
     A("naketh.trigger_psn", ORNIC_HDR_NAKETH, ext.naketh.trigger_psn),
     A("naketh.nblocks", ORNIC_HDR_NAKETH, ext.naketh.nblocks),
     A("naketh.base_psn", ORNIC_HDR_NAKETH, ext.naketh.base_psn),
+    A("naketh.resv", ORNIC_HDR_NAKETH, ext.naketh.resv),
+    A("naketh.limit_psn", ORNIC_HDR_NAKETH, ext.naketh.limit_psn),
     A("immdt.data", ORNIC_HDR_IMMDT, ext.immdt.data),
     A("ieth.r_key", ORNIC_HDR_IETH, ext.ieth.rkey),
     {"cnp.resv", ORNIC_HDR_CNP, M(ext.cnp.resv), 0, 0, 1},
@@ -99,7 +101,7 @@ static unsigned member_bits(const char *name, size_t msize) {
       {"bth.resv6", 6},        {"bth.destqp", 24},     {"bth.a", 1},
       {"bth.resv7", 7},        {"bth.psn", 24},        {"rdeth.een", 24},
       {"deth.srcqp", 24},      {"xrceth.xrcsrq", 24},  {"aeth.msn", 24},
-      {"naketh.trigger_psn", 24}, {"naketh.base_psn", 24},
+      {"naketh.trigger_psn", 24}, {"naketh.base_psn", 24}, {"naketh.limit_psn", 24},
   };
   for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++)
     if (!strcmp(narrow[i].name, name)) return narrow[i].bits;

@@ -183,14 +183,14 @@ START_TEST(ornic_opcodes_match_protocol_md) {
     ck_assert_msg(in->short_name && strncmp(in->short_name, "ORNIC_", 6) == 0, "0x%02x short %s", spec[i].op,
                   in->short_name);
   }
-  /* ext bytes column of 3.2 (NAK: 12 + 2n) */
+  /* ext bytes column of 3.2 (NAK: 16 + 2n, AETH and NAKETH) */
   ornic_ext e;
   memset(&e, 0, sizeof e);
   ck_assert_uint_eq(ornic_ext_size(&e, ornic_opcode_info_get(0xC0)->hdrs), 20);
   ck_assert_uint_eq(ornic_ext_size(&e, ornic_opcode_info_get(0xC5)->hdrs), 24);
   ck_assert_uint_eq(ornic_ext_size(&e, ornic_opcode_info_get(0xC9)->hdrs), 8);
   e.naketh.nblocks = 7;
-  ck_assert_uint_eq(ornic_ext_size(&e, ornic_opcode_info_get(0xCA)->hdrs), 12 + 2 * 7);
+  ck_assert_uint_eq(ornic_ext_size(&e, ornic_opcode_info_get(0xCA)->hdrs), 16 + 2 * 7);
   /* 0xCB-0xDF reserved for ORNIC, 0xE0-0xFF not ORNIC: no layout */
   for (unsigned op = 0xCB; op < 0x100; op++) {
     const ornic_opcode_info *in = ornic_opcode_info_get((uint8_t)op);
@@ -283,7 +283,7 @@ START_TEST(header_sizes_and_names) {
       {ORNIC_HDR_RETH, 16, "RETH"},    {ORNIC_HDR_OFFETH, 4, "OFFETH"},
       {ORNIC_HDR_ATOMICETH, 28, "AtomicETH"}, {ORNIC_HDR_AETH, 4, "AETH"},
       {ORNIC_HDR_ATOMICACKETH, 8, "AtomicAckETH"}, {ORNIC_HDR_OACKETH, 4, "OACKETH"},
-      {ORNIC_HDR_NAKETH, 8, "NAKETH"}, {ORNIC_HDR_IMMDT, 4, "ImmDt"},
+      {ORNIC_HDR_NAKETH, 12, "NAKETH"}, {ORNIC_HDR_IMMDT, 4, "ImmDt"},
       {ORNIC_HDR_IETH, 4, "IETH"},     {ORNIC_HDR_CNP, 16, "CNP"},
   };
   ck_assert_uint_eq(sizeof h / sizeof h[0], ORNIC_HDR_COUNT);

@@ -11,13 +11,13 @@
 /* ---- NAK lost set ------------------------------------------------------------ */
 
 /* PROTOCOL.md 4.4, independently of the library: Base, plus each PSN
- * Base + d (0 < d < span) whose bit is 0; span = the loss limit - Base,
- * clamped to 1 .. 16n; the limit is the trigger, minus OTD for reason 1. */
-static bool ref_lost(const uint8_t *bitmap, unsigned nblocks, uint8_t reason, uint32_t trigger,
-                     uint32_t base, uint32_t otd, uint32_t d) {
-  int64_t span = (int64_t)((trigger - base) & 0xffffff);
+ * Base + d (0 < d < span) whose bit is 0; span = the NAK's Limit PSN - Base,
+ * clamped to 1 .. 16n. Nothing else (not the reason, not the trigger, not
+ * the QP's OTD) enters. */
+static bool ref_lost(const uint8_t *bitmap, unsigned nblocks, uint32_t limit, uint32_t base,
+                     uint32_t d) {
+  int64_t span = (int64_t)((limit - base) & 0xffffff);
   if (span >= 0x800000) span -= 0x1000000;
-  if (reason == 1) span -= otd;
   if (span < 1) span = 1;
   if (span > 16 * (int64_t)nblocks) span = 16 * (int64_t)nblocks;
   if (d == 0) return true;
@@ -37,48 +37,48 @@ START_TEST(nak_iterator_matches_protocol) {
     nak.nblocks = (uint8_t)tu_range(&r, 1, iter % 10 ? 8 : 255);
     nak.base_psn = tu_bits(&r, 24);
     nak.trigger_psn = (nak.base_psn + tu_range(&r, 0, 16u * nak.nblocks + 80) - 8) & 0xffffff;
+    nak.limit_psn = (nak.base_psn + tu_range(&r, 0, 16u * nak.nblocks + 80) - 8) & 0xffffff;
     /* sparse, dense or random bitmaps, so runs of every length occur */
     unsigned density = tu_range(&r, 0, 2);
     for (unsigned i = 0; i < 2u * nak.nblocks; i++)
       bitmap[i] = density == 0 ? (uint8_t)tu_bits(&r, 8) : density == 1 ? 0xff : (uint8_t)(tu_bits(&r, 8) & tu_bits(&r, 8));
     nak.bitmap = bitmap;
-    uint32_t otd = tu_range(&r, 0, 100);
 
     ornic_naketh_lost_iter it;
     uint32_t first, n, next_d = 0, total = 0;
     int64_t prev_end = -2;
-    ornic_naketh_lost_begin(&it, &nak, otd);
+    ornic_naketh_lost_begin(&it, &nak);
     while (ornic_naketh_lost_next_run(&it, &first, &n)) {
       uint32_t d0 = (first - nak.base_psn) & 0xffffff;
       ck_assert_uint_ge(n, 1);
       ck_assert_msg((int64_t)d0 > prev_end + 1 || prev_end < 0, "runs not maximal or not ascending");
       for (uint32_t d = next_d; d < d0; d++)
-        ck_assert_msg(!ref_lost(bitmap, nak.nblocks, nak.reason, nak.trigger_psn, nak.base_psn, otd, d),
+        ck_assert_msg(!ref_lost(bitmap, nak.nblocks, nak.limit_psn, nak.base_psn, d),
                       "iter %d: d %u lost but skipped", iter, d);
       for (uint32_t d = d0; d < d0 + n; d++)
-        ck_assert_msg(ref_lost(bitmap, nak.nblocks, nak.reason, nak.trigger_psn, nak.base_psn, otd, d),
+        ck_assert_msg(ref_lost(bitmap, nak.nblocks, nak.limit_psn, nak.base_psn, d),
                       "iter %d: d %u reported lost", iter, d);
       next_d = d0 + n;
       prev_end = d0 + n - 1;
       total += n;
     }
     for (uint32_t d = next_d; d < 16u * nak.nblocks; d++)
-      ck_assert_msg(!ref_lost(bitmap, nak.nblocks, nak.reason, nak.trigger_psn, nak.base_psn, otd, d),
+      ck_assert_msg(!ref_lost(bitmap, nak.nblocks, nak.limit_psn, nak.base_psn, d),
                     "iter %d: d %u lost after the last run", iter, d);
-    ck_assert_uint_eq(ornic_naketh_lost_count(&nak, otd), total);
+    ck_assert_uint_eq(ornic_naketh_lost_count(&nak), total);
     ck_assert_uint_ge(total, 1); /* Base is always lost */
   }
 }
 END_TEST
 
-/* The wrap: Base 0xFFFFF8, all clear, trigger 0x000010 (reason 3): lost are
- * 0xFFFFF8 .. 0x00000F, one run across the wrap. */
+/* The wrap: Base 0xFFFFF8, all clear, trigger and Limit 0x000010 (reason 3):
+ * lost are 0xFFFFF8 .. 0x00000F, one run across the wrap. */
 START_TEST(nak_iterator_wraps) {
   uint8_t bitmap[4] = {0};
-  ornic_naketh nak = {ORNIC_NAKETH_LAST_INCOMPLETE, 0x000010, 2, 0xfffff8, bitmap};
+  ornic_naketh nak = {ORNIC_NAKETH_LAST_INCOMPLETE, 0x000010, 2, 0xfffff8, 0, 0x000010, bitmap};
   ornic_naketh_lost_iter it;
   uint32_t first, n;
-  ornic_naketh_lost_begin(&it, &nak, 0);
+  ornic_naketh_lost_begin(&it, &nak);
   ck_assert_int_eq(ornic_naketh_lost_next_run(&it, &first, &n), 1);
   ck_assert_uint_eq(first, 0xfffff8);
   ck_assert_uint_eq(n, 24);
@@ -108,7 +108,7 @@ static void lint_frame(lint_case *c, uint8_t opcode, size_t paylen) {
   c->f.payload_len = paylen;
   c->f.ext.reth.dmalen = 8192;
   c->f.ext.aeth.msn = 1;
-  c->f.ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 110, 1, 100, c->bitmap};
+  c->f.ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 110, 1, 100, 0, 110, c->bitmap};
 }
 
 static uint32_t lint_of(lint_case *c, uint32_t pmtu) {
@@ -148,10 +148,22 @@ START_TEST(lint_each_rule) {
   ck_assert_uint_eq(lint_of(&c, 0), ORNIC_LINT_NAK_PSN);
   lint_frame(&c, ORNIC_OP_NAK, 0);
   c.f.ext.naketh.trigger_psn = 100;
-  ck_assert_uint_eq(lint_of(&c, 0), ORNIC_LINT_NAK_TRIGGER);
+  c.f.ext.naketh.limit_psn = 100; /* no Limit is after Base and at most this trigger: L13 too */
+  ck_assert_uint_eq(lint_of(&c, 0), ORNIC_LINT_NAK_TRIGGER | ORNIC_LINT_NAK_LIMIT);
   lint_frame(&c, ORNIC_OP_NAK, 0);
   c.bitmap[1] = 0x01;
   ck_assert_uint_eq(lint_of(&c, 0), ORNIC_LINT_NAK_BASE_BIT);
+  /* L13: Limit in (Base, Trigger]: 101 and 110 are fine; 100 (Base), 111 (past the
+   * trigger) and 0x800064 (half the PSN space: not after Base) are not */
+  static const struct { uint32_t limit, lint; } limits[] = {
+      {101, 0}, {110, 0}, {100, ORNIC_LINT_NAK_LIMIT}, {99, ORNIC_LINT_NAK_LIMIT},
+      {111, ORNIC_LINT_NAK_LIMIT}, {0x800064, ORNIC_LINT_NAK_LIMIT}};
+  for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+    lint_frame(&c, ORNIC_OP_NAK, 0);
+    c.f.ext.naketh.limit_psn = limits[i].limit;
+    ck_assert_msg(lint_of(&c, 0) == limits[i].lint, "limit %u: lint %#x", limits[i].limit,
+                  lint_of(&c, 0));
+  }
   /* L6 */
   lint_frame(&c, ORNIC_OP_ACK, 0);
   c.f.ext.oacketh.flags = ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE;

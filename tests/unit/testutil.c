@@ -53,7 +53,7 @@ size_t tu_hdr_size(uint16_t bit, unsigned nak_nblocks) {
   case ORNIC_HDR_AETH: return 4;
   case ORNIC_HDR_ATOMICACKETH: return 8;
   case ORNIC_HDR_OACKETH: return 4;
-  case ORNIC_HDR_NAKETH: return 8 + 2u * nak_nblocks;
+  case ORNIC_HDR_NAKETH: return 12 + 2u * nak_nblocks;
   case ORNIC_HDR_IMMDT: return 4;
   case ORNIC_HDR_IETH: return 4;
   case ORNIC_HDR_CNP: return 16;
@@ -152,6 +152,8 @@ static void random_ext(ornic_ext *e, tu_store *st, tu_rng *r) {
   e->naketh.trigger_psn = tu_bits(r, 24);
   e->naketh.nblocks = (uint8_t)tu_range(r, 1, 255);
   e->naketh.base_psn = tu_bits(r, 24);
+  e->naketh.resv = (uint8_t)tu_bits(r, 8);
+  e->naketh.limit_psn = tu_bits(r, 24);
   tu_fill(r, st->bitmap, sizeof st->bitmap);
   e->naketh.bitmap = st->bitmap;
   e->immdt.data = tu_bits(r, 32);
@@ -273,6 +275,8 @@ void tu_assert_ext_eq(const ornic_ext *a, const ornic_ext *b, uint16_t hdrs, con
     EQ(a->naketh.trigger_psn, b->naketh.trigger_psn, "naketh.trigger_psn");
     EQ(a->naketh.nblocks, b->naketh.nblocks, "naketh.nblocks");
     EQ(a->naketh.base_psn, b->naketh.base_psn, "naketh.base_psn");
+    EQ(a->naketh.resv, b->naketh.resv, "naketh.resv");
+    EQ(a->naketh.limit_psn, b->naketh.limit_psn, "naketh.limit_psn");
     ck_assert_ptr_nonnull(b->naketh.bitmap);
     ck_assert_msg(memcmp(a->naketh.bitmap, b->naketh.bitmap, 2u * a->naketh.nblocks) == 0,
                   "%s: naketh.bitmap differs", what);
@@ -378,7 +382,7 @@ void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got,
   tu_assert_bth_eq(&want->bth, &got->bth, false, what);
   tu_assert_ext_eq(&want->ext, &got->ext, op->hdrs, what);
   if (op->hdrs & ORNIC_HDR_NAKETH)
-    ck_assert_msg(got->ext.naketh.bitmap == buf + got->ext_off + tu_hdrs_size(op->hdrs & (ORNIC_HDR_NAKETH - 1), 0) + 8,
+    ck_assert_msg(got->ext.naketh.bitmap == buf + got->ext_off + tu_hdrs_size(op->hdrs & (ORNIC_HDR_NAKETH - 1), 0) + 12,
                   "%s: naketh.bitmap is not a view into the frame", what);
 }
 

@@ -112,6 +112,7 @@ static void fill_ext(ornic_ext *e, uint8_t *bitmap, uint32_t psn, uint64_t *s) {
   e->naketh.trigger_psn = psn;
   e->naketh.nblocks = (uint8_t)(1 + rng_below(s, BENCH_NAK_BYTES / 2));
   e->naketh.base_psn = ornic_psn_add(psn, -16);
+  e->naketh.limit_psn = ornic_psn_add(psn, -(int32_t)rng_below(s, 16)); /* in (Base, trigger] */
   for (unsigned i = 0; i < BENCH_NAK_BYTES; i++) bitmap[i] = (uint8_t)rng_next(s);
   e->naketh.bitmap = bitmap;
   e->immdt.data = (uint32_t)rng_next(s);

@@ -67,9 +67,10 @@ static const char usage_text[] =
     "  -c, --count N        stop after N packets that passed -q (skipped packets\n"
     "                       do not count)\n"
     "  -p, --port N         RoCEv2 UDP destination port (default 4791)\n"
-    "      --otd N          the QPs' OOO Tolerance Distance, for the lost set of\n"
-    "                       reason 1 NAKs and the analysis (default 64, as\n"
-    "                       ornic-pcapgen; the analysis reads 0 as 64)\n"
+    "      --otd N          the QPs' OOO Tolerance Distance, for the analysis\n"
+    "                       only: its [OTD exceeded] tag and the reordering it\n"
+    "                       allows sprayed RC senders (default 64; 0 reads as\n"
+    "                       64). A NAK's missing= does not depend on it\n"
     "      --pmtu N         path MTU for the implied addresses: 256, 512, 1024,\n"
     "                       2048 or 4096; 0 (default) learns it per conversation\n"
     "      --no-analysis    no conversation analysis (faster; no tags, no\n"
@@ -90,7 +91,7 @@ static const char usage_text[] =
     "  TIME: seconds since 1970 with nanoseconds. SRC/DST: IP addresses, GIDs for\n"
     "  RoCEv1. Header fields: RETH va= rkey= dmalen=; AETH aeth=SYNDROME(name) msn=;\n"
     "  OFFETH offset=; OACKETH oack=FLAGS(names) count=; NAKETH nak=REASON(name)\n"
-    "  trigger= base= nblocks= missing=PSN ranges nmissing=; ImmDt imm=;\n"
+    "  trigger= base= limit= nblocks= missing=PSN ranges nmissing=; ImmDt imm=;\n"
     "  IETH inv_rkey=; DETH qkey= srcqp=; RDETH een=; XRCETH xrcsrq=; FETH feth=;\n"
     "  AtomicETH va= rkey= swap_add= compare=; AtomicAckETH orig=.\n"
     "  STATE: ok, BAD(got X want Y), n/a (not verifiable: cut by the capture's\n"
@@ -98,14 +99,14 @@ static const char usage_text[] =
     "  are the 4 wire bytes read as a little-endian 32-bit number (Wireshark shows\n"
     "  the same bytes big-endian).\n"
     "  NAK missing= is the lost set of docs/PROTOCOL.md 4.4, what the requester\n"
-    "  must retransmit: Base, plus the clear bitmap bits before the loss limit\n"
-    "  (the trigger PSN; for reason 1, the trigger minus --otd).\n"
+    "  must retransmit: Base, plus the clear bitmap bits before limit= (the loss\n"
+    "  limit the responder wrote into the NAK), read from the packet alone.\n"
     "  warn= lists protocol violations that are not decode errors (the lint\n"
     "  rules of docs/PROTOCOL.md section 5): pad_not_aligned, pad_not_zero,\n"
     "  nak_psn_not_base, nak_trigger_not_after_base, nak_base_bit_set,\n"
-    "  ack_flags_both_set, se_without_immdt, ackreq_on_response,\n"
-    "  becn_outside_cnp, offset_beyond_dma; with --pmtu also offset_not_pmtu,\n"
-    "  spot_not_pmtu.\n"
+    "  nak_limit_out_of_range, ack_flags_both_set, se_without_immdt,\n"
+    "  ackreq_on_response, becn_outside_cnp, offset_beyond_dma; with --pmtu also\n"
+    "  offset_not_pmtu, spot_not_pmtu.\n"
     "  A frame cut by the capture's snaplen shows every header that was captured\n"
     "  and no error. A frame captured whole but shorter than its own IP/UDP\n"
     "  lengths, or whose fields contradict each other, gets 'error: TEXT'\n"
@@ -129,7 +130,7 @@ static const char usage_text[] =
     "  reth {va, r_key, dmalen}, offeth {offset},\n"
     "  atomiceth {va, r_key, swap_add, compare}, aeth {syndrome, syndrome_name, msn},\n"
     "  atomicacketh {orig_rdata}, oacketh {flags, addr_cached, wqe_done, count},\n"
-    "  naketh {reason, reason_name, trigger_psn, nblocks, base_psn,\n"
+    "  naketh {reason, reason_name, trigger_psn, nblocks, base_psn, limit_psn,\n"
     "  blocks [16-bit values], missing_psns [PSNs]}, immdt, ieth, cnp {};\n"
     "  then payload_len, payload_caplen (if cut), icrc {value, ok, expected (if\n"
     "  bad)}, warnings [names] (if any), analysis (if analysed) and error (null\n"
@@ -305,7 +306,7 @@ static void print_packet(const dec_opts *o, const dec_packet *pk) {
  * dec_capture_next's last result. */
 static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stats *st, dec_run *r) {
   dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .pmtu = o->pmtu, .verify_icrc = o->verify_icrc,
-                        .otd = o->otd, .pcapng = cap->pcapng};
+                        .pcapng = cap->pcapng};
   const struct pcap_pkthdr *h;
   const uint8_t *data;
   dec_packet pk;

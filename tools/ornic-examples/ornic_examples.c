@@ -158,7 +158,7 @@ static void build_ack(ornic_frame *f) {
 }
 
 static void set_nak(ornic_frame *f, uint8_t reason, uint32_t trigger, uint32_t base,
-                    const uint16_t *blocks, unsigned n, uint32_t msn) {
+                    uint32_t limit, const uint16_t *blocks, unsigned n, uint32_t msn) {
   f->bth.opcode = ORNIC_OP_NAK;
   f->bth.psn = base;
   f->ext.aeth.syndrome = ORNIC_AETH_NAK; /* 0x60 PSN sequence error */
@@ -167,6 +167,7 @@ static void set_nak(ornic_frame *f, uint8_t reason, uint32_t trigger, uint32_t b
   f->ext.naketh.trigger_psn = trigger;
   f->ext.naketh.nblocks = (uint8_t)n;
   f->ext.naketh.base_psn = base;
+  f->ext.naketh.limit_psn = limit;
   ornic_naketh_bitmap_pack(bitmap_buf, blocks, n);
   f->ext.naketh.bitmap = bitmap_buf;
 }
@@ -174,19 +175,19 @@ static void set_nak(ornic_frame *f, uint8_t reason, uint32_t trigger, uint32_t b
 static void build_nak1(ornic_frame *f) {
   static const uint16_t blocks[] = {0x03F6};
   to_requester(f, 0x0103, 0xC103);
-  set_nak(f, ORNIC_NAKETH_LAST_INCOMPLETE, 0x000051, 0x000048, blocks, 1, 4);
+  set_nak(f, ORNIC_NAKETH_LAST_INCOMPLETE, 0x000051, 0x000048, 0x000051, blocks, 1, 4);
 }
 
 static void build_nak3(ornic_frame *f) {
   static const uint16_t blocks[] = {0xFF7C, 0xFFDF, 0x002B};
   to_requester(f, 0x0104, 0xC104);
-  set_nak(f, ORNIC_NAKETH_OTD_EXCEEDED, 0x000081, 0x000060, blocks, 3, 5);
+  set_nak(f, ORNIC_NAKETH_OTD_EXCEEDED, 0x000081, 0x000060, 0x000061, blocks, 3, 5);
 }
 
 static void build_nak_all(ornic_frame *f) {
   static const uint16_t blocks[] = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF};
   to_requester(f, 0x0105, 0xC105);
-  set_nak(f, ORNIC_NAKETH_TIMEOUT, 0x00002F, 0xFFFFF0, blocks, 4, 0x000123);
+  set_nak(f, ORNIC_NAKETH_TIMEOUT, 0x00002F, 0xFFFFF0, 0x00002F, blocks, 4, 0x000123);
 }
 
 static void build_rc_write_first_vlan(ornic_frame *f) {
@@ -297,25 +298,27 @@ static const example examples[] = {
     {"nak-1block-ipv4", "ORNIC NAK, reason 3, one block (PadCnt 2)",
      "WQE 5 has N = 12 packets, PSNs 0x000046-0x000051. All arrived except 0x000048 and 0x00004B; the Last\n"
      "(0x000051) arrived and T_last expired with the holes still open: reason 3. Base = ePSN = 0x000048,\n"
-     "trigger = Last_PSN = 0x000051, n = floor((0x51 - 0x48)/16) + 1 = 1 block for PSNs 0x000048-0x000057:\n"
-     "bits 1, 2 and 4-9 set = 0x03F6 (bits 10-15 are PSNs after the WQE). One block makes the NAKETH 10\n"
-     "bytes, 2 mod 4, so PadCnt = 2. MSN 4.",
+     "trigger = Last_PSN = 0x000051, and for reason 3 the loss limit is the trigger: Limit = 0x000051.\n"
+     "n = floor((0x51 - 0x48)/16) + 1 = 1 block for PSNs 0x000048-0x000057: bits 1, 2 and 4-9 set = 0x03F6\n"
+     "(bits 10-15 are PSNs after the WQE). One block makes the NAKETH 14 bytes, 2 mod 4, so PadCnt = 2.\n"
+     "MSN 4.",
      NULL, build_nak1, NULL},
     {"nak-3blocks-ipv4", "ORNIC NAK, reason 1, three blocks (PadCnt 2)",
      "WQE 6 starts at PSN 0x000052 on a QP configured with OTD = 32. ePSN is 0x000060 when PSN 0x000081\n"
      "arrives: 0x81 - 0x60 = 33 > 32, reason 1. n = floor(33/16) + 1 = 3 blocks cover 0x000060-0x00008F.\n"
      "Block 0 = 0xFF7C (0x60, 0x61 and 0x67 missing), block 1 = 0xFFDF (0x75 missing), block 2 = 0x002B\n"
      "(0x80, 0x81, 0x83 and 0x85 received). A reason 1 NAK declares lost only PSNs more than OTD behind\n"
-     "the trigger, before 0x81 - 32 = 0x000061: the others may still be on slower paths. So the lost set\n"
-     "is Base alone; 0x61, 0x67 and 0x75 go in a later NAK if they stay missing. Odd block count:\n"
-     "PadCnt = 2. MSN 5.",
+     "the trigger: the responder writes Limit = 0x81 - 32 = 0x000061, and the others may still be on\n"
+     "slower paths. So the lost set is Base alone, and any reader sees it from the Limit without knowing\n"
+     "the OTD; 0x61, 0x67 and 0x75 go in a later NAK if they stay missing. Odd block count: PadCnt = 2.\n"
+     "MSN 5.",
      NULL, build_nak3, NULL},
     {"nak-all-ones-ipv4", "ORNIC NAK, every bit set, across the PSN wrap",
      "The decoder edge case: four blocks with every bit set, Base 0xFFFFF0, so the bitmap covers\n"
      "0xFFFFF0-0x00002F across the PSN wrap. Bit 0 of block 0 is reserved (Base is missing by definition),\n"
      "so this NAK declares only Base lost; a conforming responder sends block 0 as 0xFFFE, and decoders\n"
-     "accept and preserve either. Reason 2 (timeout); trigger = the highest PSN received, 0x00002F. Even\n"
-     "block count: PadCnt = 0.",
+     "accept and preserve either. Reason 2 (timeout); trigger = the highest PSN received, 0x00002F, and\n"
+     "Limit = the trigger. Even block count: PadCnt = 0.",
      NULL, build_nak_all, NULL},
     {"rc-write-first-vlan", "Standard RC RDMA WRITE First with an 802.1Q tag",
      "An IBA RC RDMA WRITE First (opcode 0x06) behind an 802.1Q tag (PCP 3, VID 100); the tag is not\n"
@@ -394,6 +397,8 @@ static void print_nak(const ornic_frame *d) {
   row("NAKETH", "trigger PSN", "0x%06" PRIX32, n->trigger_psn);
   row("NAKETH", "nblocks", "%u", n->nblocks);
   row("NAKETH", "base PSN", "0x%06" PRIX32, n->base_psn);
+  row("NAKETH", "resv", "%u", n->resv);
+  row("NAKETH", "limit PSN", "0x%06" PRIX32, n->limit_psn);
   for (unsigned k = 0; k < n->nblocks; k++) {
     char field[24];
     uint32_t first = ornic_psn_add(n->base_psn, (int32_t)(16 * k));
@@ -401,13 +406,12 @@ static void print_nak(const ornic_frame *d) {
     row("NAKETH", field, "0x%04X: PSNs 0x%06" PRIX32 "-0x%06" PRIX32, ornic_naketh_block(n, k),
         first, ornic_psn_add(first, 15));
   }
-  /* Lost set of section 4.4. Only reason 1 depends on the OTD, and the one
-   * reason 1 example (6.9) states OTD = 32. */
+  /* Lost set of section 4.4, from the NAK alone (its Limit PSN). */
   printf("| NAKETH | lost set (section 4.4) | 0x%06" PRIX32, n->base_psn);
-  uint32_t span = ornic_naketh_lost_span(n, 32);
+  uint32_t span = ornic_naketh_lost_span(n);
   for (uint32_t i = 1; i < span; i++) {
     uint32_t q = ornic_psn_add(n->base_psn, (int32_t)i);
-    if (ornic_naketh_psn_lost(n, 32, q)) printf(", 0x%06" PRIX32, q);
+    if (ornic_naketh_psn_lost(n, q)) printf(", 0x%06" PRIX32, q);
   }
   printf(" |\n");
 }

@@ -43,7 +43,9 @@ typedef struct ornic_analysis ornic_analysis;
 typedef void (*ornic_an_acked_cb)(void *user, uint64_t data_frame, uint64_t ack_frame);
 
 typedef struct {
-  uint32_t otd;       /* the QPs' OOO Tolerance Distance (PROTOCOL.md 4.4); 0 means 64 */
+  uint32_t otd;       /* the QPs' OOO Tolerance Distance (PROTOCOL.md 4.4), for the OTD rule
+                         and the reordering allowed a sprayed RC sender (8.4); 0 means 64.
+                         An ORNIC NAK's lost set comes from its Limit PSN, not from this */
   uint32_t pmtu;      /* path MTU in bytes; 0: learn it per conversation from full packets */
   uint32_t window;    /* PSNs remembered per direction, a power of two (256 .. 1<<22); 0: 16384 */
   uint32_t max_convs; /* conversations tracked; 0: 65536 */

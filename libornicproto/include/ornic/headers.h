@@ -73,17 +73,21 @@ enum {
   ORNIC_NAKETH_TIMEOUT = 2,      /* responder-side timer, nothing newer arrived */
   ORNIC_NAKETH_LAST_INCOMPLETE = 3 /* Last arrived but the WQE has holes */
 };
-#define ORNIC_NAKETH_FIXED_LEN 8
+#define ORNIC_NAKETH_FIXED_LEN 12
 #define ORNIC_NAKETH_MAX_BLOCKS 255
-/* NAKETH: 8 fixed bytes, then nblocks big-endian 16-bit blocks.
- * Bit i (i = 0 is the least significant) of block k set means PSN
- * base_psn + 16k + i was received. bitmap is a view into the decoded bytes
+/* NAKETH (docs/PROTOCOL.md 3.5): 12 fixed bytes, then nblocks big-endian
+ * 16-bit blocks. Bit i (i = 0 is the least significant) of block k set means
+ * PSN base_psn + 16k + i was received. limit_psn is the loss limit: the lost
+ * set is Base and the clear bits before it (ornic_naketh_lost_span), so the
+ * NAK alone says what it asks for. bitmap is a view into the decoded bytes
  * (or, for encoding, the caller's 2*nblocks big-endian bytes). */
 typedef struct {
   uint8_t reason;
-  uint32_t trigger_psn; /* 24 bits */
+  uint32_t trigger_psn; /* 24 bits; informative since spec 0.2 */
   uint8_t nblocks;      /* 1..255 */
   uint32_t base_psn;    /* 24 bits */
+  uint8_t resv;         /* reserved byte before the Limit PSN, kept */
+  uint32_t limit_psn;   /* 24 bits */
   const uint8_t *bitmap;
 } ornic_naketh;
 typedef struct { uint32_t data; } ornic_immdt;
@@ -138,13 +142,13 @@ ORNIC_API uint16_t ornic_naketh_block(const ornic_naketh *nak, unsigned k);
 ORNIC_API int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn);
 /* The lost set of docs/PROTOCOL.md 4.4, what the requester retransmits:
  * Base itself, plus every PSN Base + d with 0 < d < span whose bit is 0.
- * ornic_naketh_lost_span returns span (1 .. 16 * nblocks): the loss limit minus
- * Base. The limit is the trigger PSN for reasons 2 and 3, and the trigger
- * minus `otd` (the QP's agreed OTD) for reason 1, because packets fewer than
- * OTD behind the trigger may still be on slower paths. */
-ORNIC_API uint32_t ornic_naketh_lost_span(const ornic_naketh *nak, uint32_t otd);
+ * ornic_naketh_lost_span returns span: the Limit PSN minus Base, clamped to
+ * 1 .. 16 * nblocks (a limit at or before Base declares Base alone; one past
+ * the bitmap, every clear bit). It reads only the NAK: the responder wrote its
+ * loss limit into the Limit PSN (the trigger minus its OTD for reason 1). */
+ORNIC_API uint32_t ornic_naketh_lost_span(const ornic_naketh *nak);
 /* 1 when psn is in the lost set, 0 when not (including outside the bitmap). */
-ORNIC_API int ornic_naketh_psn_lost(const ornic_naketh *nak, uint32_t otd, uint32_t psn);
+ORNIC_API int ornic_naketh_psn_lost(const ornic_naketh *nak, uint32_t psn);
 /* Writes n blocks as big-endian bytes into out (2n bytes) for encoding. */
 ORNIC_API void ornic_naketh_bitmap_pack(uint8_t *out, const uint16_t *blocks, unsigned n);
 
@@ -180,7 +184,7 @@ ORNIC_API const char *ornic_naketh_reason_name(uint8_t reason);
  *
  *   ornic_naketh_lost_iter it;
  *   uint32_t first, n;
- *   ornic_naketh_lost_begin(&it, nak, otd);
+ *   ornic_naketh_lost_begin(&it, nak);
  *   while (ornic_naketh_lost_next_run(&it, &first, &n)) ...  // PSNs first .. first+n-1
  *
  * `nak` must stay valid while the iterator is used. Never allocates. */
@@ -190,14 +194,13 @@ typedef struct {
   uint32_t d;    /* next distance from Base to look at */
   uint64_t reserved[2]; /* README.md "ABI policy" */
 } ornic_naketh_lost_iter;
-ORNIC_API void ornic_naketh_lost_begin(ornic_naketh_lost_iter *it, const ornic_naketh *nak,
-                                       uint32_t otd);
+ORNIC_API void ornic_naketh_lost_begin(ornic_naketh_lost_iter *it, const ornic_naketh *nak);
 /* The next run: 1 with *first (24-bit PSN, wrapping) and *count >= 1, or 0
  * when the set is exhausted. */
 ORNIC_API int ornic_naketh_lost_next_run(ornic_naketh_lost_iter *it, uint32_t *first,
                                          uint32_t *count);
 /* Total PSNs in the lost set (1 .. span). */
-ORNIC_API uint32_t ornic_naketh_lost_count(const ornic_naketh *nak, uint32_t otd);
+ORNIC_API uint32_t ornic_naketh_lost_count(const ornic_naketh *nak);
 
 #ifdef __cplusplus
 }

@@ -58,10 +58,11 @@ typedef struct {
 ORNIC_API const ornic_field_layout *ornic_bth_layout(size_t *count);
 
 /* The fields of one extension header, hdr_bit one ORNIC_HDR_* bit (opcode.h),
- * in wire order; for NAKETH its 8 fixed bytes (Reason, Trigger PSN, block
- * count, Base PSN), after which come nblocks 16-bit big-endian bitmap blocks
- * (headers.h). count must be non-NULL. Returns the static table, or NULL with
- * *count = 0 when hdr_bit is not exactly one known header bit. */
+ * in wire order; for NAKETH its 12 fixed bytes (Reason, Trigger PSN, block
+ * count, Base PSN, reserved, Limit PSN), after which come nblocks 16-bit
+ * big-endian bitmap blocks (headers.h). count must be non-NULL. Returns the
+ * static table, or NULL with *count = 0 when hdr_bit is not exactly one known
+ * header bit. */
 ORNIC_API const ornic_field_layout *ornic_hdr_layout(uint16_t hdr_bit, size_t *count);
 
 /* The value of a field of at most 8 bytes from its header's bytes: hdr must

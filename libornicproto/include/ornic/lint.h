@@ -30,9 +30,10 @@ enum {
   ORNIC_LINT_BECN = 1u << 8,           /* L9 BECN set outside a CNP on an ORNIC opcode */
   ORNIC_LINT_OFFSET_DMA = 1u << 9,     /* L10 OFFETH offset not below max(1, RETH DMA length) */
   ORNIC_LINT_OFFSET_PMTU = 1u << 10,   /* L11 OFFETH offset not a multiple of PMTU (PMTU known) */
-  ORNIC_LINT_SPOT_PMTU = 1u << 11      /* L12 FSpot/Spot payload differs from PMTU (PMTU known) */
+  ORNIC_LINT_SPOT_PMTU = 1u << 11,     /* L12 FSpot/Spot payload differs from PMTU (PMTU known) */
+  ORNIC_LINT_NAK_LIMIT = 1u << 12      /* L13 ORNIC NAK: Limit PSN not after Base, or after Trigger */
 };
-#define ORNIC_LINT_COUNT 12
+#define ORNIC_LINT_COUNT 13
 
 /* The ORNIC_LINT_* rules f breaks. f must come from ornic_frame_decode (or
  * ornic_roce_decode) of `data`; only what was decoded is checked: headers in

@@ -24,7 +24,7 @@ enum {
   ORNIC_HDR_AETH = 1u << 7,       /* 4 B */
   ORNIC_HDR_ATOMICACKETH = 1u << 8, /* 8 B */
   ORNIC_HDR_OACKETH = 1u << 9,    /* 4 B, ORNIC ACK flags + aggregation */
-  ORNIC_HDR_NAKETH = 1u << 10,    /* 8 B + 2 B per bitmap block, ORNIC NAK */
+  ORNIC_HDR_NAKETH = 1u << 10,    /* 12 B + 2 B per bitmap block, ORNIC NAK */
   ORNIC_HDR_IMMDT = 1u << 11,     /* 4 B */
   ORNIC_HDR_IETH = 1u << 12,      /* 4 B */
   ORNIC_HDR_CNP = 1u << 13        /* 16 reserved bytes of a RoCEv2 CNP */

@@ -92,7 +92,7 @@ static void put_missing_run(void *ctx, uint32_t first, uint32_t count) {
   }
 }
 
-static void put_naketh(dec_out *o, const ornic_naketh *n, uint32_t otd, bool *outer) {
+static void put_naketh(dec_out *o, const ornic_naketh *n, bool *outer) {
   bool f;
   obj_open(o, K("naketh"), outer, &f);
   num(o, K("reason"), n->reason, &f);
@@ -100,13 +100,14 @@ static void put_naketh(dec_out *o, const ornic_naketh *n, uint32_t otd, bool *ou
   num(o, K("trigger_psn"), n->trigger_psn, &f);
   num(o, K("nblocks"), n->nblocks, &f);
   num(o, K("base_psn"), n->base_psn, &f);
+  num(o, K("limit_psn"), n->limit_psn, &f);
   put_blocks(o, n, &f);
   key(o, K("missing_psns"), &f);
   dec_out_char(o, '[');
   list_ctx lc = {o, true};
   ornic_naketh_lost_iter it;
   uint32_t first, count;
-  ornic_naketh_lost_begin(&it, n, otd);
+  ornic_naketh_lost_begin(&it, n);
   while (ornic_naketh_lost_next_run(&it, &first, &count)) put_missing_run(&lc, first, count);
   dec_out_lit(o, "]}");
 }
@@ -143,7 +144,7 @@ static void put_atomiceth(dec_out *o, const ornic_atomiceth *a, bool *outer) {
 }
 
 /* One extension header as `"name":{...}` (or a plain number for ImmDt/IETH). */
-static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, uint32_t otd, bool *outer) {
+static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, bool *outer) {
   bool f;
   switch (bit) {
   case ORNIC_HDR_RDETH: obj_open(o, K("rdeth"), outer, &f); num(o, K("een"), e->rdeth.een, &f); break;
@@ -174,7 +175,7 @@ static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, uint32_t otd, 
     hexstr(o, K("orig_rdata"), e->atomicacketh.orig, 16, &f);
     break;
   case ORNIC_HDR_OACKETH: put_oacketh(o, &e->oacketh, outer); return;
-  case ORNIC_HDR_NAKETH: put_naketh(o, &e->naketh, otd, outer); return;
+  case ORNIC_HDR_NAKETH: put_naketh(o, &e->naketh, outer); return;
   case ORNIC_HDR_IMMDT: num(o, K("immdt"), e->immdt.data, outer); return;
   case ORNIC_HDR_IETH: num(o, K("ieth"), e->ieth.rkey, outer); return;
   case ORNIC_HDR_CNP: obj_open(o, K("cnp"), outer, &f); break;
@@ -270,7 +271,7 @@ static void put_transport(dec_out *o, const dec_packet *pk, bool *f) {
   const ornic_frame *fr = &pk->f;
   put_bth(o, &fr->bth, f);
   for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++)
-    if (fr->ext.present & (1u << i)) put_ext(o, &fr->ext, (uint16_t)(1u << i), pk->otd, f);
+    if (fr->ext.present & (1u << i)) put_ext(o, &fr->ext, (uint16_t)(1u << i), f);
   if (pk->has_payload) {
     num(o, K("payload_len"), fr->payload_len, f);
     if (fr->payload_caplen < fr->payload_len) num(o, K("payload_caplen"), fr->payload_caplen, f);

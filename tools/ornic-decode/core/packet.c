@@ -147,7 +147,6 @@ static int64_t capture_seconds(const dec_decode_cfg *cfg, const struct pcap_pkth
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
                        const struct pcap_pkthdr *h, const uint8_t *data) {
   pk->frame = frame;
-  pk->otd = cfg->otd;
   pk->sec = capture_seconds(cfg, h);
   pk->nsec = (uint32_t)h->ts.tv_usec; /* nanoseconds: the capture was opened with NANO precision */
   pk->caplen = h->caplen;

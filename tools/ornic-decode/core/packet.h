@@ -37,7 +37,6 @@ typedef struct {
   int dlt;
   uint16_t udp_port; /* 0: 4791 */
   bool verify_icrc;
-  uint32_t otd; /* the QPs' OTD, for the lost set of reason 1 NAKs (PROTOCOL.md 4.4) */
   uint32_t pmtu; /* the QPs' PMTU when given (--pmtu), for lint rules L11, L12; else 0 */
   bool pcapng;  /* timestamps are pcapng's 64-bit ones, not a pcap record's 32-bit seconds */
 } dec_decode_cfg;
@@ -61,7 +60,6 @@ typedef struct {
   uint32_t icrc_want;
   dec_icrc vcrc;       /* native InfiniBand: the VCRC's state, as icrc's; else n/a */
   uint16_t vcrc_want;
-  uint32_t otd;      /* dec_decode_cfg.otd, for printing NAK lost sets */
   uint32_t warnings; /* ORNIC_LINT_* (ornic/lint.h) */
   const char *error; /* NULL, or text (may point into errbuf) */
   char errbuf[320]; /* several malformed rules can be named at once */

@@ -108,16 +108,17 @@ static void put_missing_run(void *ctx, uint32_t first, uint32_t count) {
   }
 }
 
-static void put_nak(dec_out *o, const ornic_naketh *n, uint32_t otd) {
+static void put_nak(dec_out *o, const ornic_naketh *n) {
   kv_named(o, KEY(" nak="), n->reason, 0, ornic_naketh_reason_name(n->reason));
   kv_u64(o, KEY(" trigger="), n->trigger_psn);
   kv_u64(o, KEY(" base="), n->base_psn);
+  kv_u64(o, KEY(" limit="), n->limit_psn);
   kv_u64(o, KEY(" nblocks="), n->nblocks);
   dec_out_lit(o, " missing=");
   run_ctx rc = {o, true};
   ornic_naketh_lost_iter it;
   uint32_t first, count, missing = 0;
-  ornic_naketh_lost_begin(&it, n, otd);
+  ornic_naketh_lost_begin(&it, n);
   while (ornic_naketh_lost_next_run(&it, &first, &count)) {
     put_missing_run(&rc, first, count);
     missing += count;
@@ -133,7 +134,7 @@ static void put_oack(dec_out *o, const ornic_oacketh *a) {
 }
 
 /* One extension header; bits come in wire order. */
-static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, uint32_t otd) {
+static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit) {
   switch (bit) {
   case ORNIC_HDR_RDETH: kv_hex(o, KEY(" een="), e->rdeth.een, 6); break;
   case ORNIC_HDR_DETH:
@@ -160,7 +161,7 @@ static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, uint32_t otd) 
     break;
   case ORNIC_HDR_ATOMICACKETH: kv_hex(o, KEY(" orig="), e->atomicacketh.orig, 0); break;
   case ORNIC_HDR_OACKETH: put_oack(o, &e->oacketh); break;
-  case ORNIC_HDR_NAKETH: put_nak(o, &e->naketh, otd); break;
+  case ORNIC_HDR_NAKETH: put_nak(o, &e->naketh); break;
   case ORNIC_HDR_IMMDT: kv_hex(o, KEY(" imm="), e->immdt.data, 8); break;
   case ORNIC_HDR_IETH: kv_hex(o, KEY(" inv_rkey="), e->ieth.rkey, 8); break;
   default: break; /* CNP: 16 reserved bytes */
@@ -214,7 +215,7 @@ static void put_body(dec_out *o, const dec_packet *pk) {
   const ornic_frame *f = &pk->f;
   put_bth(o, &f->bth);
   for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++)
-    if (f->ext.present & (1u << i)) put_ext(o, &f->ext, (uint16_t)(1u << i), pk->otd);
+    if (f->ext.present & (1u << i)) put_ext(o, &f->ext, (uint16_t)(1u << i));
   if (pk->has_payload) {
     kv_u64(o, KEY(" len="), f->payload_len);
     if (f->payload_caplen < f->payload_len) kv_u64(o, KEY(" captured="), f->payload_caplen);

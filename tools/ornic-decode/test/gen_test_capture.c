@@ -186,7 +186,8 @@ static void build_case(int k, ornic_frame *f) {
     ornic_naketh_bitmap_pack(nak_bitmap, blocks, 2);
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 1010, 2, 1000, nak_bitmap};
+    /* Limit 1007: a responder with OTD 3 (1010 - 3), so 1007 is not asked for. */
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 1010, 2, 1000, 0, 1007, nak_bitmap};
     break;
   }
   case 14:
@@ -230,19 +231,19 @@ static void build_case(int k, ornic_frame *f) {
   case 36:
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 1, 1000, nak_full};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 1, 1000, 0, 1011, nak_full};
     break;
   case 37:
     base(f, 6, 0xca, 0x21, 0xfffff8, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_LAST_INCOMPLETE, 2, 1, 0xfffff8, nak_wrap};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_LAST_INCOMPLETE, 2, 1, 0xfffff8, 0, 2, nak_wrap};
     break;
   case 38: base(f, 4, 0x04, 0x36, 1, 4); break;  /* trimmed to 3 bytes, PadCnt 0 below */
   case 39: base(f, 4, 0x04, 0x36, 2, 3); break;  /* pad byte set below */
   case 40:
     base(f, 4, 0xca, 0x21, 1001, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 1010, 2, 1000, nak_bitmap};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 1010, 2, 1000, 0, 1007, nak_bitmap};
     break;
   case 41:
     base(f, 4, 0xc9, 0x21, 1003, 0);
@@ -252,14 +253,14 @@ static void build_case(int k, ornic_frame *f) {
   case 42: /* odd block count: the 2 pad bytes are removed below */
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 1, 1000, nak_full};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 1, 1000, 0, 1011, nak_full};
     break;
   case 43: base(f, 4, 0x04, 0x37, 1, 8); break;  /* opcode -> RC ACK below */
   case 44: base(f, 4, 0x11, 0x37, 2, 0); f->ext.aeth = (ornic_aeth){0x1f, 1}; break;
   case 45:
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
-    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 2, 1000, nak_bitmap};
+    f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 2, 1000, 0, 1011, nak_bitmap};
     break;
   default: break;
   }
@@ -279,7 +280,7 @@ static const case_row case_table[] = {
     {"ORNIC OOO WRITE Spot", DMG_NONE, 0, 0},
     {"ORNIC OOO WRITE Last w/ Addr+Imm", DMG_NONE, 0, 0},
     {"ORNIC ACK", DMG_NONE, 0, 0},
-    {"ORNIC NAK, 2 blocks, lost 1000,1005-1007 (1024-1031 after the trigger)", DMG_NONE, 0, 0},
+    {"ORNIC NAK, 2 blocks, limit 1007, lost 1000,1005-1006 (1007, 1024-1031 after it)", DMG_NONE, 0, 0},
     {"UD SEND Only", DMG_NONE, 0, 0},
     {"RC CmpSwap", DMG_NONE, 0, 0},
     {"RC ATOMIC ACK", DMG_NONE, 0, 0},

@@ -38,11 +38,17 @@ has cases.pcap 7 "vlan=100 RC_ACKNOWLEDGE"
 has cases.pcap 8 "aeth=0x60(NAK PSN sequence error) msn=3"
 has cases.pcap 9 "ORNIC_OOO_WRITE_FSPOT qp=0x000021 psn=1000 va=0xffffffffffff0000 rkey=0x00000077 dmalen=1048576 offset=4096"
 has cases.pcap 12 "oack=0x02(wqe_done) count=16"
-# Reason 1, trigger 1010, Base 1000, 1005-1007 clear: the loss limit is the
-# trigger minus the OTD (PROTOCOL.md 4.4), so the default OTD 64 leaves Base alone.
-has cases.pcap 13 "trigger=1010 base=1000 nblocks=2 missing=1000 nmissing=1"
-DEC_ARGS="--otd 3" has cases.pcap 13 "missing=1000,1005-1006 nmissing=3"
-DEC_ARGS="--otd 0" has cases.pcap 13 "missing=1000,1005-1007 nmissing=4"
+# Reason 1, trigger 1010, Base 1000, 1005-1007 clear, Limit 1007: the lost set
+# is Base and the clear bits before the Limit the NAK carries (PROTOCOL.md 3.5,
+# 4.4), the same whatever --otd says (before spec 0.2 it was the trigger minus
+# --otd: Base alone with the default 64, 1005-1007 too with 0).
+for otd in 0 3 64 4080; do
+  DEC_ARGS="--otd $otd" has cases.pcap 13 "trigger=1010 base=1000 limit=1007 nblocks=2 missing=1000,1005-1006 nmissing=3"
+done
+has cases.pcap 13 "trigger=1010 base=1000 limit=1007 nblocks=2 missing=1000,1005-1006 nmissing=3"
+# Without the analysis (the only user of --otd) the output does not depend on it at all.
+check "--otd changes nothing but the analysis" cmp -s \
+  <("$DEC" -v --json --no-analysis --otd 0 cases.pcap) <("$DEC" -v --json --no-analysis --otd 4080 cases.pcap)
 has cases.pcap 14 "qkey=0x80010000 srcqp=0x000abc"
 has cases.pcap 15 "swap_add=0x1111222233334444 compare=0x9999"
 has cases.pcap 16 "orig=0xffffffffffffffff"
@@ -93,7 +99,8 @@ eq(r["bth"]["a"], 1, "AckReq")
 eq(r["time"], "1700000002.000002000", "time")
 eq(r["icrc"]["ok"], True, "icrc ok")
 eq(r["error"], None, "error")
-eq(rows[13]["naketh"]["missing_psns"], [1000], "lost set, OTD 64")
+eq(rows[13]["naketh"]["missing_psns"], [1000, 1005, 1006], "lost set, Limit 1007")
+eq(rows[13]["naketh"]["limit_psn"], 1007, "limit_psn")
 eq(rows[13]["naketh"]["blocks"], [0xff1f, 0x00ff], "blocks")
 eq(rows[12]["oacketh"], {"flags": 2, "addr_cached": False, "wqe_done": True, "count": 16}, "oacketh")
 eq(rows[15]["atomiceth"]["swap_add"], "0x1111222233334444", "atomic 64-bit as hex")

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+#include "sizing.h"
+
+#include <math.h>
+
+#include "net.h"
+
+/* ceil(x), forgiving the last bits of floating error (x within 1e-9 of an
+ * integer is that integer), saturated; 0 for x <= 0. */
+static uint32_t ceil0(double x) {
+  double c = ceil(x - 1e-9);
+  return c < 0 ? 0 : c > 4294967295.0 ? UINT32_MAX : (uint32_t)c;
+}
+
+static uint32_t ceil_count(double x) {
+  uint32_t c = ceil0(x);
+  return c ? c : 1;
+}
+
+/* us x Gb/s = 1e3 bits; / 8 per byte. */
+static double packets(double us, double rate_gbps, uint32_t len_bytes) {
+  return us * rate_gbps * 1e3 / 8.0 / (double)len_bytes;
+}
+
+uint32_t sizing_otd_eq3(double mdd_us, double rate_gbps, uint32_t len_bytes) {
+  return ceil_count(packets(mdd_us, rate_gbps, len_bytes));
+}
+
+uint32_t sizing_bdp(double rtt_us, double rate_gbps, uint32_t len_bytes) {
+  return ceil_count(packets(rtt_us, rate_gbps, len_bytes));
+}
+
+uint32_t sizing_window(uint32_t otd, uint32_t bdp) {
+  uint64_t w = (uint64_t)otd + bdp;
+  return w > UINT32_MAX ? UINT32_MAX : (uint32_t)w;
+}
+
+/* As net_nic_ser_ps: 8000 / G picoseconds per byte, rounded to the picosecond. */
+static uint64_t ser_ps(const options *o, uint32_t frame_len) {
+  return (uint64_t)((frame_len + NET_WIRE_EXTRA) * (8000.0 / o->rate_gbps) + 0.5);
+}
+
+uint64_t sizing_frame_ps(const options *o) {
+  return ser_ps(o, 14 + 20 + 8 + 12 + 20 + o->pmtu + 4);
+}
+
+double sizing_mdd_us(const options *o) { return o->paths > 1 ? o->delay_spread_us : 0; }
+
+uint64_t sizing_rtt_ps(const options *o) {
+  /* The slowest path's one-way delay, rounded as net.c rounds it. */
+  double slowest_us = o->base_delay_us + (o->paths > 1 ? o->delay_spread_us : 0);
+  uint64_t one_way = (uint64_t)(slowest_us * 1e6 + 0.5);
+  uint64_t frame = sizing_frame_ps(o), ack = ser_ps(o, 14 + 20 + 8 + 12 + 8 + 4);
+  /* The emulator holds a frame up to reorder_max full frame times, each way. */
+  uint64_t hold = (uint64_t)o->reorder_max * frame;
+  return 2 * one_way + 2 * frame + 2 * ack + 2 * hold;
+}
+
+uint32_t sizing_otd(const options *o) {
+  uint64_t otd = ceil0(packets(sizing_mdd_us(o), o->rate_gbps, o->pmtu));
+  if (o->reorder_max > 1) otd += o->reorder_max - 1;
+  return otd < 1 ? 1 : otd > UINT32_MAX ? UINT32_MAX : (uint32_t)otd;
+}
+
+uint32_t sizing_bdp_of(const options *o) {
+  return sizing_bdp((double)sizing_rtt_ps(o) / 1e6, o->rate_gbps, o->pmtu);
+}
