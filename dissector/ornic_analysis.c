@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The plugin's side of the conversation analysis: a thin adapter on
  * libornicproto's engine (ornic/analysis.h), which holds every rule.
  *
@@ -17,7 +18,7 @@ static ornic_analysis *engine;
 /* Frame number -> record of every analysed packet, in capture order (frame
  * numbers increase in the first pass): two parallel arrays, 12 bytes per
  * packet, searched by bisection. */
-static GArray *idx_frames; /* guint32 */
+static GArray *idx_frames;  /* guint32 */
 static GPtrArray *idx_recs; /* ornic_pkt * */
 
 /* (conversation, direction) -> ORNIC_ONCE_* kinds already shown. */

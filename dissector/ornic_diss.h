@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared declarations of the ORNIC Wireshark plugin: protocol ids, field
  * ids, expert infos, preferences and the per-packet analysis record. */
 #ifndef ORNIC_DISS_H
@@ -119,7 +120,7 @@ void ornic_register_stats(void);
  * set (PROTOCOL.md 4.4, from the NAK's own Limit PSN), of nlost PSNs. */
 void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
                         guint16 which, guint32 nlost);
-void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
-                         const ornic_frame *f, const ornic_pkt *an);
+void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
+                         const ornic_pkt *an);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The ORNIC dissector: takes the RoCEv2 UDP port, decodes the whole frame
  * with libornicproto (forward, from its first byte or from the innermost IP
  * header, so the iCRC can be verified), hands standard IBA opcodes to
@@ -35,7 +36,10 @@ static gboolean record_link(const packet_info *pinfo, ornic_link *link, guint *s
   if (!pinfo->rec || pinfo->rec->rec_type != REC_TYPE_PACKET) return FALSE;
   *link = ORNIC_LINK_RAW_IP;
   switch (pinfo->rec->rec_header.packet_header.pkt_encap) {
-  case WTAP_ENCAP_ETHERNET: *link = ORNIC_LINK_ETHERNET; *start = 0; return TRUE;
+  case WTAP_ENCAP_ETHERNET:
+    *link = ORNIC_LINK_ETHERNET;
+    *start = 0;
+    return TRUE;
   case WTAP_ENCAP_RAW_IP:
   case WTAP_ENCAP_RAW_IP4:
   case WTAP_ENCAP_RAW_IP6: *start = 0; return TRUE;
@@ -53,8 +57,8 @@ static gboolean record_link(const packet_info *pinfo, ornic_link *link, guint *s
  * decodes no other), so that header starts 40 bytes before the UDP header,
  * and *addr says whose addresses the decode must find there. FALSE when
  * neither applies. */
-static gboolean net_header(const packet_info *pinfo, tvbuff_t *tvb, const guint8 *frame,
-                           guint cap, guint *start, const address **addr) {
+static gboolean net_header(const packet_info *pinfo, tvbuff_t *tvb, const guint8 *frame, guint cap,
+                           guint *start, const address **addr) {
   const address *a = &pinfo->net_src;
   uintptr_t p = (uintptr_t)a->data, f = (uintptr_t)frame;
   gboolean in_frame = p >= f && p + (guint)a->len <= f + cap;
@@ -80,8 +84,7 @@ static gboolean decode_at(located *loc, tvbuff_t *tvb, const guint8 *frame, guin
   if (start >= cap) return FALSE;
   loc->base = frame + start;
   loc->rc = ornic_frame_decode(&loc->f, loc->base, cap - start, link, ORNIC_UDP_PORT_ANY);
-  return (loc->f.layers & ORNIC_LAYER_BTH) &&
-         start + loc->f.bth_off == (size_t)tvb_raw_offset(tvb);
+  return (loc->f.layers & ORNIC_LAYER_BTH) && start + loc->f.bth_off == (size_t)tvb_raw_offset(tvb);
 }
 
 /* Decodes the frame forward: from its first byte with the link type of its
@@ -158,7 +161,8 @@ static guint8 tree_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, con
   const ornic_frame *f = &loc->f;
   int off = (int)(f->icrc_off - f->bth_off);
   if (!f->icrc_present) {
-    proto_item *pi = proto_tree_add_uint(tree, hf.icrc_status, tvb, 0, 0, PROTO_CHECKSUM_E_UNVERIFIED);
+    proto_item *pi =
+        proto_tree_add_uint(tree, hf.icrc_status, tvb, 0, 0, PROTO_CHECKSUM_E_UNVERIFIED);
     proto_item_set_generated(pi);
     return PROTO_CHECKSUM_E_UNVERIFIED;
   }
@@ -196,7 +200,8 @@ static void tree_payload(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f) 
   if (f->payload_len) {
     proto_tree_add_bytes(tree, hf.payload, tvb, off, (gint)cap, f->payload);
   }
-  proto_item *pi = proto_tree_add_uint(tree, hf.payload_len, tvb, off, (gint)cap, (guint32)f->payload_len);
+  proto_item *pi =
+      proto_tree_add_uint(tree, hf.payload_len, tvb, off, (gint)cap, (guint32)f->payload_len);
   proto_item_set_generated(pi);
   if (f->pad_len && f->icrc_present)
     proto_tree_add_item(tree, hf.pad, tvb, off + (int)f->payload_len, f->pad_len, ENC_NA);
@@ -206,7 +211,8 @@ static void tree_payload(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f) 
 
 /* The Malformed expert, with the library's account of the rules broken. */
 static void add_malformed(packet_info *pinfo, proto_item *top, const located *loc) {
-  size_t need = loc->rc == ORNIC_ERR_MALFORMED ? ornic_frame_explain_malformed(&loc->f, NULL, 0) : 0;
+  size_t need =
+      loc->rc == ORNIC_ERR_MALFORMED ? ornic_frame_explain_malformed(&loc->f, NULL, 0) : 0;
   if (!need) {
     expert_add_info(pinfo, top, &ei.malformed);
     return;
@@ -231,15 +237,9 @@ static void lint(proto_tree *tree, packet_info *pinfo, const located *loc, tvbuf
     proto_item_set_generated(pi);
     if (own) {
       switch (loc->rc) {
-      case ORNIC_ERR_TRUNCATED:
-        expert_add_info(pinfo, top, &ei.truncated);
-        break;
-      case ORNIC_ERR_UNKNOWN_OPCODE:
-        expert_add_info(pinfo, top, &ei.unknown_opcode);
-        break;
-      default:
-        add_malformed(pinfo, top, loc);
-        break;
+      case ORNIC_ERR_TRUNCATED: expert_add_info(pinfo, top, &ei.truncated); break;
+      case ORNIC_ERR_UNKNOWN_OPCODE: expert_add_info(pinfo, top, &ei.unknown_opcode); break;
+      default: add_malformed(pinfo, top, loc); break;
       }
     }
   }
@@ -268,13 +268,15 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
   const ornic_ext *e = &f->ext;
   if (an && (an->v.flags & ORNIC_AN_ADDR))
     col_append_fstr(pinfo->cinfo, COL_INFO, " addr=0x%" PRIx64, an->v.addr);
-  if (e->present & ORNIC_HDR_OFFETH) col_append_fstr(pinfo->cinfo, COL_INFO, " off=%u", e->offeth.offset);
+  if (e->present & ORNIC_HDR_OFFETH)
+    col_append_fstr(pinfo->cinfo, COL_INFO, " off=%u", e->offeth.offset);
   if ((e->present & ORNIC_HDR_RETH) && !(e->present & ORNIC_HDR_OFFETH))
     col_append_fstr(pinfo->cinfo, COL_INFO, " va=0x%" PRIx64 " len=%u", e->reth.va, e->reth.dmalen);
   if (e->present & ORNIC_HDR_AETH) col_append_fstr(pinfo->cinfo, COL_INFO, " MSN=%u", e->aeth.msn);
   if (e->present & ORNIC_HDR_OACKETH) {
     col_append_fstr(pinfo->cinfo, COL_INFO, " count=%u", e->oacketh.count);
-    if (e->oacketh.flags & ORNIC_OACK_ADDR_CACHED) col_append_str(pinfo->cinfo, COL_INFO, " ADDR_CACHED");
+    if (e->oacketh.flags & ORNIC_OACK_ADDR_CACHED)
+      col_append_str(pinfo->cinfo, COL_INFO, " ADDR_CACHED");
     if (e->oacketh.flags & ORNIC_OACK_WQE_DONE) col_append_str(pinfo->cinfo, COL_INFO, " WQE_DONE");
   }
   if (e->present & ORNIC_HDR_NAKETH)
@@ -307,8 +309,10 @@ static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
 static const ornic_pkt *analysis_for(packet_info *pinfo, const located *loc) {
   if (pinfo->flags.in_error_pkt) return NULL; /* a copy inside an ICMP error */
   const ornic_frame *f = &loc->f;
-  ornic_an_input in = {.frame = pinfo->num, .sec = (int64_t)pinfo->abs_ts.secs,
-                       .nsec = (uint32_t)pinfo->abs_ts.nsecs, .f = f};
+  ornic_an_input in = {.frame = pinfo->num,
+                       .sec = (int64_t)pinfo->abs_ts.secs,
+                       .nsec = (uint32_t)pinfo->abs_ts.nsecs,
+                       .f = f};
   /* From the frame, the engine reads the addresses in f->ip itself. */
   if (!loc->from_frame && (pinfo->net_src.type == AT_IPv4 || pinfo->net_src.type == AT_IPv6) &&
       pinfo->net_dst.type == pinfo->net_src.type) {
@@ -337,9 +341,9 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
   proto_tree *ot = proto_item_add_subtree(ti, ett.root);
   if (!have_bth) {
     col_add_fstr(pinfo->cinfo, COL_INFO, "RoCEv2, not decodable: %s", ornic_strerror(loc->rc));
-    proto_item *pi = proto_tree_add_string_format_value(ot, hf.decode_error, tvb, 0, 0,
-                                                        ornic_errname(loc->rc), "no BTH: %s",
-                                                        ornic_strerror(loc->rc));
+    proto_item *pi =
+        proto_tree_add_string_format_value(ot, hf.decode_error, tvb, 0, 0, ornic_errname(loc->rc),
+                                           "no BTH: %s", ornic_strerror(loc->rc));
     proto_item_set_generated(pi);
     add_malformed(pinfo, ti, loc);
     return (int)tvb_captured_length(tvb);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Field, subtree and expert registration: the `ornic.*` names are a stable
  * interface, documented in dissector/README.md. Keep the two in step. */
 #include "ornic_diss.h"
@@ -46,106 +47,158 @@ static void fill_nak_reason_vals(void) {
   nak_reason_vals[256].strptr = NULL;
 }
 
-#define F(id, name, abbr, type, base, strings, mask, blurb) \
-  {&hf.id, {name, abbr, type, base, strings, mask, blurb, HFILL}}
+#define F(id, name, abbr, type, base, strings, mask, blurb)         \
+  {                                                                 \
+    &hf.id, { name, abbr, type, base, strings, mask, blurb, HFILL } \
+  }
 
 /* Header fields whose name is "ornic." + a libornicproto layout field name
  * (ornic/layout.h) take their bit mask from that layout at registration (the
  * 0 masks below); the tree adds them at the layout's offsets and sizes. */
 static hf_register_info field_table[] = {
     /* BTH */
-    F(bth, "Base Transport Header", "ornic.bth", FT_NONE, BASE_NONE, NULL, 0, "BTH, 12 bytes: opcode, flags, partition key, destination QP, PSN"),
-    F(opcode, "OpCode", "ornic.bth.opcode", FT_UINT8, BASE_HEX, VALS(opcode_vals), 0, "Transport and operation (0xC0-0xDF: ORNIC, PROTOCOL.md 3.1)"),
-    F(se, "Solicited Event", "ornic.bth.se", FT_BOOLEAN, 8, NULL, 0, "Solicited Event: the responder should raise an event"),
+    F(bth, "Base Transport Header", "ornic.bth", FT_NONE, BASE_NONE, NULL, 0,
+      "BTH, 12 bytes: opcode, flags, partition key, destination QP, PSN"),
+    F(opcode, "OpCode", "ornic.bth.opcode", FT_UINT8, BASE_HEX, VALS(opcode_vals), 0,
+      "Transport and operation (0xC0-0xDF: ORNIC, PROTOCOL.md 3.1)"),
+    F(se, "Solicited Event", "ornic.bth.se", FT_BOOLEAN, 8, NULL, 0,
+      "Solicited Event: the responder should raise an event"),
     F(m, "MigReq", "ornic.bth.m", FT_BOOLEAN, 8, NULL, 0, "Migration request (APM)"),
-    F(padcnt, "Pad Count", "ornic.bth.padcnt", FT_UINT8, BASE_DEC, NULL, 0, "Pad bytes after the payload (0-3), to a 4-byte boundary"),
-    F(tver, "Header Version", "ornic.bth.tver", FT_UINT8, BASE_DEC, NULL, 0, "Transport header version (0)"),
-    F(pkey, "Partition Key", "ornic.bth.pkey", FT_UINT16, BASE_HEX, NULL, 0, "Partition the QP belongs to"),
+    F(padcnt, "Pad Count", "ornic.bth.padcnt", FT_UINT8, BASE_DEC, NULL, 0,
+      "Pad bytes after the payload (0-3), to a 4-byte boundary"),
+    F(tver, "Header Version", "ornic.bth.tver", FT_UINT8, BASE_DEC, NULL, 0,
+      "Transport header version (0)"),
+    F(pkey, "Partition Key", "ornic.bth.pkey", FT_UINT16, BASE_HEX, NULL, 0,
+      "Partition the QP belongs to"),
     F(fecn, "FECN", "ornic.bth.fecn", FT_BOOLEAN, 8, NULL, 0,
       "Forward ECN (variant: the iCRC covers this byte as 0xFF)"),
-    F(becn, "BECN", "ornic.bth.becn", FT_BOOLEAN, 8, NULL, 0,
-      "Backward ECN (set in CNPs)"),
-    F(resv6, "Reserved (6 bits)", "ornic.bth.resv6", FT_UINT8, BASE_HEX, NULL, 0, "Reserved bits after FECN/BECN"),
-    F(destqp, "Destination QP", "ornic.bth.destqp", FT_UINT24, BASE_HEX, NULL, 0, "QP the packet is addressed to"),
-    F(ackreq, "AckReq", "ornic.bth.a", FT_BOOLEAN, 8, NULL, 0, "The requester asks for an acknowledgement (ORNIC: also an RTO probe, PROTOCOL.md 4.2)"),
-    F(resv7, "Reserved (7 bits)", "ornic.bth.resv7", FT_UINT8, BASE_HEX, NULL, 0, "Reserved bits after AckReq"),
-    F(psn, "Packet Sequence Number", "ornic.bth.psn", FT_UINT24, BASE_DEC, NULL, 0, "24-bit PSN of the packet"),
+    F(becn, "BECN", "ornic.bth.becn", FT_BOOLEAN, 8, NULL, 0, "Backward ECN (set in CNPs)"),
+    F(resv6, "Reserved (6 bits)", "ornic.bth.resv6", FT_UINT8, BASE_HEX, NULL, 0,
+      "Reserved bits after FECN/BECN"),
+    F(destqp, "Destination QP", "ornic.bth.destqp", FT_UINT24, BASE_HEX, NULL, 0,
+      "QP the packet is addressed to"),
+    F(ackreq, "AckReq", "ornic.bth.a", FT_BOOLEAN, 8, NULL, 0,
+      "The requester asks for an acknowledgement (ORNIC: also an RTO probe, PROTOCOL.md 4.2)"),
+    F(resv7, "Reserved (7 bits)", "ornic.bth.resv7", FT_UINT8, BASE_HEX, NULL, 0,
+      "Reserved bits after AckReq"),
+    F(psn, "Packet Sequence Number", "ornic.bth.psn", FT_UINT24, BASE_DEC, NULL, 0,
+      "24-bit PSN of the packet"),
     /* IBA extension headers */
-    F(rdeth, "RDETH", "ornic.rdeth", FT_NONE, BASE_NONE, NULL, 0, "Reliable Datagram extended transport header"),
-    F(rdeth_een, "EE Context", "ornic.rdeth.een", FT_UINT24, BASE_HEX, NULL, 0, "End-to-end context of an RD packet"),
-    F(deth, "DETH", "ornic.deth", FT_NONE, BASE_NONE, NULL, 0, "Datagram extended transport header (UD, RD)"),
-    F(deth_qkey, "Q_Key", "ornic.deth.q_key", FT_UINT32, BASE_HEX, NULL, 0, "Queue key checked by the destination QP"),
-    F(deth_srcqp, "Source QP", "ornic.deth.srcqp", FT_UINT24, BASE_HEX, NULL, 0, "QP that sent the datagram"),
-    F(xrceth, "XRCETH", "ornic.xrceth", FT_NONE, BASE_NONE, NULL, 0, "XRC extended transport header"),
-    F(xrceth_resv, "Reserved", "ornic.xrceth.resv", FT_UINT8, BASE_HEX, NULL, 0, "Reserved byte of the XRCETH"),
-    F(xrceth_xrcsrq, "XRC SRQ", "ornic.xrceth.xrcsrq", FT_UINT24, BASE_HEX, NULL, 0, "XRC shared receive queue of the target"),
-    F(feth, "FETH", "ornic.feth", FT_NONE, BASE_NONE, NULL, 0, "Flush extended transport header (RDMA FLUSH)"),
-    F(feth_value, "FETH value", "ornic.feth.value", FT_UINT32, BASE_HEX, NULL, 0, "FETH word: placement type and selectivity level"),
-    F(reth, "RETH", "ornic.reth", FT_NONE, BASE_NONE, NULL, 0, "RDMA extended transport header: VA, R_Key, DMA length"),
-    F(reth_va, "Virtual Address", "ornic.reth.va", FT_UINT64, BASE_HEX, NULL, 0, "Remote virtual address (ORNIC FSpot / Last with Address: the packet's own address)"),
-    F(reth_rkey, "Remote Key", "ornic.reth.r_key", FT_UINT32, BASE_HEX, NULL, 0, "Remote key of the memory region"),
-    F(reth_dmalen, "DMA Length", "ornic.reth.dmalen", FT_UINT32, BASE_DEC, NULL, 0, "Bytes of the whole WRITE or READ"),
-    F(offeth, "OFFETH", "ornic.offeth", FT_NONE, BASE_NONE, NULL, 0, "ORNIC offset extended transport header (PROTOCOL.md 3.3)"),
-    F(offeth_offset, "Offset in WQE", "ornic.offeth.offset", FT_UINT32, BASE_DEC, NULL, 0, "Byte offset of this packet in its WQE: Start_Addr = VA - Offset"),
-    F(atomiceth, "AtomicETH", "ornic.atomiceth", FT_NONE, BASE_NONE, NULL, 0, "Atomic extended transport header"),
-    F(atomiceth_va, "Virtual Address", "ornic.atomiceth.va", FT_UINT64, BASE_HEX, NULL, 0, "Remote virtual address of the 8-byte operand"),
-    F(atomiceth_rkey, "Remote Key", "ornic.atomiceth.r_key", FT_UINT32, BASE_HEX, NULL, 0, "Remote key of the memory region"),
+    F(rdeth, "RDETH", "ornic.rdeth", FT_NONE, BASE_NONE, NULL, 0,
+      "Reliable Datagram extended transport header"),
+    F(rdeth_een, "EE Context", "ornic.rdeth.een", FT_UINT24, BASE_HEX, NULL, 0,
+      "End-to-end context of an RD packet"),
+    F(deth, "DETH", "ornic.deth", FT_NONE, BASE_NONE, NULL, 0,
+      "Datagram extended transport header (UD, RD)"),
+    F(deth_qkey, "Q_Key", "ornic.deth.q_key", FT_UINT32, BASE_HEX, NULL, 0,
+      "Queue key checked by the destination QP"),
+    F(deth_srcqp, "Source QP", "ornic.deth.srcqp", FT_UINT24, BASE_HEX, NULL, 0,
+      "QP that sent the datagram"),
+    F(xrceth, "XRCETH", "ornic.xrceth", FT_NONE, BASE_NONE, NULL, 0,
+      "XRC extended transport header"),
+    F(xrceth_resv, "Reserved", "ornic.xrceth.resv", FT_UINT8, BASE_HEX, NULL, 0,
+      "Reserved byte of the XRCETH"),
+    F(xrceth_xrcsrq, "XRC SRQ", "ornic.xrceth.xrcsrq", FT_UINT24, BASE_HEX, NULL, 0,
+      "XRC shared receive queue of the target"),
+    F(feth, "FETH", "ornic.feth", FT_NONE, BASE_NONE, NULL, 0,
+      "Flush extended transport header (RDMA FLUSH)"),
+    F(feth_value, "FETH value", "ornic.feth.value", FT_UINT32, BASE_HEX, NULL, 0,
+      "FETH word: placement type and selectivity level"),
+    F(reth, "RETH", "ornic.reth", FT_NONE, BASE_NONE, NULL, 0,
+      "RDMA extended transport header: VA, R_Key, DMA length"),
+    F(reth_va, "Virtual Address", "ornic.reth.va", FT_UINT64, BASE_HEX, NULL, 0,
+      "Remote virtual address (ORNIC FSpot / Last with Address: the packet's own address)"),
+    F(reth_rkey, "Remote Key", "ornic.reth.r_key", FT_UINT32, BASE_HEX, NULL, 0,
+      "Remote key of the memory region"),
+    F(reth_dmalen, "DMA Length", "ornic.reth.dmalen", FT_UINT32, BASE_DEC, NULL, 0,
+      "Bytes of the whole WRITE or READ"),
+    F(offeth, "OFFETH", "ornic.offeth", FT_NONE, BASE_NONE, NULL, 0,
+      "ORNIC offset extended transport header (PROTOCOL.md 3.3)"),
+    F(offeth_offset, "Offset in WQE", "ornic.offeth.offset", FT_UINT32, BASE_DEC, NULL, 0,
+      "Byte offset of this packet in its WQE: Start_Addr = VA - Offset"),
+    F(atomiceth, "AtomicETH", "ornic.atomiceth", FT_NONE, BASE_NONE, NULL, 0,
+      "Atomic extended transport header"),
+    F(atomiceth_va, "Virtual Address", "ornic.atomiceth.va", FT_UINT64, BASE_HEX, NULL, 0,
+      "Remote virtual address of the 8-byte operand"),
+    F(atomiceth_rkey, "Remote Key", "ornic.atomiceth.r_key", FT_UINT32, BASE_HEX, NULL, 0,
+      "Remote key of the memory region"),
     F(atomiceth_swap, "Swap (or Add) Data", "ornic.atomiceth.swap_add", FT_UINT64, BASE_HEX, NULL,
       0, "Swap value (CmpSwap) or addend (FetchAdd)"),
     F(atomiceth_cmp, "Compare Data", "ornic.atomiceth.compare", FT_UINT64, BASE_HEX, NULL, 0,
       "Compare value (CmpSwap)"),
-    F(aeth, "AETH", "ornic.aeth", FT_NONE, BASE_NONE, NULL, 0, "ACK extended transport header: syndrome and MSN"),
-    F(aeth_syndrome, "Syndrome", "ornic.aeth.syndrome", FT_UINT8, BASE_HEX, NULL, 0, "ACK, RNR NAK or NAK code with credits, timer or error"),
-    F(aeth_msn, "Message Sequence Number", "ornic.aeth.msn", FT_UINT24, BASE_DEC, NULL, 0, "Message sequence number: messages the responder completed"),
-    F(atomicacketh, "AtomicAckETH", "ornic.atomicacketh", FT_NONE, BASE_NONE, NULL, 0, "Atomic ACK extended transport header"),
+    F(aeth, "AETH", "ornic.aeth", FT_NONE, BASE_NONE, NULL, 0,
+      "ACK extended transport header: syndrome and MSN"),
+    F(aeth_syndrome, "Syndrome", "ornic.aeth.syndrome", FT_UINT8, BASE_HEX, NULL, 0,
+      "ACK, RNR NAK or NAK code with credits, timer or error"),
+    F(aeth_msn, "Message Sequence Number", "ornic.aeth.msn", FT_UINT24, BASE_DEC, NULL, 0,
+      "Message sequence number: messages the responder completed"),
+    F(atomicacketh, "AtomicAckETH", "ornic.atomicacketh", FT_NONE, BASE_NONE, NULL, 0,
+      "Atomic ACK extended transport header"),
     F(atomicacketh_orig, "Original Remote Data", "ornic.atomicacketh.orig_rdata", FT_UINT64,
       BASE_HEX, NULL, 0, "The remote operand before the atomic operation"),
     /* ORNIC headers */
-    F(oacketh, "OACKETH", "ornic.oacketh", FT_NONE, BASE_NONE, NULL, 0, "ORNIC ACK extended transport header (PROTOCOL.md 3.4)"),
-    F(oack_flags, "Flags", "ornic.oacketh.flags", FT_UINT8, BASE_HEX, NULL, 0, "ADDR_CACHED, WQE_DONE and reserved bits"),
+    F(oacketh, "OACKETH", "ornic.oacketh", FT_NONE, BASE_NONE, NULL, 0,
+      "ORNIC ACK extended transport header (PROTOCOL.md 3.4)"),
+    F(oack_flags, "Flags", "ornic.oacketh.flags", FT_UINT8, BASE_HEX, NULL, 0,
+      "ADDR_CACHED, WQE_DONE and reserved bits"),
     F(oack_addr_cached, "ADDR_CACHED", "ornic.oacketh.addr_cached", FT_BOOLEAN, 8, NULL, 0,
       "The responder holds Start_Addr of the WQE in flight"),
     F(oack_wqe_done, "WQE_DONE", "ornic.oacketh.wqe_done", FT_BOOLEAN, 8, NULL, 0,
       "The cumulative PSN completes the WQE counted by the AETH MSN"),
-    F(oack_flags_resv, "Reserved flags", "ornic.oacketh.flags_resv", FT_UINT8, BASE_HEX, NULL,
-      0, "Reserved flag bits (zero)"),
-    F(oack_resv, "Reserved", "ornic.oacketh.resv", FT_UINT8, BASE_HEX, NULL, 0, "Reserved byte (zero)"),
+    F(oack_flags_resv, "Reserved flags", "ornic.oacketh.flags_resv", FT_UINT8, BASE_HEX, NULL, 0,
+      "Reserved flag bits (zero)"),
+    F(oack_resv, "Reserved", "ornic.oacketh.resv", FT_UINT8, BASE_HEX, NULL, 0,
+      "Reserved byte (zero)"),
     F(oack_count, "Count", "ornic.oacketh.count", FT_UINT16, BASE_DEC, NULL, 0,
       "New request packets accepted since the previous ACK"),
-    F(naketh, "NAKETH", "ornic.naketh", FT_NONE, BASE_NONE, NULL, 0, "ORNIC NAK extended transport header: reason, trigger, loss limit, bitmap (PROTOCOL.md 3.5)"),
+    F(naketh, "NAKETH", "ornic.naketh", FT_NONE, BASE_NONE, NULL, 0,
+      "ORNIC NAK extended transport header: reason, trigger, loss limit, bitmap (PROTOCOL.md 3.5)"),
     F(nak_reason, "Reason", "ornic.naketh.reason", FT_UINT8, BASE_DEC, VALS(nak_reason_vals), 0,
       "Why the responder sends the NAK"),
-    F(nak_trigger, "Trigger PSN", "ornic.naketh.trigger_psn", FT_UINT24, BASE_DEC, NULL, 0, "PSN whose arrival (or timeout) triggered the NAK; informative"),
-    F(nak_nblocks, "Bitmap blocks", "ornic.naketh.nblocks", FT_UINT8, BASE_DEC, NULL, 0, "16-bit bitmap blocks that follow"),
-    F(nak_base, "Base PSN", "ornic.naketh.base_psn", FT_UINT24, BASE_DEC, NULL, 0, "PSN of bit 0 of block 0: the first missing PSN"),
-    F(nak_resv, "Reserved", "ornic.naketh.resv", FT_UINT8, BASE_HEX, NULL, 0, "Reserved byte (zero)"),
+    F(nak_trigger, "Trigger PSN", "ornic.naketh.trigger_psn", FT_UINT24, BASE_DEC, NULL, 0,
+      "PSN whose arrival (or timeout) triggered the NAK; informative"),
+    F(nak_nblocks, "Bitmap blocks", "ornic.naketh.nblocks", FT_UINT8, BASE_DEC, NULL, 0,
+      "16-bit bitmap blocks that follow"),
+    F(nak_base, "Base PSN", "ornic.naketh.base_psn", FT_UINT24, BASE_DEC, NULL, 0,
+      "PSN of bit 0 of block 0: the first missing PSN"),
+    F(nak_resv, "Reserved", "ornic.naketh.resv", FT_UINT8, BASE_HEX, NULL, 0,
+      "Reserved byte (zero)"),
     F(nak_limit, "Limit PSN", "ornic.naketh.limit_psn", FT_UINT24, BASE_DEC, NULL, 0,
-      "Loss limit: the NAK declares lost Base and the clear bits before this PSN (PROTOCOL.md 4.4)"),
-    F(nak_block, "Block", "ornic.naketh.block", FT_UINT16, BASE_HEX, NULL, 0, "16 PSNs, a set bit for each one received"),
+      "Loss limit: the NAK declares lost Base and the clear bits before this PSN (PROTOCOL.md "
+      "4.4)"),
+    F(nak_block, "Block", "ornic.naketh.block", FT_UINT16, BASE_HEX, NULL, 0,
+      "16 PSNs, a set bit for each one received"),
     F(nak_missing_psn, "Missing PSN", "ornic.nak.missing_psn", FT_UINT24, BASE_DEC, NULL, 0,
       "A PSN this NAK declares lost (PROTOCOL.md 4.4): the requester retransmits it"),
     F(nak_received_psn, "Received PSN", "ornic.nak.received_psn", FT_UINT24, BASE_DEC, NULL, 0,
       "A PSN whose bitmap bit is set"),
     F(nak_missing_count, "Missing PSNs", "ornic.nak.missing_count", FT_UINT32, BASE_DEC, NULL, 0,
       "Size of the lost set: PSNs the requester retransmits"),
-    F(nak_received_count, "Received PSNs", "ornic.nak.received_count", FT_UINT32, BASE_DEC, NULL,
-      0, "Set bits of the bitmap (bit 0 of block 0 excluded)"),
-    F(immdt, "Immediate Data", "ornic.immdt", FT_UINT32, BASE_HEX, NULL, 0, "Immediate data delivered with the completion"),
-    F(ieth_rkey, "Invalidate R_Key", "ornic.ieth.r_key", FT_UINT32, BASE_HEX, NULL, 0, "R_Key the responder invalidates (SEND with Invalidate)"),
+    F(nak_received_count, "Received PSNs", "ornic.nak.received_count", FT_UINT32, BASE_DEC, NULL, 0,
+      "Set bits of the bitmap (bit 0 of block 0 excluded)"),
+    F(immdt, "Immediate Data", "ornic.immdt", FT_UINT32, BASE_HEX, NULL, 0,
+      "Immediate data delivered with the completion"),
+    F(ieth_rkey, "Invalidate R_Key", "ornic.ieth.r_key", FT_UINT32, BASE_HEX, NULL, 0,
+      "R_Key the responder invalidates (SEND with Invalidate)"),
     F(cnp, "CNP", "ornic.cnp", FT_NONE, BASE_NONE, NULL, 0, "RoCEv2 congestion notification"),
-    F(cnp_resv, "Reserved", "ornic.cnp.resv", FT_BYTES, BASE_NONE, NULL, 0, "16 reserved bytes of the CNP"),
-    F(payload, "Payload", "ornic.payload", FT_BYTES, BASE_NONE, NULL, 0, "Payload bytes, without pad"),
+    F(cnp_resv, "Reserved", "ornic.cnp.resv", FT_BYTES, BASE_NONE, NULL, 0,
+      "16 reserved bytes of the CNP"),
+    F(payload, "Payload", "ornic.payload", FT_BYTES, BASE_NONE, NULL, 0,
+      "Payload bytes, without pad"),
     F(payload_len, "Payload length", "ornic.payload_len", FT_UINT32, BASE_DEC, NULL, 0,
       "Payload bytes per the IP/UDP lengths, without pad"),
     F(pad, "Pad", "ornic.pad", FT_BYTES, BASE_NONE, NULL, 0, "Pad bytes counted by PadCnt"),
     F(icrc, "Invariant CRC", "ornic.icrc", FT_UINT32, BASE_HEX, NULL, 0,
       "The 4 wire bytes read as a little-endian number (libornicproto's convention)"),
     F(icrc_status, "iCRC status", "ornic.icrc.status", FT_UINT8, BASE_NONE,
-      VALS(proto_checksum_vals), 0, "Good, Bad, or Unverified (IP header not reachable, capture cut)"),
-    F(icrc_expected, "Expected iCRC", "ornic.icrc.expected", FT_UINT32, BASE_HEX, NULL, 0, "The iCRC the library computes over the invariant fields"),
+      VALS(proto_checksum_vals), 0,
+      "Good, Bad, or Unverified (IP header not reachable, capture cut)"),
+    F(icrc_expected, "Expected iCRC", "ornic.icrc.expected", FT_UINT32, BASE_HEX, NULL, 0,
+      "The iCRC the library computes over the invariant fields"),
     F(decode_error, "Decode error", "ornic.decode_error", FT_STRING, BASE_NONE, NULL, 0,
       "Why libornicproto did not decode the frame completely (for opcodes the stock InfiniBand "
-      "dissector decodes, no expert info: its layout may differ, e.g. ConnectX DC in the RD block)"),
+      "dissector decodes, no expert info: its layout may differ, e.g. ConnectX DC in the RD "
+      "block)"),
     /* analysis */
     F(an, "ORNIC analysis", "ornic.analysis", FT_NONE, BASE_NONE, NULL, 0,
       "libornicproto's passive conversation analysis of this packet"),
@@ -165,16 +218,16 @@ static hf_register_info field_table[] = {
       "From the preference, or learnt from full-size packets"),
     F(an_addr, "Implied address", "ornic.analysis.addr", FT_UINT64, BASE_HEX, NULL, 0,
       "Start_Addr + (PSN - Start_PSN) * PMTU; for READ responses the remote source address"),
-    F(an_addr_unknown, "Address not known", "ornic.analysis.addr_unknown", FT_NONE, BASE_NONE,
-      NULL, 0, "The packet has an implied address, but its WQE started before the capture"),
-    F(an_pmtu_unknown, "PMTU not known", "ornic.analysis.pmtu_unknown", FT_NONE, BASE_NONE, NULL,
-      0, "The implied address needs the PMTU, not known yet (set the ornic.pmtu preference)"),
+    F(an_addr_unknown, "Address not known", "ornic.analysis.addr_unknown", FT_NONE, BASE_NONE, NULL,
+      0, "The packet has an implied address, but its WQE started before the capture"),
+    F(an_pmtu_unknown, "PMTU not known", "ornic.analysis.pmtu_unknown", FT_NONE, BASE_NONE, NULL, 0,
+      "The implied address needs the PMTU, not known yet (set the ornic.pmtu preference)"),
     F(an_wqe, "WQE", "ornic.analysis.wqe", FT_UINT32, BASE_DEC, NULL, 0,
       "WQE (message) number in this direction, from 1"),
     F(an_new_wqe, "New WQE", "ornic.analysis.new_wqe", FT_NONE, BASE_NONE, NULL, 0,
       "This packet revealed a WQE not seen before"),
-    F(an_wqe_start_psn, "WQE Start_PSN", "ornic.analysis.wqe_start_psn", FT_UINT24, BASE_DEC,
-      NULL, 0, "First PSN of the WQE"),
+    F(an_wqe_start_psn, "WQE Start_PSN", "ornic.analysis.wqe_start_psn", FT_UINT24, BASE_DEC, NULL,
+      0, "First PSN of the WQE"),
     F(an_wqe_last_psn, "WQE Last_PSN", "ornic.analysis.wqe_last_psn", FT_UINT24, BASE_DEC, NULL, 0,
       "Last PSN of the WQE, when its length and the PMTU are known"),
     F(an_wqe_pkt, "Packet in WQE", "ornic.analysis.wqe_pkt", FT_UINT32, BASE_DEC, NULL, 0,
@@ -231,7 +284,8 @@ static hf_register_info field_table[] = {
     F(an_nak_lost, "PSNs declared lost", "ornic.analysis.nak_lost", FT_UINT32, BASE_DEC, NULL, 0,
       "Size of an ORNIC NAK's lost set (PROTOCOL.md 4.4)"),
     F(an_ack_stale, "Stale acknowledgement", "ornic.analysis.ack_stale", FT_NONE, BASE_NONE, NULL,
-      0, "An ACK whose PSN is before the cumulative PSN already acknowledged: a reordered "
+      0,
+      "An ACK whose PSN is before the cumulative PSN already acknowledged: a reordered "
       "ACK, which the requester ignores (PROTOCOL.md 4.2)"),
     F(an_not_captured, "Not captured", "ornic.analysis.not_captured", FT_NONE, BASE_NONE, NULL, 0,
       "This ACK covers PSNs the capture never saw: delivered, but missing from the file (a "
@@ -256,8 +310,8 @@ static hf_register_info field_table[] = {
       0, "The WQE this ACK reports complete"),
     F(an_ecn, "Congestion experienced", "ornic.analysis.ecn", FT_NONE, BASE_NONE, NULL, 0,
       "IP ECN CE, or BTH FECN/BECN set"),
-    F(an_before_capture, "Before the capture", "ornic.analysis.before_capture", FT_NONE,
-      BASE_NONE, NULL, 0, "About PSNs sent before the capture started: not judged"),
+    F(an_before_capture, "Before the capture", "ornic.analysis.before_capture", FT_NONE, BASE_NONE,
+      NULL, 0, "About PSNs sent before the capture started: not judged"),
     F(an_untracked, "Not tracked", "ornic.analysis.untracked", FT_NONE, BASE_NONE, NULL, 0,
       "The conversation table is full: this packet is not analysed"),
     F(an_paired, "QPs paired", "ornic.analysis.paired", FT_NONE, BASE_NONE, NULL, 0,
@@ -265,7 +319,10 @@ static hf_register_info field_table[] = {
 };
 #undef F
 
-#define E(id, abbr, group, sev, text) {&ei.id, {abbr, group, sev, text, EXPFILL}}
+#define E(id, abbr, group, sev, text)           \
+  {                                             \
+    &ei.id, { abbr, group, sev, text, EXPFILL } \
+  }
 
 /* Summaries are constant per kind (the numbers are in fields), so that
  * `-z expert` groups them. Network problems warn; capture artefacts are
@@ -299,15 +356,17 @@ static ei_register_info expert_table[] = {
 };
 #undef E
 
-static gint *const ett_table[] = {&ett.root,      &ett.bth,        &ett.hdr,
-                                   &ett.nak_blocks, &ett.nak_block, &ett.nak_missing,
-                                   &ett.nak_received, &ett.icrc,   &ett.an,
-                                   &ett.an_flags,   &ett.field_bits};
+static gint *const ett_table[] = {
+    &ett.root,         &ett.bth,  &ett.hdr, &ett.nak_blocks, &ett.nak_block, &ett.nak_missing,
+    &ett.nak_received, &ett.icrc, &ett.an,  &ett.an_flags,   &ett.field_bits};
 
-static const enum_val_t pmtu_enum[] = {
-    {"learn", "Learn from traffic", 0}, {"256", "256", 256},   {"512", "512", 512},
-    {"1024", "1024", 1024},            {"2048", "2048", 2048}, {"4096", "4096", 4096},
-    {NULL, NULL, 0}};
+static const enum_val_t pmtu_enum[] = {{"learn", "Learn from traffic", 0},
+                                       {"256", "256", 256},
+                                       {"512", "512", 512},
+                                       {"1024", "1024", 1024},
+                                       {"2048", "2048", 2048},
+                                       {"4096", "4096", 4096},
+                                       {NULL, NULL, 0}};
 
 gint ornic_pref_pmtu = 0;
 guint ornic_pref_otd = 64;
@@ -427,14 +486,16 @@ void ornic_register_fields(void (*prefs_apply)(void)) {
   expert_register_field_array(em, expert_table, array_length(expert_table));
 
   module_t *mod = prefs_register_protocol(proto_ornic, prefs_apply);
-  prefs_register_enum_preference(mod, "pmtu", "PMTU",
-                                 "Path MTU of every QP; 'learn' takes it from the first "
-                                 "full-size packet of each conversation (FSpot, Spot, READ Response, RC "
-                                 "First/Middle)",
-                                 &ornic_pref_pmtu, pmtu_enum, FALSE);
-  prefs_register_uint_preference(mod, "otd", "OTD (packets)",
-                                 "OOO Tolerance Distance, for the analysis: an arrival more than OTD "
-                                 "PSNs past the first missing one is flagged OTD exceeded "
-                                 "(PROTOCOL.md 4.4). A NAK's missing PSNs come from its Limit PSN",
-                                 10, &ornic_pref_otd);
+  prefs_register_enum_preference(
+      mod, "pmtu", "PMTU",
+      "Path MTU of every QP; 'learn' takes it from the first "
+      "full-size packet of each conversation (FSpot, Spot, READ Response, RC "
+      "First/Middle)",
+      &ornic_pref_pmtu, pmtu_enum, FALSE);
+  prefs_register_uint_preference(
+      mod, "otd", "OTD (packets)",
+      "OOO Tolerance Distance, for the analysis: an arrival more than OTD "
+      "PSNs past the first missing one is flagged OTD exceeded "
+      "(PROTOCOL.md 4.4). A NAK's missing PSNs come from its Limit PSN",
+      10, &ornic_pref_otd);
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Statistics from the "ornic" tap: `tshark -z ornic,stat[,FILTER]` prints a
  * table per conversation (QP pair) and direction, from the verdicts of
  * libornicproto's analysis engine with its merged conversations as one row;
@@ -149,15 +150,18 @@ static void row_label(const row *r, char *out, size_t cap) {
     ornic_an_conv_label(c, out, cap);
 }
 
-#define LINE "=========================================================================================================================================="
+#define LINE                                                                                       \
+  "==============================================================================================" \
+  "============================================"
 
 static void stat_draw(void *tapdata) {
   stat_ctx *ctx = tapdata;
   GPtrArray *rows = merged_rows(ctx);
   char label[256];
   printf("\n%s\n", LINE);
-  printf("ORNIC statistics per conversation (QP pair) and direction: A->B are host A's requests and "
-         "their responses\n");
+  printf(
+      "ORNIC statistics per conversation (QP pair) and direction: A->B are host A's requests and "
+      "their responses\n");
   printf("Filter: %s\n\n", ctx->filter ? ctx->filter : "<none>");
   printf("%-52s %4s %8s %6s %7s %7s %6s %5s %5s %7s %5s %5s %5s %4s\n", "Conversation", "Dir",
          "Packets", "WQEs", "OOO", "Retrans", "Dups", "NAKs", "Loss", "NotCapt", "Stale", "iCRC!",
@@ -212,15 +216,20 @@ static void stat_init(const char *opt_arg, void *userdata _U_) {
 
 static tap_param stat_params[] = {{PARAM_FILTER, "filter", "Filter", NULL, TRUE}};
 
-static stat_tap_ui stat_ui = {REGISTER_STAT_GROUP_GENERIC, "ORNIC conversation statistics", "ornic,stat",
-                              stat_init, G_N_ELEMENTS(stat_params), stat_params};
+static stat_tap_ui stat_ui = {REGISTER_STAT_GROUP_GENERIC,
+                              "ORNIC conversation statistics",
+                              "ornic,stat",
+                              stat_init,
+                              G_N_ELEMENTS(stat_params),
+                              stat_params};
 
 /* ---- stats_tree for the GUI ----------------------------------------------------- */
 
 static void tree_init(stats_tree *st _U_) {}
 
-static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
-                                     const void *data, tap_flags_t flags _U_) {
+static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_,
+                                     epan_dissect_t *edt _U_, const void *data,
+                                     tap_flags_t flags _U_) {
   const ornic_tap_info *ti = data;
   const ornic_pkt *an = ti->an;
   guint32 fl = an ? an->v.flags : 0;
@@ -260,7 +269,8 @@ static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_, epa
 
 static void register_listeners(void) {
   register_stat_tap_ui(&stat_ui, NULL);
-  stats_tree_register_plugin("ornic", "ornic", "ORNIC conversations", 0, tree_packet, tree_init, NULL);
+  stats_tree_register_plugin("ornic", "ornic", "ORNIC conversations", 0, tree_packet, tree_init,
+                             NULL);
 }
 
 void ornic_register_stats(void) {

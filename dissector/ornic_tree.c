@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Protocol tree items from a frame decoded by libornicproto. Which headers a
  * frame has, where each lies and how long it is come from the library's
  * decode (ornic_frame_hdr_offset/_size); where each field lies in its header,
@@ -47,11 +48,10 @@ static void tree_bth(proto_tree *tree, tvbuff_t *tvb, const ornic_bth *b) {
 static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_naketh *nak,
                             guint32 nlost) {
   int blocks = off + ORNIC_NAKETH_FIXED_LEN;
-  proto_tree *bt =
-      proto_tree_add_subtree_format(t, tvb, blocks, 2 * nak->nblocks,
-                                    ett.nak_blocks, NULL, "Bitmap: %u block%s, PSNs %u-%u",
-                                    nak->nblocks, nak->nblocks == 1 ? "" : "s", nak->base_psn,
-                                    ornic_psn_add(nak->base_psn, 16 * nak->nblocks - 1));
+  proto_tree *bt = proto_tree_add_subtree_format(
+      t, tvb, blocks, 2 * nak->nblocks, ett.nak_blocks, NULL, "Bitmap: %u block%s, PSNs %u-%u",
+      nak->nblocks, nak->nblocks == 1 ? "" : "s", nak->base_psn,
+      ornic_psn_add(nak->base_psn, 16 * nak->nblocks - 1));
   /* Block k (2 bytes) covers the 16 PSNs from Base + 16k; which of them it
    * marks received is the library's reading (ornic_naketh_psn_state). */
   guint32 nrecv = 0;
@@ -59,8 +59,10 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
     int boff = blocks + 2 * (int)k;
     guint32 first = ornic_psn_add(nak->base_psn, 16 * (gint32)k);
     int in_block = 0;
-    for (gint32 i = 0; i < 16; i++) in_block += ornic_naketh_psn_state(nak, ornic_psn_add(first, i)) == 1;
-    proto_item *bi = proto_tree_add_uint(bt, hf.nak_block, tvb, boff, 2, ornic_naketh_block(nak, k));
+    for (gint32 i = 0; i < 16; i++)
+      in_block += ornic_naketh_psn_state(nak, ornic_psn_add(first, i)) == 1;
+    proto_item *bi =
+        proto_tree_add_uint(bt, hf.nak_block, tvb, boff, 2, ornic_naketh_block(nak, k));
     proto_item_append_text(bi, " (block %u: PSNs %u-%u, %d received)", k, first,
                            ornic_psn_add(first, 15), in_block);
     proto_tree *rt = NULL;
@@ -74,8 +76,8 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
       nrecv++;
     }
   }
-  proto_item *ci = proto_tree_add_uint(t, hf.nak_received_count, tvb, blocks, 2 * nak->nblocks,
-                                       nrecv);
+  proto_item *ci =
+      proto_tree_add_uint(t, hf.nak_received_count, tvb, blocks, 2 * nak->nblocks, nrecv);
   proto_item_set_generated(ci);
   ci = proto_tree_add_uint(t, hf.nak_missing_count, tvb, off, ORNIC_NAKETH_FIXED_LEN, nlost);
   proto_item_set_generated(ci);
@@ -90,8 +92,8 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
       guint32 psn = ornic_psn_add(first, (gint32)i);
       gint32 rel = ornic_psn_diff(psn, nak->base_psn);
       int boff = rel > 0 ? blocks + 2 * (rel / 16) : off + base->offset;
-      proto_item *pi = proto_tree_add_uint(mt, hf.nak_missing_psn, tvb, boff,
-                                           rel > 0 ? 2 : base->size, psn);
+      proto_item *pi =
+          proto_tree_add_uint(mt, hf.nak_missing_psn, tvb, boff, rel > 0 ? 2 : base->size, psn);
       proto_item_set_generated(pi);
     }
   }
@@ -265,8 +267,8 @@ static void tree_ack(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const orn
   }
 }
 
-void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo,
-                         const ornic_frame *f, const ornic_pkt *an) {
+void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
+                         const ornic_pkt *an) {
   const ornic_an_verdict *v = &an->v;
   proto_item *ti = proto_tree_add_item(tree, hf.an, tvb, 0, 0, ENC_NA);
   proto_item_set_generated(ti);

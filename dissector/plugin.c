@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Entry points Wireshark looks for in a plugin .so. */
 #define WS_BUILD_DLL
 #include "ornic_diss.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_baseline: a harness that does nothing with its input. It is not a
  * fuzz target but a yardstick: scripts/fuzz-speed.sh runs it beside the real
  * harnesses, so each one's execs/s reads as a share of what AFL++'s own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_capture: the reading path of tools/ornic-decode, as the tool runs it:
  * the input stream (plain, or gzip through the inflating stream), libpcap's
  * pcap and pcapng readers, link types, the per-packet verdicts, the

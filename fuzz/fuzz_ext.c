@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_ext: every header decoder of the public API (headers.h) on its own:
  * the BTH, each extension header by its ORNIC_HDR_* bit, the named ORNIC
  * codecs (OFFETH, OACKETH, NAKETH with its bitmap accessors), and whole
@@ -14,11 +15,13 @@
 #include "fuzz_frame_check.h"
 
 enum {
-  SEL_ONE_FIRST = 0,               /* 0..13: ornic_ext_decode_one(1 << sel) */
-  SEL_BTH = ORNIC_HDR_COUNT,       /* 14 */
-  SEL_OFFETH, SEL_OACKETH, SEL_NAKETH, /* 15..17: the named codecs */
-  SEL_CHAIN_MASK,                  /* 18: ornic_ext_decode(any mask) */
-  SEL_CHAIN_OPCODE,                /* 19: the headers of an opcode */
+  SEL_ONE_FIRST = 0,         /* 0..13: ornic_ext_decode_one(1 << sel) */
+  SEL_BTH = ORNIC_HDR_COUNT, /* 14 */
+  SEL_OFFETH,
+  SEL_OACKETH,
+  SEL_NAKETH,       /* 15..17: the named codecs */
+  SEL_CHAIN_MASK,   /* 18: ornic_ext_decode(any mask) */
+  SEL_CHAIN_OPCODE, /* 19: the headers of an opcode */
   SEL_COUNT
 };
 
@@ -39,11 +42,13 @@ static void one_header(uint16_t bit, const uint8_t *p, size_t len) {
   const char *name = ornic_hdr_name(bit);
   fuzz_check(n > 0 || n == ORNIC_ERR_TRUNCATED || n == ORNIC_ERR_MALFORMED, "%s: %d", name, n);
   fuzz_check((n > 0) == (e.present == bit), "%s: present %#x after %d", name, e.present, n);
-  if (n == ORNIC_ERR_MALFORMED) fuzz_check(bit == ORNIC_HDR_NAKETH && p[4] == 0, "%s malformed", name);
+  if (n == ORNIC_ERR_MALFORMED)
+    fuzz_check(bit == ORNIC_HDR_NAKETH && p[4] == 0, "%s malformed", name);
   if (n < 0) return;
   fuzz_check((size_t)n <= len && (size_t)n == ornic_ext_size(&e, bit), "%s size", name);
   check_reencoded(p, n, ornic_ext_encode_one(out, sizeof out, &e, bit), out, name);
-  fuzz_check(ornic_ext_encode_one(out, (size_t)n - 1, &e, bit) == ORNIC_ERR_NOBUF, "%s: no room", name);
+  fuzz_check(ornic_ext_encode_one(out, (size_t)n - 1, &e, bit) == ORNIC_ERR_NOBUF, "%s: no room",
+             name);
   if (bit == ORNIC_HDR_NAKETH) fuzz_check_nak(&e.naketh, p, len);
 }
 
@@ -96,7 +101,8 @@ static void chain(uint16_t hdrs, const uint8_t *p, size_t len) {
   fuzz_check(e.present == known, "chain: present %#x of %#x", e.present, known);
   fuzz_check((size_t)n <= len && (size_t)n == ornic_ext_size(&e, hdrs), "chain size %d", n);
   check_reencoded(p, n, ornic_ext_encode(out, sizeof out, &e, hdrs), out, "chain");
-  if (n > 0) fuzz_check(ornic_ext_encode(out, (size_t)n - 1, &e, hdrs) == ORNIC_ERR_NOBUF, "chain room");
+  if (n > 0)
+    fuzz_check(ornic_ext_encode(out, (size_t)n - 1, &e, hdrs) == ORNIC_ERR_NOBUF, "chain room");
   if (e.present & ORNIC_HDR_NAKETH) fuzz_check_nak(&e.naketh, p, len);
 }
 
@@ -104,7 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
   unsigned sel = data[0] % SEL_COUNT;
   /* Every code, known or not, has a name and a text. */
-  fuzz_check(ornic_errname((int)data[0] - 128)[0] && ornic_strerror((int)data[0] - 128)[0], "texts");
+  fuzz_check(ornic_errname((int)data[0] - 128)[0] && ornic_strerror((int)data[0] - 128)[0],
+             "texts");
   const uint8_t *p = data + 1;
   size_t len = size - 1;
   if (sel < ORNIC_HDR_COUNT) {

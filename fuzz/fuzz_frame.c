@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_frame: the frame decoder from every start it supports, then the iCRC
  * and the accessors a reader calls on what was decoded.
  *

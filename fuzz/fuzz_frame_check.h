@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The decoder's contract as an oracle, shared by fuzz_frame and fuzz_roundtrip. */
 #ifndef ORNIC_FUZZ_FRAME_CHECK_H
 #define ORNIC_FUZZ_FRAME_CHECK_H

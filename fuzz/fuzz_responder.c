@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_responder: pcapgen's ORNIC responder (pcapgen/ornic_resp.c) inside
  * its simulator (pcapgen/sim.c), fed an arbitrary sequence of packets and
  * pauses. The harness plays the requester (fuzz_responder_model.h): it sends
@@ -136,8 +137,10 @@ static size_t honest(run *r, uint32_t q, uint8_t a, uint8_t b, uint8_t op, ornic
   uint32_t idx = ((uint32_t)(a & 0x3f) << 8 | b) % w->npkts;
   uint32_t count = 0;
   if (w->read) {
-    if (!w->requested) idx = 0; /* the first request; retries come after it */
-    else count = 1 + (a & 0x3f) % (w->npkts - idx);
+    if (!w->requested)
+      idx = 0; /* the first request; retries come after it */
+    else
+      count = 1 + (a & 0x3f) % (w->npkts - idx);
   }
   sim_frame(r->s, NODE_REQ, f);
   model_frame(&r->m, q, k, idx, count, op & 0x20, op & 0x40, op & 0x80, f, r->payload);
@@ -150,7 +153,8 @@ static size_t honest(run *r, uint32_t q, uint8_t a, uint8_t b, uint8_t op, ornic
 /* A frame that is not honest: its QP is judged by the sanitizers only. */
 static void foreign(run *r, const uint8_t *frame, size_t len) {
   ornic_frame f;
-  if (ornic_frame_decode(&f, frame, len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) != ORNIC_OK) return;
+  if (ornic_frame_decode(&f, frame, len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) != ORNIC_OK)
+    return;
   if ((f.ext.present & ORNIC_HDR_RETH) && f.ext.reth.dmalen > MAX_FOREIGN_DMALEN) return;
   int q = wl_qp_index(r->m.o, f.bth.destqp, true);
   if (q >= 0) r->m.qp[q].tainted = true;
@@ -182,7 +186,10 @@ static size_t act(run *r, const uint8_t *p, size_t len) {
   uint32_t q = (op >> 3 & 3) % r->m.o->qps;
   ornic_frame f;
   switch (op & 7) {
-  case 0: case 1: case 2: case 3: /* an honest packet: the common case */
+  case 0:
+  case 1:
+  case 2:
+  case 3: /* an honest packet: the common case */
     inject(r, r->frame, honest(r, q, a, b, op, &f, true));
     return 3;
   case 4: /* a pause: up to four T_resp, so every timer can fire */
@@ -213,8 +220,8 @@ static void check_outcome(run *r) {
   const char *err = sim_error(r->s);
   const char *on = strstr(err, " on QP ");
   unsigned q = on ? (unsigned)strtoul(on + 7, NULL, 10) : MODEL_QPS;
-  bool tolerated = strncmp(err, "integrity check failed", 22) == 0 && q < MODEL_QPS &&
-                   r->m.qp[q].tainted;
+  bool tolerated =
+      strncmp(err, "integrity check failed", 22) == 0 && q < MODEL_QPS && r->m.qp[q].tainted;
   fuzz_check(tolerated, "the simulation failed: %s", err);
 }
 
@@ -241,11 +248,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   sim_run_until(r.s, sim_now(r.s) + 4 * (r.t->rtt_ps + r.t->otd_ps));
   check_outcome(&r);
   if (verbose) {
-    fprintf(stderr, "  pmtu %u qps %u: %llu acks, %llu naks, %llu fatal, %llu WQEs verified, "
-            "%llu pool drops, %llu duplicates;", o.pmtu, o.qps, (unsigned long long)st.acks,
-            (unsigned long long)st.naks, (unsigned long long)st.fatal,
-            (unsigned long long)st.wqes_verified, (unsigned long long)st.pool_drops,
-            (unsigned long long)st.dup_data);
+    fprintf(stderr,
+            "  pmtu %u qps %u: %llu acks, %llu naks, %llu fatal, %llu WQEs verified, "
+            "%llu pool drops, %llu duplicates;",
+            o.pmtu, o.qps, (unsigned long long)st.acks, (unsigned long long)st.naks,
+            (unsigned long long)st.fatal, (unsigned long long)st.wqes_verified,
+            (unsigned long long)st.pool_drops, (unsigned long long)st.dup_data);
     for (uint32_t q = 0; q < o.qps; q++)
       fprintf(stderr, " qp%u done %u%s", q, r.m.qp[q].done, r.m.qp[q].tainted ? " tainted" : "");
     fputc('\n', stderr);

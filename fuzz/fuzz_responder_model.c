@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The requester model and the responder oracle (fuzz_responder_model.h). */
 #include "fuzz_responder_model.h"
 
@@ -66,9 +67,12 @@ void model_frame(model *m, uint32_t q, uint32_t k, uint32_t idx, uint32_t count,
   bool last = idx == w->npkts - 1;
   /* PROTOCOL.md 4.2: Spot / Last only once ADDR_CACHED was seen for this WQE. */
   bool spot = prefer_spot && k == qp->done && qp->cached;
-  if (!last) f->bth.opcode = spot ? ORNIC_OP_OOO_WRITE_SPOT : ORNIC_OP_OOO_WRITE_FSPOT;
-  else if (spot) f->bth.opcode = imm ? ORNIC_OP_OOO_WRITE_LAST_IMM : ORNIC_OP_OOO_WRITE_LAST;
-  else f->bth.opcode = imm ? ORNIC_OP_OOO_WRITE_LAST_ADDR_IMM : ORNIC_OP_OOO_WRITE_LAST_ADDR;
+  if (!last)
+    f->bth.opcode = spot ? ORNIC_OP_OOO_WRITE_SPOT : ORNIC_OP_OOO_WRITE_FSPOT;
+  else if (spot)
+    f->bth.opcode = imm ? ORNIC_OP_OOO_WRITE_LAST_IMM : ORNIC_OP_OOO_WRITE_LAST;
+  else
+    f->bth.opcode = imm ? ORNIC_OP_OOO_WRITE_LAST_ADDR_IMM : ORNIC_OP_OOO_WRITE_LAST_ADDR;
   f->ext.reth.va = w->va + (uint64_t)idx * pmtu;
   f->ext.reth.dmalen = (uint32_t)w->len;
   f->ext.offeth.offset = idx * pmtu;
@@ -82,8 +86,10 @@ static void bit_set(uint8_t *b, uint32_t i) { b[i / 8] |= (uint8_t)(1u << (i % 8
 
 void model_delivered(model *m, uint32_t q, uint32_t k, uint32_t idx, bool read_request) {
   model_wqe *w = &m->qp[q].w[k];
-  if (!read_request) bit_set(w->got, idx);
-  else if (idx == 0) w->requested = true;
+  if (!read_request)
+    bit_set(w->got, idx);
+  else if (idx == 0)
+    w->requested = true;
 }
 
 /* The WQE and index of the PSN `off` packets after the QP's first; false past the last WQE. */
@@ -121,7 +127,8 @@ static void rx_ack(model *m, model_qp *qp, uint32_t q, const ornic_frame *f) {
   fuzz_check(ornic_aeth_type(f->ext.aeth.syndrome) == ORNIC_AETH_ACK, "QP %u: ACK syndrome %#x", q,
              f->ext.aeth.syndrome);
   fuzz_check((flags & (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE)) !=
-                 (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE), "QP %u: both ACK flags", q);
+                 (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE),
+             "QP %u: both ACK flags", q);
   if (qp->tainted) return;
   check_ack_covered(qp, q, f->bth.psn);
   if (qp->done >= MODEL_WQES) return;
@@ -140,11 +147,13 @@ static void rx_ack(model *m, model_qp *qp, uint32_t q, const ornic_frame *f) {
 
 static void rx_nak(model_qp *qp, uint32_t q, uint32_t otd, const ornic_frame *f) {
   const ornic_naketh *nak = &f->ext.naketh;
-  fuzz_check(f->ext.aeth.syndrome == ORNIC_AETH_NAK, "QP %u: NAK syndrome %#x", q, f->ext.aeth.syndrome);
+  fuzz_check(f->ext.aeth.syndrome == ORNIC_AETH_NAK, "QP %u: NAK syndrome %#x", q,
+             f->ext.aeth.syndrome);
   fuzz_check(nak->base_psn == f->bth.psn, "QP %u: NAK base %#x, BTH PSN %#x", q, nak->base_psn,
              f->bth.psn);
-  fuzz_check(nak->reason >= ORNIC_NAKETH_OTD_EXCEEDED && nak->reason <= ORNIC_NAKETH_LAST_INCOMPLETE,
-             "QP %u: NAK reason %u", q, nak->reason);
+  fuzz_check(
+      nak->reason >= ORNIC_NAKETH_OTD_EXCEEDED && nak->reason <= ORNIC_NAKETH_LAST_INCOMPLETE,
+      "QP %u: NAK reason %u", q, nak->reason);
   /* The loss limit on the wire (3.5, 4.4): the trigger minus the OTD for reason 1, else the trigger. */
   uint32_t limit = nak->reason == ORNIC_NAKETH_OTD_EXCEEDED
                        ? ornic_psn_add(nak->trigger_psn, -(int32_t)otd)
@@ -153,7 +162,8 @@ static void rx_nak(model_qp *qp, uint32_t q, uint32_t otd, const ornic_frame *f)
              nak->reason, nak->trigger_psn, nak->limit_psn, limit);
   if (qp->tainted) return;
   int32_t span = ornic_psn_diff(nak->trigger_psn, nak->base_psn);
-  fuzz_check(span >= 0, "QP %u: NAK trigger %#x before base %#x", q, nak->trigger_psn, nak->base_psn);
+  fuzz_check(span >= 0, "QP %u: NAK trigger %#x before base %#x", q, nak->trigger_psn,
+             nak->base_psn);
   uint32_t want = (uint32_t)span / 16 + 1;
   fuzz_check(nak->nblocks == (want > ORNIC_NAKETH_MAX_BLOCKS ? ORNIC_NAKETH_MAX_BLOCKS : want),
              "QP %u: NAK with %u blocks for trigger - base = %d", q, nak->nblocks, span);
@@ -180,8 +190,8 @@ static void rx_read_resp(model *m, model_qp *qp, uint32_t q, const ornic_frame *
   fuzz_check(last == (f->bth.opcode == ORNIC_OP_OOO_READ_RESP_LAST),
              "QP %u: READ response %#x of PSN %#x: packet %u of WQE %u's %u", q, f->bth.opcode,
              f->bth.psn, idx, k, w->npkts);
-  fuzz_check(f->payload_len == (last ? last_len(w, pmtu) : pmtu), "QP %u: READ response of %zu bytes",
-             q, f->payload_len);
+  fuzz_check(f->payload_len == (last ? last_len(w, pmtu) : pmtu),
+             "QP %u: READ response of %zu bytes", q, f->payload_len);
   uint64_t va = w->va + (uint64_t)idx * pmtu;
   fuzz_check(pattern_check(f->payload, m->key[q], va, f->payload_len) == (size_t)-1,
              "QP %u: READ response PSN %#x has the wrong bytes", q, f->bth.psn);

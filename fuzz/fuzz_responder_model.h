@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The honest requester that fuzz_responder plays against pcapgen's ORNIC
  * responder, and the oracle that checks what the responder sends back.
  *
@@ -20,8 +21,8 @@
 #include "options.h"
 
 #define MODEL_QPS 3
-#define MODEL_WQES 24          /* WQEs per QP the model can post */
-#define MODEL_MAX_PKTS 300     /* packets of the largest WQE */
+#define MODEL_WQES 24      /* WQEs per QP the model can post */
+#define MODEL_MAX_PKTS 300 /* packets of the largest WQE */
 
 typedef struct {
   uint64_t len;
@@ -29,17 +30,17 @@ typedef struct {
   bool read;
   uint64_t va;
   uint8_t got[(MODEL_MAX_PKTS + 7) / 8]; /* WRITE: delivered; READ: responses received */
-  bool requested;                         /* READ: the request itself was delivered */
-  uint32_t received;                      /* READ: distinct responses */
+  bool requested;                        /* READ: the request itself was delivered */
+  uint32_t received;                     /* READ: distinct responses */
 } model_wqe;
 
 typedef struct {
   model_wqe w[MODEL_WQES];
   uint32_t first_psn;
-  uint32_t done;      /* WQEs the requester completed: w[done] is the current one */
-  bool cached;        /* ADDR_CACHED seen for the current WQE */
+  uint32_t done; /* WQEs the requester completed: w[done] is the current one */
+  bool cached;   /* ADDR_CACHED seen for the current WQE */
   bool tainted, fatal;
-  uint64_t verified;  /* PSNs from first_psn that ACKs covered and were checked */
+  uint64_t verified; /* PSNs from first_psn that ACKs covered and were checked */
 } model_qp;
 
 typedef struct {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_roundtrip: whatever decodes must re-encode to the same bytes.
  *
  * Input: byte 0 picks the start (taken mod 4: 0 Ethernet, 1 raw IP, 2 RoCEv1
@@ -63,8 +64,10 @@ static void check_same_values(const ornic_frame *a, const ornic_frame *b, bool c
                  !memcmp(x->src, y->src, 16) && !memcmp(x->dst, y->dst, 16),
              "IP header");
   fuzz_check(a->l3 == ORNIC_L3_GRH || x->version == y->version, "IP version");
-  if (a->l3 == ORNIC_L3_IPV4) fuzz_check(x->id == y->id && x->frag == y->frag, "IPv4 id/frag");
-  else fuzz_check(x->flow_label == y->flow_label, "flow label");
+  if (a->l3 == ORNIC_L3_IPV4)
+    fuzz_check(x->id == y->id && x->frag == y->frag, "IPv4 id/frag");
+  else
+    fuzz_check(x->flow_label == y->flow_label, "flow label");
   if (a->l3 != ORNIC_L3_GRH)
     fuzz_check(a->udp.sport == b->udp.sport && a->udp.dport == b->udp.dport, "UDP ports");
   ornic_bth p = a->bth, q = b->bth;
@@ -93,8 +96,10 @@ static void check_bytes(const ornic_frame *f, const uint8_t *in, const uint8_t *
   fuzz_check(ylen == f->roce_end, "encoded %zu bytes, the datagram ends at %zu", ylen, f->roce_end);
   memcpy(canon, in, ylen);
   if (f->l3 == ORNIC_L3_IPV4) take(canon, y, f->l3_off + 10, 2);
-  if (f->l3 != ORNIC_L3_GRH) take(canon, y, f->l4_off + 6, 2);
-  else canon[f->l3_off] = (uint8_t)((canon[f->l3_off] & 0x0f) | (y[f->l3_off] & 0xf0));
+  if (f->l3 != ORNIC_L3_GRH)
+    take(canon, y, f->l4_off + 6, 2);
+  else
+    canon[f->l3_off] = (uint8_t)((canon[f->l3_off] & 0x0f) | (y[f->l3_off] & 0xf0));
   take(canon, y, f->payload_off + f->payload_len, f->pad_len);
   take(canon, y, f->icrc_off, ORNIC_ICRC_LEN);
   for (size_t i = 0; i < ylen; i++)
@@ -177,7 +182,8 @@ static void values_from_bytes(ornic_frame *f, cursor *c) {
   e->atomiceth.compare = (uint64_t)take_u(c, 4) << 32 | take_u(c, 4);
   e->aeth = (ornic_aeth){(uint8_t)take_u(c, 1), field(c, 3, 24, wild)};
   e->atomicacketh.orig = (uint64_t)take_u(c, 4) << 32 | take_u(c, 4);
-  e->oacketh = (ornic_oacketh){(uint8_t)take_u(c, 1), (uint8_t)take_u(c, 1), (uint16_t)take_u(c, 2)};
+  e->oacketh =
+      (ornic_oacketh){(uint8_t)take_u(c, 1), (uint8_t)take_u(c, 1), (uint16_t)take_u(c, 2)};
   e->naketh.reason = (uint8_t)take_u(c, 1);
   e->naketh.trigger_psn = field(c, 3, 24, wild);
   e->naketh.nblocks = (uint8_t)take_u(c, 1);
@@ -256,7 +262,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   check_same_values(&f1, &f2, canonical);
   ornic_ssize n2 = ornic_frame_encode(enc2, sizeof enc2, &f2);
   fuzz_check(n2 == n1 && !memcmp(enc1, enc2, (size_t)n1), "encoding is not idempotent");
-  fuzz_check(ornic_frame_decode(&f3, enc2, (size_t)n2, link, ORNIC_ROCEV2_UDP_PORT) == ORNIC_OK, "second decode");
+  fuzz_check(ornic_frame_decode(&f3, enc2, (size_t)n2, link, ORNIC_ROCEV2_UDP_PORT) == ORNIC_OK,
+             "second decode");
   if (canonical) check_bytes(&f1, in, enc1, (size_t)n1);
   return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "bgwrite.h"
 
 #include <errno.h>
@@ -31,11 +32,11 @@ struct bgw {
   unsigned head, count; /* slots [head, head + count) wait for the thread */
   unsigned fill;        /* the slot the caller fills */
   bool stop;
-  bool finished;        /* the thread has left its loop */
-  int error;            /* first errno of a failed write, 0 */
-  uint64_t progress;    /* writes completed, to tell a slow disk from a stalled pipe */
+  bool finished;                     /* the thread has left its loop */
+  int error;                         /* first errno of a failed write, 0 */
+  uint64_t progress;                 /* writes completed, to tell a slow disk from a stalled pipe */
   const volatile sig_atomic_t *quit; /* the run's stop flag (bgw_watch), or NULL */
-  atomic_int cancel;    /* give up: writes in progress end with EINTR */
+  atomic_int cancel;                 /* give up: writes in progress end with EINTR */
 };
 
 static void on_wake(int sig) { (void)sig; /* only interrupts write(2) */ }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes to a file descriptor from a background thread, so the kernel's copy
  * into the page cache (about 1.5 GB/s for a new file on this kind of VM)
  * overlaps the simulation instead of adding to it. Bytes are copied into a

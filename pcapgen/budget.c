@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "budget.h"
 
 #include <string.h>
@@ -7,10 +8,10 @@
 #include "workload.h"
 
 #define FALLBACK_MEMORY (4ull << 30)
-#define PER_QP_BYTES 4096u    /* engine structures of one QP, both ends, generously */
-#define NODE_BYTES 12u        /* a bitmap block: 64-bit bits + 32-bit free-list entry */
-#define SLOT_BYTES 4u         /* a QP's bitmap slot */
-#define RC_WQE_BYTES 64u      /* an outstanding WQE of the rc profile */
+#define PER_QP_BYTES 4096u /* engine structures of one QP, both ends, generously */
+#define NODE_BYTES 12u     /* a bitmap block: 64-bit bits + 32-bit free-list entry */
+#define SLOT_BYTES 4u      /* a QP's bitmap slot */
+#define RC_WQE_BYTES 64u   /* an outstanding WQE of the rc profile */
 
 uint64_t budget_default(void) {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
@@ -26,8 +27,10 @@ void budget_format(uint64_t bytes, char *buf, size_t cap) {
     v /= 1024;
     u++;
   }
-  if (u == 0) snprintf(buf, cap, "%llu bytes", (unsigned long long)bytes);
-  else snprintf(buf, cap, "%.1f %s", v, unit[u]);
+  if (u == 0)
+    snprintf(buf, cap, "%llu bytes", (unsigned long long)bytes);
+  else
+    snprintf(buf, cap, "%.1f %s", v, unit[u]);
 }
 
 /* One part of the estimate, and how to make it smaller. */
@@ -120,8 +123,10 @@ int budget_check(const options *o, FILE *err) {
   budget_format(need, total, sizeof total);
   budget_format(p.bytes, big, sizeof big);
   budget_format(o->max_memory, limit, sizeof limit);
-  fprintf(err, "ornic-pcapgen: needs %s of memory (%s of it for %s); %s (limit: %s, "
-          "--max-memory)\n", total, big, p.what, p.lower, limit);
+  fprintf(err,
+          "ornic-pcapgen: needs %s of memory (%s of it for %s); %s (limit: %s, "
+          "--max-memory)\n",
+          total, big, p.what, p.lower, limit);
   return -1;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory a configuration needs, computed before the run: what the engines
  * allocate grows with --qps, the WQE size and --bitmap-pool, and a run that
  * would need terabytes must be refused at once, not found by the OOM killer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "evq.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The simulator's event queue: a binary min-heap of events ordered by
  * (time, sequence number). The sequence number is assigned at push, so
  * events at the same picosecond pop in the order they were scheduled and a

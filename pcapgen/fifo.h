@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A growable FIFO of 32-bit values (ring buffer), for retransmission and
  * READ-range queues whose length depends on losses. */
 #ifndef PCAPGEN_FIFO_H

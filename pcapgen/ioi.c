@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Profile `ioi`: the in-order / out-of-order / in-order sender of HPE's
  * Slingshot NIC patent, for RDMA WRITE.
  *
@@ -31,12 +32,12 @@
 
 typedef struct {
   rcxq x;
-  unsigned pin;       /* the WQE's in-order path; SIM_PATH_SPRAY before its first packet */
-  bool split;         /* head, sprayed middle, tail */
-  bool answered;      /* an ACK of this WQE came back: the middle may be sprayed */
-  uint32_t tail;      /* first packet of the in-order tail */
-  uint8_t *sprayed;   /* per packet: sent out of order */
-  uint32_t ooo_open;  /* sprayed packets not acknowledged yet */
+  unsigned pin;      /* the WQE's in-order path; SIM_PATH_SPRAY before its first packet */
+  bool split;        /* head, sprayed middle, tail */
+  bool answered;     /* an ACK of this WQE came back: the middle may be sprayed */
+  uint32_t tail;     /* first packet of the in-order tail */
+  uint8_t *sprayed;  /* per packet: sent out of order */
+  uint32_t ooo_open; /* sprayed packets not acknowledged yet */
 } ioi_qp;
 
 /* The WQE's plan: in order throughout, or head / middle / tail. */
@@ -97,8 +98,12 @@ static void ioi_ack(rcxeng *e, rcxq *x, const ornic_frame *f) {
 /* Losses: path order (pathseq.h) and timeouts, rcxeng's defaults. The
  * responder: rxq_ack_each over one BDP; no per-packet address (the First's
  * RETH places the WQE). */
-static const rcxeng_ops ioi_ops = {.qp_size = sizeof(ioi_qp), .path_order = true,
-                                    .begin = ioi_begin, .qp_free = ioi_qp_free, .hold = ioi_hold,
-                                    .send = ioi_send, .ack = ioi_ack};
+static const rcxeng_ops ioi_ops = {.qp_size = sizeof(ioi_qp),
+                                   .path_order = true,
+                                   .begin = ioi_begin,
+                                   .qp_free = ioi_qp_free,
+                                   .hold = ioi_hold,
+                                   .send = ioi_send,
+                                   .ack = ioi_ack};
 
 RCXENG_PROFILE(ioi, ioi_ops);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Profile `irn`: IRN's selective repeat (Mittal et al., "Revisiting Network
  * Support for RDMA", SIGCOMM 2018) for RDMA WRITE.
  *
@@ -134,9 +135,15 @@ static void irn_answer(rcxeng *e, rxq *r, const ornic_frame *f) {
 
 /* ============================== life cycle ============================== */
 
-static const rcxeng_ops irn_ops = {
-    .qp_size = sizeof(irn_qp), .addr = true, .begin = irn_begin, .resend = irn_resend,
-    .send = irn_send, .ack = irn_ack, .nack = irn_nack, .rto = irn_rto, .timeout = irn_timeout,
-    .answer = irn_answer};
+static const rcxeng_ops irn_ops = {.qp_size = sizeof(irn_qp),
+                                   .addr = true,
+                                   .begin = irn_begin,
+                                   .resend = irn_resend,
+                                   .send = irn_send,
+                                   .ack = irn_ack,
+                                   .nack = irn_nack,
+                                   .rto = irn_rto,
+                                   .timeout = irn_timeout,
+                                   .answer = irn_answer};
 
 RCXENG_PROFILE(irn, irn_ops);

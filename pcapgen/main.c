@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic-pcapgen: command line, signals, and the life cycle of one run:
  * options -> writer -> simulation (profile engines) -> capture + summary. */
 #include <errno.h>
@@ -29,7 +30,10 @@ static volatile sig_atomic_t g_stop;
 static void on_stop(int sig) { g_stop = sig; }
 
 static const char *stop_name(int sig) {
-  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "a signal";
+  return sig == SIGINT    ? "SIGINT"
+         : sig == SIGTERM ? "SIGTERM"
+         : sig == SIGHUP  ? "SIGHUP"
+                          : "a signal";
 }
 
 /* SIGTERM (timeout, systemd, kill) and SIGHUP (a closed terminal) stop the
@@ -159,15 +163,16 @@ static int interrupted(const options *o, const stats *st) {
   return EXIT_SIGNAL_BASE + g_stop;
 }
 
-static int finish_output(const options *o, const stats *st, writer *w, plot *pl,
-                         side_outputs *so) {
+static int finish_output(const options *o, const stats *st, writer *w, plot *pl, side_outputs *so) {
   char msg[700];
   if (writer_finish(w, msg, sizeof msg) < 0) {
     discard_side_outputs(so);
     fprintf(stderr, "ornic-pcapgen: %s\n", msg);
     if (g_stop) {
-      fprintf(stderr, "ornic-pcapgen: interrupted by %s while the output was blocked: %s is "
-              "incomplete\n", stop_name(g_stop), o->output);
+      fprintf(stderr,
+              "ornic-pcapgen: interrupted by %s while the output was blocked: %s is "
+              "incomplete\n",
+              stop_name(g_stop), o->output);
       return EXIT_SIGNAL_BASE + g_stop;
     }
     return EXIT_RUN_FAILED;
@@ -189,8 +194,10 @@ static int finish_output(const options *o, const stats *st, writer *w, plot *pl,
 static int run_failed(const options *o, const stats *st, const char *msg) {
   fprintf(stderr, "ornic-pcapgen: %s\n", msg);
   if (g_stop) {
-    fprintf(stderr, "ornic-pcapgen: interrupted by %s while the output was blocked; no capture "
-            "written%s\n", stop_name(g_stop), strcmp(o->output, "-") ? "" : " (stdout is cut)");
+    fprintf(stderr,
+            "ornic-pcapgen: interrupted by %s while the output was blocked; no capture "
+            "written%s\n",
+            stop_name(g_stop), strcmp(o->output, "-") ? "" : " (stdout is cut)");
     return EXIT_SIGNAL_BASE + g_stop;
   }
   fprintf(stderr, "ornic-pcapgen: no capture written\n");
@@ -205,8 +212,9 @@ static int prepare(const options *o, side_outputs *so, plot **pl, writer **w) {
   *w = NULL;
   if (budget_check(o, stderr) < 0) return EXIT_BAD_OPTION;
   if (o->plot && !plot_gnuplot_available()) {
-    fprintf(stderr, "ornic-pcapgen: --plot needs gnuplot, which is not installed "
-                    "(apt-get install gnuplot-nox); nothing was written\n");
+    fprintf(stderr,
+            "ornic-pcapgen: --plot needs gnuplot, which is not installed "
+            "(apt-get install gnuplot-nox); nothing was written\n");
     return EXIT_RUN_FAILED;
   }
   if (open_side_outputs(o, so, msg, sizeof msg) < 0) {

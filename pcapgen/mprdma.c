@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Profile `mprdma`: MP-RDMA (Lu et al., "Multi-Path Transport for RDMA in
  * Datacenters", NSDI 2018) for RDMA WRITE, as far as this fabric model goes.
  *
@@ -29,7 +30,7 @@
 
 typedef struct {
   rcxq x;
-  u32fifo clock;  /* paths echoed by ACKs, not yet used to send */
+  u32fifo clock; /* paths echoed by ACKs, not yet used to send */
 } mp_qp;
 
 static bool mp_begin(rcxeng *e, rcxq *x) {
@@ -65,8 +66,13 @@ static void mp_ack(rcxeng *e, rcxq *x, const ornic_frame *f) {
 
 /* Losses: path order (pathseq.h) and timeouts, rcxeng's defaults. The
  * responder: rxq_ack_each over a MPRDMA_BITMAP-packet window. */
-static const rcxeng_ops mp_ops = {.qp_size = sizeof(mp_qp), .path_order = true, .addr = true,
-                                   .resp_window = MPRDMA_BITMAP, .begin = mp_begin,
-                                   .qp_free = mp_qp_free, .send = mp_send, .ack = mp_ack};
+static const rcxeng_ops mp_ops = {.qp_size = sizeof(mp_qp),
+                                  .path_order = true,
+                                  .addr = true,
+                                  .resp_window = MPRDMA_BITMAP,
+                                  .begin = mp_begin,
+                                  .qp_free = mp_qp_free,
+                                  .send = mp_send,
+                                  .ack = mp_ack};
 
 RCXENG_PROFILE(mprdma, mp_ops);

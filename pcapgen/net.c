@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "net.h"
 
 #include <stdlib.h>
@@ -39,7 +40,7 @@ struct net {
   spray_policy spray;
   uint32_t rr[2];
   rng spray_rng[2], loss_rng;
-  double burst_start;     /* probability that a packet starts a loss burst */
+  double burst_start; /* probability that a packet starts a loss burst */
   uint32_t burst_len;
   drop_rule *drops;
   size_t ndrops;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The fabric between the two NICs: N paths, each a link of its own rate
  * followed by its own one-way delay, in both directions. A sender picks a
  * path per packet (spraying policy); the path id is the packet's UDP source

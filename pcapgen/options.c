@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "options.h"
 
 #include <getopt.h>
@@ -13,13 +14,54 @@
 #include "workload.h"
 
 enum {
-  O_FORMAT = 256, O_PLOT, O_SNAPLEN, O_GZ_LEVEL, O_CAPTURE, O_SUMMARY_JSON, O_BENCH, O_WQES,
-  O_WQE_SIZE, O_OP, O_QPS, O_PMTU, O_START_PSN, O_PATHS, O_BASE_DELAY, O_DELAY_SPREAD,
-  O_RATE, O_PATH_RATE, O_SPRAY, O_LOSS, O_BURST, O_DROP, O_ACK_EVERY, O_ACK_PER_PACKET,
-  O_ACK_PER_WQE, O_OTD, O_WINDOW, O_BITMAP_POOL, O_RETRY_LIMIT, O_SCENARIO, O_RC_OPS, O_RC_DIRS,
-  O_RC_OUTSTANDING, O_RC_ACK_EVERY, O_RC_SPRAY, O_CAPTURE_START, O_CAPTURE_DROP,
-  O_CAPTURE_DROP_FRAMES, O_MAX_MEMORY, O_LIST_PROFILES, O_REORDER_MAX, O_RNIC, O_RNIC_NAK_DELAY,
-  O_RNIC_RETX_DELAY, O_RNIC_ACK_REQ, O_RNIC_NAK_IN_RETRY, O_RNIC_RTO, O_RNIC_TIMEOUT
+  O_FORMAT = 256,
+  O_PLOT,
+  O_SNAPLEN,
+  O_GZ_LEVEL,
+  O_CAPTURE,
+  O_SUMMARY_JSON,
+  O_BENCH,
+  O_WQES,
+  O_WQE_SIZE,
+  O_OP,
+  O_QPS,
+  O_PMTU,
+  O_START_PSN,
+  O_PATHS,
+  O_BASE_DELAY,
+  O_DELAY_SPREAD,
+  O_RATE,
+  O_PATH_RATE,
+  O_SPRAY,
+  O_LOSS,
+  O_BURST,
+  O_DROP,
+  O_ACK_EVERY,
+  O_ACK_PER_PACKET,
+  O_ACK_PER_WQE,
+  O_OTD,
+  O_WINDOW,
+  O_BITMAP_POOL,
+  O_RETRY_LIMIT,
+  O_SCENARIO,
+  O_RC_OPS,
+  O_RC_DIRS,
+  O_RC_OUTSTANDING,
+  O_RC_ACK_EVERY,
+  O_RC_SPRAY,
+  O_CAPTURE_START,
+  O_CAPTURE_DROP,
+  O_CAPTURE_DROP_FRAMES,
+  O_MAX_MEMORY,
+  O_LIST_PROFILES,
+  O_REORDER_MAX,
+  O_RNIC,
+  O_RNIC_NAK_DELAY,
+  O_RNIC_RETX_DELAY,
+  O_RNIC_ACK_REQ,
+  O_RNIC_NAK_IN_RETRY,
+  O_RNIC_RTO,
+  O_RNIC_TIMEOUT
 };
 
 static const struct option long_opts[] = {
@@ -102,10 +144,11 @@ static void usage_profiles(FILE *f) {
           profile_default()->name);
   for (size_t i = 0; profile_at(i); i++)
     usage_item(f, profile_at(i)->name, profile_at(i)->description);
-  fputs("                         Wire encodings: pcapgen/README.md\n"
-        "      --list-profiles    one line per profile: name, description and what it\n"
-        "                         supports (tab-separated), then exit\n",
-        f);
+  fputs(
+      "                         Wire encodings: pcapgen/README.md\n"
+      "      --list-profiles    one line per profile: name, description and what it\n"
+      "                         supports (tab-separated), then exit\n",
+      f);
 }
 
 static void usage(FILE *f) {
@@ -352,7 +395,8 @@ static int parse_drop(options *o, FILE *err, const char *s) {
   drop_rule *d = realloc(o->drops, (o->ndrops + 1) * sizeof *d);
   if (!d) return bad(err, "--drop", "memory for another rule", s);
   o->drops = d;
-  o->drops[o->ndrops++] = (drop_rule){n == 3 ? (uint32_t)f[0] : 0, f[n - 2], (uint32_t)f[n - 1], false};
+  o->drops[o->ndrops++] =
+      (drop_rule){n == 3 ? (uint32_t)f[0] : 0, f[n - 2], (uint32_t)f[n - 1], false};
   return 0;
 }
 
@@ -393,7 +437,8 @@ static int parse_frames(options *o, FILE *err, const char *s) {
     size_t len = strcspn(p, ",");
     uint64_t v;
     uint64_t *g = realloc(a, (n + 1) * sizeof *a);
-    if (!g || len == 0 || len >= sizeof buf) return free(g ? g : a), bad(err, "--capture-drop-frames", want, s);
+    if (!g || len == 0 || len >= sizeof buf)
+      return free(g ? g : a), bad(err, "--capture-drop-frames", want, s);
     a = g;
     memcpy(buf, p, len);
     buf[len] = 0;
@@ -460,7 +505,8 @@ const char *rnic_preset_name(rnic_preset p) { return rnic_names[p]; }
 
 static int set_pmtu(options *o, FILE *err, const char *s) {
   uint64_t v = 0;
-  if (options_parse_number(s, &v, false) < 0 || (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
+  if (options_parse_number(s, &v, false) < 0 ||
+      (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096))
     return bad(err, "--pmtu", "256, 512, 1024, 2048 or 4096", s);
   o->pmtu = (uint32_t)v;
   return 0;
@@ -661,8 +707,7 @@ int options_apply_named(options *o, const char *name, const char *value, FILE *e
     if (lo->val == 'h' || lo->val == 'V' || lo->val == O_LIST_PROFILES || lo->val == O_SCENARIO)
       break;
     if ((lo->has_arg == required_argument) != (value != NULL)) {
-      fprintf(err, "ornic-pcapgen: '%s' %s\n", name,
-              value ? "takes no value" : "needs a value");
+      fprintf(err, "ornic-pcapgen: '%s' %s\n", name, value ? "takes no value" : "needs a value");
       return -1;
     }
     return apply(o, lo->val, value, err);
@@ -692,10 +737,13 @@ static int check_totals(const options *o, FILE *err) {
   for (size_t i = 0; i < o->nplan; i++) {
     const wqe_group *g = &o->plan[i];
     uint64_t n = (uint64_t)(g->qp_hi - g->qp_lo) + 1, w = 0, before = wqes;
-    if (over(g->count, n, &w) || over(g->count, n, &wqes) || over(w, wl_npkts(g->size, o->pmtu), &pkts)) {
-      fprintf(err, "ornic-pcapgen: %s:%u: the run's WQE count overflows 63 bits here "
-              "(x%llu on %llu QPs after %llu WQEs)\n", o->scenario, g->line,
-              (unsigned long long)g->count, (unsigned long long)n, (unsigned long long)before);
+    if (over(g->count, n, &w) || over(g->count, n, &wqes) ||
+        over(w, wl_npkts(g->size, o->pmtu), &pkts)) {
+      fprintf(err,
+              "ornic-pcapgen: %s:%u: the run's WQE count overflows 63 bits here "
+              "(x%llu on %llu QPs after %llu WQEs)\n",
+              o->scenario, g->line, (unsigned long long)g->count, (unsigned long long)n,
+              (unsigned long long)before);
       return -1;
     }
   }
@@ -706,13 +754,16 @@ static int check_totals(const options *o, FILE *err) {
 static int check_plan(options *o, FILE *err, bool wqes_set) {
   if (!o->nplan) return 0;
   if (o->wqes_line) {
-    fprintf(err, "ornic-pcapgen: %s:%u: 'wqes' / 'wqe-size' cannot be combined with the wqe "
-                 "lines (line %u)\n", o->scenario, o->wqes_line, o->plan[0].line);
+    fprintf(err,
+            "ornic-pcapgen: %s:%u: 'wqes' / 'wqe-size' cannot be combined with the wqe "
+            "lines (line %u)\n",
+            o->scenario, o->wqes_line, o->plan[0].line);
     return -1;
   }
   if (wqes_set) {
-    fprintf(err, "ornic-pcapgen: --wqes / --wqe-size cannot be combined with the scenario's "
-                 "wqe lines\n");
+    fprintf(err,
+            "ornic-pcapgen: --wqes / --wqe-size cannot be combined with the scenario's "
+            "wqe lines\n");
     return -1;
   }
   if (o->bench_packets) {
@@ -811,8 +862,10 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     return -1;
   }
   if (o->op == OP_READ && !(o->profile->caps & PROFILE_READ)) {
-    fprintf(err, "ornic-pcapgen: --op read: the %s profile does not take it (%s; the profiles "
-                 "that do: --list-profiles)\n", o->profile->name,
+    fprintf(err,
+            "ornic-pcapgen: --op read: the %s profile does not take it (%s; the profiles "
+            "that do: --list-profiles)\n",
+            o->profile->name,
             o->profile->caps & PROFILE_TWO_HOSTS ? "its READs: --rc-ops read"
                                                  : "it simulates WRITE only");
     return -1;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Everything the command line can set: workload, network, protocol, output.
  * Parsing validates ranges, so the simulator can trust these values. */
 #ifndef PCAPGEN_OPTIONS_H
@@ -13,7 +14,11 @@ typedef struct profile profile;
 typedef enum { OP_WRITE = 0, OP_READ = 1 } op_kind;
 /* Operations of the rc profile's workload (--rc-ops). */
 typedef enum {
-  RC_OP_SEND = 0, RC_OP_WRITE = 1, RC_OP_READ = 2, RC_OP_WRITE_IMM = 3, RC_OP_SEND_IMM = 4
+  RC_OP_SEND = 0,
+  RC_OP_WRITE = 1,
+  RC_OP_READ = 2,
+  RC_OP_WRITE_IMM = 3,
+  RC_OP_SEND_IMM = 4
 } rc_op;
 #define RC_MAX_OPS 8
 typedef enum { SPRAY_RANDOM = 0, SPRAY_RR = 1, SPRAY_LEAST_LOADED = 2 } spray_policy;
@@ -71,7 +76,7 @@ typedef struct {
 typedef struct {
   uint64_t size, count;
   uint32_t qp_lo, qp_hi;
-  unsigned line;            /* in the scenario file, for messages */
+  unsigned line; /* in the scenario file, for messages */
 } wqe_group;
 
 typedef struct {
@@ -80,27 +85,27 @@ typedef struct {
   const char *summary_json; /* NULL: none */
   const char *plot;         /* --plot SVG file, NULL: none */
   out_format format;
-  uint32_t snaplen;         /* 0: whole frames */
+  uint32_t snaplen; /* 0: whole frames */
   int gz_level;
   tap_point tap;
   bool quiet;
-  uint64_t bench_packets;   /* 0: not a benchmark */
-  uint64_t max_memory;      /* bytes the run may use (--max-memory; budget.h) */
+  uint64_t bench_packets; /* 0: not a benchmark */
+  uint64_t max_memory;    /* bytes the run may use (--max-memory; budget.h) */
   /* run */
   uint64_t seed;
-  const profile *profile;   /* never NULL after options_parse */
+  const profile *profile; /* never NULL after options_parse */
   /* workload */
-  uint64_t wqes;            /* per QP, when there is no plan */
-  uint64_t wqe_size;        /* bytes, when there is no plan */
-  wqe_group *plan;          /* the scenario's `wqe` lines (workload.h reads them) */
+  uint64_t wqes;     /* per QP, when there is no plan */
+  uint64_t wqe_size; /* bytes, when there is no plan */
+  wqe_group *plan;   /* the scenario's `wqe` lines (workload.h reads them) */
   size_t nplan;
-  char *scenario_text;      /* the scenario file; option values point into it */
-  const char *scenario;     /* its path */
-  unsigned wqes_line;       /* the scenario line that set wqes / wqe-size, 0: none */
+  char *scenario_text;  /* the scenario file; option values point into it */
+  const char *scenario; /* its path */
+  unsigned wqes_line;   /* the scenario line that set wqes / wqe-size, 0: none */
   op_kind op;
   uint32_t qps;
   uint32_t pmtu;
-  int64_t start_psn;        /* -1: derived from the seed */
+  int64_t start_psn; /* -1: derived from the seed */
   /* network */
   uint32_t paths;
   double base_delay_us, delay_spread_us;
@@ -110,28 +115,28 @@ typedef struct {
   uint32_t burst_len;
   drop_rule *drops;
   size_t ndrops;
-  uint32_t reorder_max;     /* --reorder-max D: the emulator's bound (net.h), 0: off */
+  uint32_t reorder_max; /* --reorder-max D: the emulator's bound (net.h), 0: off */
   /* protocol */
-  uint32_t ack_every;       /* 0: once per WQE */
-  uint32_t otd;             /* after options_parse: the value in force */
+  uint32_t ack_every; /* 0: once per WQE */
+  uint32_t otd;       /* after options_parse: the value in force */
   size_source otd_source;
-  uint32_t otd_eq3;         /* Eq. 3 on this configuration (sizing.h), whatever otd is */
-  uint32_t window;          /* after options_parse: the value in force */
+  uint32_t otd_eq3; /* Eq. 3 on this configuration (sizing.h), whatever otd is */
+  uint32_t window;  /* after options_parse: the value in force */
   size_source window_source;
-  uint32_t bdp;             /* BDP in packets (sizing.h), whatever window is */
-  rnic_model rnic;          /* roce profile (PROFILE_RNIC) */
-  uint64_t bitmap_pool;     /* 0: enough for every QP */
+  uint32_t bdp;         /* BDP in packets (sizing.h), whatever window is */
+  rnic_model rnic;      /* roce profile (PROFILE_RNIC) */
+  uint64_t bitmap_pool; /* 0: enough for every QP */
   uint32_t retry_limit;
   /* rc profile */
-  uint8_t rc_ops[RC_MAX_OPS];  /* rc_op values, in --rc-ops order */
+  uint8_t rc_ops[RC_MAX_OPS]; /* rc_op values, in --rc-ops order */
   unsigned rc_nops;
-  bool rc_a2b;                 /* only host A posts WQEs */
-  uint32_t rc_outstanding;     /* WQEs a requester QP keeps posted */
-  uint32_t rc_ack_every;       /* responder: one ACK per N request packets */
-  bool rc_spray;               /* spray over --paths instead of one path per QP pair */
+  bool rc_a2b;             /* only host A posts WQEs */
+  uint32_t rc_outstanding; /* WQEs a requester QP keeps posted */
+  uint32_t rc_ack_every;   /* responder: one ACK per N request packets */
+  bool rc_spray;           /* spray over --paths instead of one path per QP pair */
   /* capture artefacts (the tap, not the network: the simulation is unchanged) */
-  double capture_start_us;     /* frames before this time are not written */
-  double capture_drop;         /* probability that the tap misses a frame */
+  double capture_start_us;       /* frames before this time are not written */
+  double capture_drop;           /* probability that the tap misses a frame */
   uint64_t *capture_drop_frames; /* frames the tap misses, numbered in the full capture, sorted */
   size_t ncapture_drop_frames;
 } options;

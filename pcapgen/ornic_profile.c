@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Profile `ornic`: ORNIC out-of-order WRITE and READ (docs/PROTOCOL.md 4), the
  * requester of ornic_req.c and the responder of ornic_resp.c (which
  * fuzz/fuzz_responder drives alone). The ORNIC receive bitmap

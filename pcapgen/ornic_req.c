@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ornic_req.h"
 
 #include <stdlib.h>
@@ -26,7 +27,7 @@ typedef struct {
   uint32_t q;
   rq_state state;
   bool cached, in_ready, probe;
-  uint32_t msn;             /* MSN of the last completed WQE */
+  uint32_t msn; /* MSN of the last completed WQE */
   wqe_queue sq;
   wqe w;                    /* the WQE in flight */
   uint32_t next_new;        /* WRITE: packets [0, next_new) were sent at least once */
@@ -44,8 +45,8 @@ typedef struct {
   obm *rbm;
   uint8_t *rbuf;
   uint32_t read_msn;
-  u32fifo readq;            /* pairs (first index, count) of 0xC6 to send */
-  bool rpace;               /* re-read pacing, like the responder's NAK pacing */
+  u32fifo readq; /* pairs (first index, count) of 0xC6 to send */
+  bool rpace;    /* re-read pacing, like the responder's NAK pacing */
   uint32_t rpace_psn;
   uint64_t rpace_ps;
   uint64_t reqs_sent;
@@ -55,7 +56,7 @@ struct oreq {
   sim *s;
   const options *o;
   oreq_qp *qp;
-  u32fifo ready;            /* QPs that may have something to send, round-robin */
+  u32fifo ready; /* QPs that may have something to send, round-robin */
   obm_pool *rpool;
   uint8_t *scratch;
 };
@@ -166,7 +167,7 @@ static pkt *build_write(oreq *r, oreq_qp *qp, uint32_t idx, bool retx, bool ackr
   pattern_fill(r->scratch, wl_key(o, qp->q), qp->w.va + off, plen);
   f.payload = r->scratch;
   f.payload_len = plen;
-  pkt_meta m = {PK_DATA, retx, qp->q, qp->w.id, idx, plen, ackreq}; /* only probes ask */
+  pkt_meta m = {PK_DATA, retx, qp->q, qp->w.id, idx, plen, ackreq};   /* only probes ask */
   if (retx && qp->timing && qp->timed_idx == idx) qp->timing = false; /* Karn */
   return sim_encode(r->s, NODE_REQ, &f, &m);
 }
@@ -344,9 +345,10 @@ static bool reread_paced(oreq *r, const oreq_qp *qp, uint32_t fm) {
 static void read_done(oreq *r, oreq_qp *qp) {
   size_t bad = pattern_check(qp->rbuf, wl_key(r->o, qp->q), qp->w.va, qp->w.len);
   if (bad != (size_t)-1) {
-    sim_fail(r->s, "integrity check failed: READ WQE %llu of QP %u: byte %zu of %llu differs "
-             "from the responder's memory", (unsigned long long)qp->w.id, qp->q, bad,
-             (unsigned long long)qp->w.len);
+    sim_fail(r->s,
+             "integrity check failed: READ WQE %llu of QP %u: byte %zu of %llu differs "
+             "from the responder's memory",
+             (unsigned long long)qp->w.id, qp->q, bad, (unsigned long long)qp->w.len);
     return;
   }
   sim_stats(r->s)->wqes_verified++;
@@ -363,8 +365,10 @@ static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
   uint32_t idx = ornic_psn_off(f->bth.psn, qp->w.start);
   if (qp->state != RQ_WAIT || idx >= qp->w.n) return;
   if (!resp_len_ok(r, qp, idx, f)) {
-    sim_fail(r->s, "protocol error: READ response PSN 0x%06x of QP %u has opcode 0x%02x and %zu "
-             "bytes", f->bth.psn, qp->q, f->bth.opcode, f->payload_len);
+    sim_fail(r->s,
+             "protocol error: READ response PSN 0x%06x of QP %u has opcode 0x%02x and %zu "
+             "bytes",
+             f->bth.psn, qp->q, f->bth.opcode, f->payload_len);
     return;
   }
   int rc = obm_record(qp->rbm, f->bth.psn);
@@ -396,13 +400,15 @@ static void on_rto(oreq *r, oreq_qp *qp) {
   sim_stats(r->s)->timeouts++;
   if (++qp->retries > r->o->retry_limit) {
     qp->state = RQ_ERROR;
-    sim_fail(r->s, "QP %u: %u retransmission timeouts in a row on WQE %llu (retry limit %u)",
-             qp->q, qp->retries, (unsigned long long)qp->w.id, r->o->retry_limit);
+    sim_fail(r->s, "QP %u: %u retransmission timeouts in a row on WQE %llu (retry limit %u)", qp->q,
+             qp->retries, (unsigned long long)qp->w.id, r->o->retry_limit);
     return;
   }
   qp->rtt.backoff++;
-  if (qp->state == RQ_WAIT) reread(r, qp, ornic_psn_add(qp->w.start, (int32_t)qp->w.n));
-  else qp->probe = true;
+  if (qp->state == RQ_WAIT)
+    reread(r, qp, ornic_psn_add(qp->w.start, (int32_t)qp->w.n));
+  else
+    qp->probe = true;
   arm_rto(r, qp);
   make_ready(r, qp);
 }

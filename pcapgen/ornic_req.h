@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ORNIC requester (docs/PROTOCOL.md 4.2 OOO WRITE, 4.5 OOO READ): posts each
  * QP's WQEs one at a time, sprays their packets, reacts to ACK/NAK, times
  * out tail losses, and for READ places responses by PSN and checks them. */

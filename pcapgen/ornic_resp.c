@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ornic_resp.h"
 
 #include <stdlib.h>
@@ -18,13 +19,13 @@ typedef struct {
   bool cache;
   uint64_t start_addr, len;
   uint32_t start_psn, n, last_psn, rkey;
-  uint8_t *region;           /* the WQE's memory, allocated while it is in flight */
+  uint8_t *region; /* the WQE's memory, allocated while it is in flight */
   obm *bm;
   uint32_t hpsn;
   bool last_seen;
   uint32_t since_ack;
   bool have_done;
-  uint32_t done_psn;         /* Last_PSN of the WQE that msn counts */
+  uint32_t done_psn; /* Last_PSN of the WQE that msn counts */
   bool nak_active;
   uint32_t nak_limit;
   uint64_t nak_ps;
@@ -34,8 +35,8 @@ typedef struct {
   uint32_t rd_psn, rd_n, rd_last_len, rd_rkey;
   uint64_t rd_va, rd_len, rd_count;
   uint32_t orig_idx, orig_left; /* the first execution, streamed at line rate */
-  u32fifo retryq;            /* pairs (first index, count) re-read on request */
-  uint32_t cur_idx, cur_left; /* the retry being answered */
+  u32fifo retryq;               /* pairs (first index, count) re-read on request */
+  uint32_t cur_idx, cur_left;   /* the retry being answered */
 } rqp;
 
 struct oresp {
@@ -45,7 +46,7 @@ struct oresp {
   u32fifo ready;
   obm_pool *pool;
   uint8_t *scratch;
-  uint64_t t_resp, t_last;   /* PROTOCOL.md 4.1: RTT + OTD/B and OTD/B */
+  uint64_t t_resp, t_last; /* PROTOCOL.md 4.1: RTT + OTD/B and OTD/B */
 };
 
 static void make_ready(oresp *R, rqp *qp) {
@@ -75,11 +76,13 @@ static void send_ack(oresp *R, rqp *qp) {
   ornic_frame f;
   frame_to_requester(R, qp, &f, ORNIC_OP_ACK, qp->epsn - 1);
   uint8_t flags = 0;
-  if (qp->cache) flags = ORNIC_OACK_ADDR_CACHED;
+  if (qp->cache)
+    flags = ORNIC_OACK_ADDR_CACHED;
   else if (qp->have_done && ornic_psn_add(qp->epsn, -1) == qp->done_psn)
     flags = ORNIC_OACK_WQE_DONE;
   f.ext.aeth = (ornic_aeth){SIM_AETH_ACK, qp->msn};
-  f.ext.oacketh = (ornic_oacketh){flags, 0, (uint16_t)(qp->since_ack > 0xffff ? 0xffff : qp->since_ack)};
+  f.ext.oacketh =
+      (ornic_oacketh){flags, 0, (uint16_t)(qp->since_ack > 0xffff ? 0xffff : qp->since_ack)};
   qp->since_ack = 0;
   emit(R, &f, PK_ACK, qp->q);
 }
@@ -98,9 +101,8 @@ static void send_nak(oresp *R, rqp *qp, uint8_t reason, uint32_t trigger) {
   /* The loss limit (4.4), on the wire since spec 0.2: reason 1 proves late
    * only PSNs more than OTD behind the trigger; reasons 2 and 3 everything
    * before it. */
-  uint32_t limit = reason == ORNIC_NAKETH_OTD_EXCEEDED
-                       ? ornic_psn_add(trigger, -(int32_t)R->o->otd)
-                       : trigger;
+  uint32_t limit =
+      reason == ORNIC_NAKETH_OTD_EXCEEDED ? ornic_psn_add(trigger, -(int32_t)R->o->otd) : trigger;
   ornic_frame f;
   frame_to_requester(R, qp, &f, ORNIC_OP_NAK, qp->epsn);
   f.ext.aeth = (ornic_aeth){ORNIC_AETH_NAK, qp->msn};
@@ -206,9 +208,10 @@ static bool fill_cache(oresp *R, rqp *qp, const geometry *g, uint32_t psn) {
 static void complete_wqe(oresp *R, rqp *qp) {
   size_t bad = pattern_check(qp->region, wl_key(R->o, qp->q), qp->start_addr, qp->len);
   if (bad != (size_t)-1) {
-    sim_fail(R->s, "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
-             "differs from the source", (unsigned long long)qp->start_addr, qp->q, bad,
-             (unsigned long long)qp->len);
+    sim_fail(R->s,
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
+             "differs from the source",
+             (unsigned long long)qp->start_addr, qp->q, bad, (unsigned long long)qp->len);
     return;
   }
   sim_stats(R->s)->wqes_verified++;
@@ -232,13 +235,17 @@ static void after_accept(oresp *R, rqp *qp, const ornic_frame *f, bool filled) {
   if (filled || (every && qp->since_ack >= every)) send_ack(R, qp);
   if (f->bth.ackreq) {
     /* A probe: an ACK if nothing before hpsn is missing, else a reason-2 NAK. */
-    if (!hole(qp)) send_ack(R, qp);
-    else send_nak(R, qp, ORNIC_NAKETH_TIMEOUT, ornic_psn_lt(qp->epsn, p) ? p : qp->hpsn);
+    if (!hole(qp))
+      send_ack(R, qp);
+    else
+      send_nak(R, qp, ORNIC_NAKETH_TIMEOUT, ornic_psn_lt(qp->epsn, p) ? p : qp->hpsn);
   } else if (ornic_psn_diff(p, qp->epsn) > (int32_t)R->o->otd) {
     maybe_nak(R, qp, ORNIC_NAKETH_OTD_EXCEEDED, p);
   }
-  if (hole(qp)) arm(R, qp, &qp->t_resp, TMR_RESP, R->t_resp);
-  else ltimer_stop(&qp->t_resp);
+  if (hole(qp))
+    arm(R, qp, &qp->t_resp, TMR_RESP, R->t_resp);
+  else
+    ltimer_stop(&qp->t_resp);
   if (is_last_op(f->bth.opcode)) arm(R, qp, &qp->t_last, TMR_LAST, R->t_last);
 }
 
@@ -290,8 +297,10 @@ static void rx_write(oresp *R, rqp *qp, const ornic_frame *f) {
     return;
   }
   place(R, qp, f);
-  if (obm_complete(qp->bm)) complete_wqe(R, qp);
-  else after_accept(R, qp, f, filled);
+  if (obm_complete(qp->bm))
+    complete_wqe(R, qp);
+  else
+    after_accept(R, qp, f, filled);
 }
 
 /* ---- OOO READ (4.5) --------------------------------------------------------------- */
@@ -342,8 +351,10 @@ static void retry_read(oresp *R, rqp *qp, const ornic_frame *f) {
 }
 
 static void rx_read_req(oresp *R, rqp *qp, const ornic_frame *f) {
-  if (f->bth.psn == qp->epsn && !qp->cache) new_read(R, qp, f);
-  else retry_read(R, qp, f);
+  if (f->bth.psn == qp->epsn && !qp->cache)
+    new_read(R, qp, f);
+  else
+    retry_read(R, qp, f);
 }
 
 static pkt *build_response(oresp *R, rqp *qp, uint32_t idx, bool retx) {
@@ -388,8 +399,10 @@ static void resp_rx(void *self, pkt *p, const ornic_frame *f) {
   if (q < 0 || R->qp[q].error) return;
   rqp *qp = &R->qp[q];
   uint8_t op = f->bth.opcode;
-  if (op >= ORNIC_OP_OOO_WRITE_FSPOT && op <= ORNIC_OP_OOO_WRITE_LAST_ADDR_IMM) rx_write(R, qp, f);
-  else if (op == ORNIC_OP_OOO_READ_REQ) rx_read_req(R, qp, f);
+  if (op >= ORNIC_OP_OOO_WRITE_FSPOT && op <= ORNIC_OP_OOO_WRITE_LAST_ADDR_IMM)
+    rx_write(R, qp, f);
+  else if (op == ORNIC_OP_OOO_READ_REQ)
+    rx_read_req(R, qp, f);
 }
 
 static pkt *resp_next_tx(void *self) {

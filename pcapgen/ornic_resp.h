@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ORNIC responder (docs/PROTOCOL.md 4.3 OOO WRITE, 4.4 loss detection and
  * NAK, 4.5 OOO READ): places every WRITE packet directly into the WQE's
  * memory on arrival, tracks arrivals in the ORNIC bitmap, acknowledges with

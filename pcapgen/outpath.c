@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "outpath.h"
 
 #include <dirent.h>
@@ -94,7 +95,8 @@ static int open_in_place(outpath *op, int flags) {
 static void copy_mode(int fd, const struct stat *old) {
   if (old) {
     fchmod(fd, old->st_mode & 07777);
-    if (fchown(fd, old->st_uid, old->st_gid) != 0) { /* only root may give files away */ }
+    if (fchown(fd, old->st_uid, old->st_gid) != 0) { /* only root may give files away */
+    }
     return;
   }
   mode_t mask = umask(0);
@@ -105,8 +107,8 @@ static void copy_mode(int fd, const struct stat *old) {
 static int open_temp(outpath *op, const struct stat *old, int *e) {
   size_t d = dir_len(op->final_path), n = strlen(op->final_path) + 48;
   if (!(op->tmp_path = malloc(n))) return *e = ENOMEM, -1;
-  snprintf(op->tmp_path, n, "%.*s.%s.tmp.%ld.XXXXXX", (int)d, op->final_path,
-           op->final_path + d, (long)getpid());
+  snprintf(op->tmp_path, n, "%.*s.%s.tmp.%ld.XXXXXX", (int)d, op->final_path, op->final_path + d,
+           (long)getpid());
   if ((op->fd = mkstemp(op->tmp_path)) < 0) {
     *e = errno;
     free(op->tmp_path);
@@ -125,7 +127,8 @@ int outpath_open(outpath *op, const char *path, const char *what, char *err, siz
   struct stat sb;
   bool exists = stat(op->final_path, &sb) == 0;
   int e = 0;
-  if (exists && S_ISDIR(sb.st_mode)) e = EISDIR;
+  if (exists && S_ISDIR(sb.st_mode))
+    e = EISDIR;
   else if (exists && !S_ISREG(sb.st_mode)) {
     /* A device or FIFO: nothing to rename. Opening a FIFO waits for a reader
      * (a signal interrupts the wait: SA_RESTART is off). */
@@ -175,7 +178,8 @@ int outpath_commit(outpath *op, bool sync, char *err, size_t errlen) {
 void outpath_discard(outpath *op) {
   if (op->fd >= 0) close(op->fd);
   op->fd = -1;
-  if (op->tmp_path) unlink(op->tmp_path);
+  if (op->tmp_path)
+    unlink(op->tmp_path);
   else if (op->final_path && !op->special && truncate(op->final_path, 0) != 0) {
     /* in place and not even truncatable: nothing more can be done */
   }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output files (the capture, --summary-json, --plot), each opened before the
  * simulation starts, so a path that cannot be written costs no run, and
  * replaced atomically at the end:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pathseq.h"
 
 #include <stdlib.h>
@@ -18,9 +19,7 @@ void pathseq_clear(pathseq *ps) {
   for (unsigned i = 0; i < ps->npaths; i++) fifo_clear(&ps->q[i]);
 }
 
-int pathseq_sent(pathseq *ps, unsigned path, uint32_t idx) {
-  return fifo_push(&ps->q[path], idx);
-}
+int pathseq_sent(pathseq *ps, unsigned path, uint32_t idx) { return fifo_push(&ps->q[path], idx); }
 
 void pathseq_acked(pathseq *ps, unsigned path, uint32_t idx, void (*lost)(void *, uint32_t),
                    void *ctx) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loss inference from path order, for transports whose ACKs echo the data
  * packet's path and return on it (mprdma, ioi). Each path of the fabric is
  * FIFO in each direction (net.h), so the ACKs of the packets sent on one path

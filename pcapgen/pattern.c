@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pattern.h"
 
 #include <stdbool.h>
@@ -11,7 +12,9 @@ static inline uint64_t chunk_seed(uint64_t key, uint64_t chunk_addr) {
   return mix64(key ^ (chunk_addr * 0x9e3779b97f4a7c15ull));
 }
 
-static inline uint64_t word(uint64_t x, unsigned j) { return x ^ ((uint64_t)j * 0xd6e8feb86659fd93ull); }
+static inline uint64_t word(uint64_t x, unsigned j) {
+  return x ^ ((uint64_t)j * 0xd6e8feb86659fd93ull);
+}
 
 /* Words are stored little-endian so files do not depend on the host. */
 static inline uint64_t to_le(uint64_t w) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The bytes of simulated memory. The content of address `addr` in the memory
  * of a QP with key `key` is a pure function of (key, addr): the requester
  * generates WRITE payloads from it, the responder generates READ responses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "pktpool.h"
 
 #include <stdlib.h>
@@ -12,8 +13,10 @@ void pktpool_init(pktpool *pp, size_t frame_capacity) {
 pkt *pktpool_get(pktpool *pp) {
   pkt *p = pp->free;
   if (!p && pp->limit && pp->in_use >= pp->limit) return NULL;
-  if (p) pp->free = p->next;
-  else if (!(p = malloc(sizeof *p + pp->bufsize))) return NULL;
+  if (p)
+    pp->free = p->next;
+  else if (!(p = malloc(sizeof *p + pp->bufsize)))
+    return NULL;
   p->next = NULL;
   if (++pp->in_use > pp->peak) pp->peak = pp->in_use;
   return p;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frames in flight. A packet is encoded once, when its sender's NIC puts it
  * on the wire, and carried as bytes to the receiver, which decodes it with
  * libornicproto like a real NIC would. Buffers are recycled through a free
@@ -22,19 +23,19 @@ typedef struct {
 } pkt_meta;
 
 typedef struct pkt {
-  struct pkt *next;     /* free list / control queue */
+  struct pkt *next; /* free list / control queue */
   pkt_meta m;
-  uint32_t len;         /* frame bytes */
+  uint32_t len; /* frame bytes */
   uint16_t path;
-  uint8_t src;          /* sending node */
+  uint8_t src; /* sending node */
   uint8_t data[];
 } pkt;
 
 typedef struct {
   pkt *free;
-  size_t bufsize;       /* frame capacity of every buffer */
+  size_t bufsize; /* frame capacity of every buffer */
   size_t in_use, peak;
-  size_t limit;         /* most buffers at once (--max-memory), 0: no limit */
+  size_t limit; /* most buffers at once (--max-memory), 0: no limit */
 } pktpool;
 
 void pktpool_init(pktpool *pp, size_t frame_capacity);

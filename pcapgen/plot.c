@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "plot.h"
 
 #include <errno.h>
@@ -174,33 +175,45 @@ static void write_psn_plot(FILE *f, const plot *pl, const options *o) {
   const char *where = o->op == OP_READ ? "requester" : "responder";
   fprintf(f, "set title \"PSN against arrival time at the %s (%s%llu packets)\"\n", where,
           pl->stride > 1 ? "sampled: " : "", (unsigned long long)pl->points);
-  fputs("set xlabel 'time (us)'\nset ylabel 'PSN - first PSN of the QP'\n"
-        "set key outside right top\nset grid\n", f);
+  fputs(
+      "set xlabel 'time (us)'\nset ylabel 'PSN - first PSN of the QP'\n"
+      "set key outside right top\nset grid\n",
+      f);
   fputs("plot ", f);
   if (o->paths <= 8) {
     for (uint32_t i = 0; i < o->paths; i++) {
       put_quoted(f, pl->data_path);
-      fprintf(f, " using ($3 == %u && $4 == 0 ? $1 : NaN):2 with points pt 7 ps 0.25 "
-                 "lc %u title 'path %u', ", i, i + 1, i);
+      fprintf(f,
+              " using ($3 == %u && $4 == 0 ? $1 : NaN):2 with points pt 7 ps 0.25 "
+              "lc %u title 'path %u', ",
+              i, i + 1, i);
     }
   } else {
     put_quoted(f, pl->data_path);
-    fputs(" using ($4 == 0 ? $1 : NaN):2:($3 % 8 + 1) with points pt 7 ps 0.25 lc variable "
-          "title 'colour = path mod 8', ", f);
+    fputs(
+        " using ($4 == 0 ? $1 : NaN):2:($3 % 8 + 1) with points pt 7 ps 0.25 lc variable "
+        "title 'colour = path mod 8', ",
+        f);
   }
   put_quoted(f, pl->data_path);
-  fputs(" using ($4 == 1 ? $1 : NaN):2 with points pt 2 ps 0.6 lc rgb 'black' "
-        "title 'retransmission'\n", f);
+  fputs(
+      " using ($4 == 1 ? $1 : NaN):2 with points pt 2 ps 0.6 lc rgb 'black' "
+      "title 'retransmission'\n",
+      f);
 }
 
 static void write_hist_plot(FILE *f, const char *hist_path, const plot *pl) {
-  fprintf(f, "set title \"Out-of-order distance of first transmissions (PSNs behind the "
-             "highest received; bin %u: %u or more)\"\n", MAX_DIST, MAX_DIST);
-  fputs("set xlabel 'out-of-order distance (PSNs)'\nset ylabel 'packets'\n"
-        "set logscale y\nset yrange [0.8:*]\nset style fill solid 0.6\nunset key\n"
-        /* One PSN per box: by default gnuplot widens a box next to an empty bin
+  fprintf(f,
+          "set title \"Out-of-order distance of first transmissions (PSNs behind the "
+          "highest received; bin %u: %u or more)\"\n",
+          MAX_DIST, MAX_DIST);
+  fputs(
+      "set xlabel 'out-of-order distance (PSNs)'\nset ylabel 'packets'\n"
+      "set logscale y\nset yrange [0.8:*]\nset style fill solid 0.6\nunset key\n"
+      /* One PSN per box: by default gnuplot widens a box next to an empty bin
          * (empty bins are not written) to half the gap to its neighbour. */
-        "set boxwidth 1 absolute\n", f);
+      "set boxwidth 1 absolute\n",
+      f);
   fprintf(f, "set xrange [-0.5:%u.5]\n", pl->max_bin < 8 ? 8 : pl->max_bin);
   fputs("plot ", f);
   put_quoted(f, hist_path);
@@ -215,11 +228,13 @@ static int write_script(const plot *pl, const options *o, const char *svg_tmp,
   bool png = n >= 4 && strcmp(o->plot + n - 4, ".png") == 0;
   fputs(png ? "set terminal pngcairo size 1100,900 enhanced font 'sans,10'\n"
             : "set terminal svg size 1100,900 dynamic enhanced font 'sans,11' "
-              "background '#ffffff'\n", f);
+              "background '#ffffff'\n",
+        f);
   fputs("set output ", f);
   put_quoted(f, svg_tmp);
-  fprintf(f, "\nset multiplot layout 2,1 title \"ornic-pcapgen --profile %s, %s, %u QP(s), "
-             "%u paths, %g us delay spread, loss %g, seed %llu\"\n",
+  fprintf(f,
+          "\nset multiplot layout 2,1 title \"ornic-pcapgen --profile %s, %s, %u QP(s), "
+          "%u paths, %g us delay spread, loss %g, seed %llu\"\n",
           o->profile->name, o->op == OP_READ ? "read" : "write", o->qps, o->paths,
           o->delay_spread_us, o->loss, (unsigned long long)o->seed);
   write_psn_plot(f, pl, o);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --plot FILE.svg (or .png): what the data receiver saw, drawn by gnuplot.
  *
  * Top: the PSN of every data packet (relative to the QP's first PSN, so WQEs

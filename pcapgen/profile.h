@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The protocol profiles of ornic-pcapgen behind one interface: one table
  * (profile.c), a row per profile, that --profile, --list-profiles, --help, the
  * option checks, the tap, the memory budget, the summary and main's run all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A progress bar on stderr, only when stderr is a terminal and the run has
  * lasted long enough (1 s) to deserve one; silent otherwise. */
 #ifndef PCAPGEN_PROGRESS_H

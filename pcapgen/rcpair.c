@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Profile `rc`: standard RoCEv2 Reliable Connection traffic between two
  * hosts, as a ConnectX or rxe pair makes it. Both hosts are requesters and
  * responders at once on every QP pair: host A (node 0, QPs 0x100 + q) and
@@ -23,7 +24,9 @@
 uint32_t rc_qpn(int node, uint32_t q) { return node == NODE_REQ ? wl_req_qpn(q) : wl_resp_qpn(q); }
 
 /* Each direction has its own memory content; 4096 is past every QP index. */
-uint64_t rc_key(const options *o, int node, uint32_t q) { return wl_key(o, q + 4096u * (uint32_t)node); }
+uint64_t rc_key(const options *o, int node, uint32_t q) {
+  return wl_key(o, q + 4096u * (uint32_t)node);
+}
 
 uint32_t rc_rkey(int node, uint32_t q) { return wl_rkey(q) ^ (node == NODE_REQ ? 0 : 0x00ff0000u); }
 
@@ -87,8 +90,10 @@ static pkt *host_next_tx(void *self) {
       if (fifo_push(&h->ready, src) < 0) sim_fail(r->s, "out of memory (ready list)");
       return p;
     }
-    if (src & 1) r->req[h->node][src >> 1].in_ready = false;
-    else r->resp[h->node][src >> 1].in_ready = false;
+    if (src & 1)
+      r->req[h->node][src >> 1].in_ready = false;
+    else
+      r->resp[h->node][src >> 1].in_ready = false;
   }
   return NULL;
 }
@@ -104,8 +109,10 @@ static void host_rx(void *self, pkt *p, const ornic_frame *f) {
   uint32_t base = h->node == NODE_REQ ? WL_REQ_QPN_BASE : WL_RESP_QPN_BASE;
   uint32_t q = f->bth.destqp - base;
   if (f->bth.destqp < base || q >= r->o->qps) return;
-  if (is_response(f->bth.opcode)) rc_req_rx(r, &r->req[h->node][q], p, f);
-  else rc_resp_rx(r, &r->resp[h->node][q], f);
+  if (is_response(f->bth.opcode))
+    rc_req_rx(r, &r->req[h->node][q], p, f);
+  else
+    rc_resp_rx(r, &r->resp[h->node][q], f);
 }
 
 static void host_timer(void *self, uint32_t arg) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals of the rc profile (rcpair.c), shared by its three files:
  * rcpair.c (hosts, workload, NIC scheduling), rcpair_req.c (requester QP),
  * rcpair_resp.c (responder QP). */
@@ -17,7 +18,7 @@
 
 /* One WQE (message) of a requester. READ occupies n PSNs with one request. */
 typedef struct {
-  uint8_t op;        /* RC_OPS_* bit index (options.h) */
+  uint8_t op; /* RC_OPS_* bit index (options.h) */
   uint64_t id, va, len, post_ps;
   uint32_t start, n, last_len;
 } rc_wqe;
@@ -31,10 +32,10 @@ typedef struct {
   uint32_t cap;
   uint64_t head, post, snd, total;
   uint32_t snd_idx;
-  uint32_t next_psn;   /* first PSN of the next WQE to post */
-  uint32_t una;        /* oldest unacknowledged PSN */
-  uint32_t hi;         /* first PSN never sent: below it, a send is a retransmission */
-  bool gap_retry;      /* went back to una for missing READ responses; until una moves */
+  uint32_t next_psn; /* first PSN of the next WQE to post */
+  uint32_t una;      /* oldest unacknowledged PSN */
+  uint32_t hi;       /* first PSN never sent: below it, a send is a retransmission */
+  bool gap_retry;    /* went back to una for missing READ responses; until una moves */
   bool timing;
   uint32_t timed_psn;
   uint64_t timed_ps;
@@ -49,7 +50,7 @@ typedef struct {
 enum { RI_READ = 0, RI_ACK = 1, RI_NAK = 2 };
 typedef struct {
   uint8_t kind;
-  bool retx;           /* responses to a duplicate READ request */
+  bool retx; /* responses to a duplicate READ request */
   uint32_t psn, n, next, msn, last_len;
   uint64_t va, wqe;
 } rc_item;
@@ -58,9 +59,9 @@ typedef struct {
   int node;
   uint32_t q;
   uint32_t epsn, since_ack;
-  uint64_t msgs;       /* messages completed = WQE id of the next one */
+  uint64_t msgs; /* messages completed = WQE id of the next one */
   bool nak_sent, in_msg, in_ready;
-  uint8_t op;          /* of the message in progress */
+  uint8_t op; /* of the message in progress */
   uint64_t va, len;
   uint32_t start, n;
   rc_item *items;
@@ -72,7 +73,7 @@ typedef struct rcpair rcpair;
 typedef struct {
   rcpair *r;
   int node;
-  u32fifo ready;       /* sources with something to send: 2q = responder, 2q+1 = requester */
+  u32fifo ready; /* sources with something to send: 2q = responder, 2q+1 = requester */
 } rc_host;
 
 struct rcpair {
@@ -81,7 +82,7 @@ struct rcpair {
   rc_req *req[2];
   rc_resp *resp[2];
   rc_host host[2];
-  uint8_t ops[8];      /* the --rc-ops list, in order */
+  uint8_t ops[8]; /* the --rc-ops list, in order */
   unsigned nops;
   bool pingpong;
   uint8_t *scratch;

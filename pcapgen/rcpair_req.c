@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rc profile's requester QP: posts WQEs up to --rc-outstanding, sends
  * their packets in PSN order, completes them in order from ACKs and READ
  * responses, and goes back N on a NAK, on a gap in the READ responses, or on
@@ -85,7 +86,8 @@ static pkt *build_data(rcpair *r, rc_req *rq, const rc_wqe *w, uint32_t idx, boo
   ornic_frame f;
   rc_frame(r, rq->node, rq->q, &f, op, ornic_psn_add(w->start, (int32_t)idx));
   f.bth.ackreq = idx == w->n - 1; /* as ConnectX and rxe: on the last packet of a message */
-  if (!is_send && idx == 0) f.ext.reth = (ornic_reth){w->va, rc_rkey(!rq->node, rq->q), (uint32_t)w->len};
+  if (!is_send && idx == 0)
+    f.ext.reth = (ornic_reth){w->va, rc_rkey(!rq->node, rq->q), (uint32_t)w->len};
   if (idx == w->n - 1) f.ext.immdt.data = rc_imm(rq->node, rq->q, w->id);
   pattern_fill(r->scratch, rc_key(r->o, rq->node, rq->q), w->va + (uint64_t)idx * pmtu, plen);
   f.payload = r->scratch;
@@ -162,8 +164,10 @@ static void moved(rcpair *r, rc_req *rq, uint32_t old_una) {
     rtt_sample(&rq->rtt, sim_now(r->s) - rq->timed_ps);
     rq->timing = false;
   }
-  if (rq->una == rq->hi) ltimer_stop(&rq->rto);
-  else arm_rto(r, rq);
+  if (rq->una == rq->hi)
+    ltimer_stop(&rq->rto);
+  else
+    arm_rto(r, rq);
   rc_req_post(r, rq);
 }
 
@@ -186,8 +190,10 @@ static void advance(rcpair *r, rc_req *rq, uint32_t cum) {
       read_gap(r, rq);
       break;
     }
-    if (diff(cum, wqe_end(w)) >= 0) complete_head(r, rq);
-    else rq->una = cum;
+    if (diff(cum, wqe_end(w)) >= 0)
+      complete_head(r, rq);
+    else
+      rq->una = cum;
   }
   moved(r, rq, old);
 }
@@ -203,8 +209,8 @@ static void on_read_response(rcpair *r, rc_req *rq, const ornic_frame *f) {
   uint64_t addr = w->va + (uint64_t)idx * pmtu;
   if (f->payload_len != plen ||
       pattern_check(f->payload, rc_key(r->o, rq->node, rq->q), addr, plen) != (size_t)-1) {
-    sim_fail(r->s, "integrity check failed: READ response PSN 0x%06x of WQE %llu on QP 0x%06x",
-             p, (unsigned long long)w->id, rc_qpn(rq->node, rq->q));
+    sim_fail(r->s, "integrity check failed: READ response PSN 0x%06x of WQE %llu on QP 0x%06x", p,
+             (unsigned long long)w->id, rc_qpn(rq->node, rq->q));
     return;
   }
   uint32_t old = rq->una;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rc profile's responder QP: accepts requests only at the expected PSN,
  * checks every SEND / WRITE payload against the source as it is placed,
  * answers in PSN order (READ responses, then the ACKs and NAKs behind them),
@@ -114,8 +115,13 @@ static bool read_ok(const rc_resp *rs, const ornic_frame *f) {
 /* Responses for PSNs from psn on; the WQE index is for --drop rules. */
 static void queue_read(rcpair *r, rc_resp *rs, const ornic_frame *f, uint64_t wqe, bool retx) {
   uint32_t pmtu = r->o->pmtu, len = f->ext.reth.dmalen;
-  rc_item it = {.kind = RI_READ, .retx = retx, .psn = f->bth.psn, .n = wl_npkts(len, pmtu),
-                .last_len = wl_last_len(len, pmtu), .va = f->ext.reth.va, .wqe = wqe,
+  rc_item it = {.kind = RI_READ,
+                .retx = retx,
+                .psn = f->bth.psn,
+                .n = wl_npkts(len, pmtu),
+                .last_len = wl_last_len(len, pmtu),
+                .va = f->ext.reth.va,
+                .wqe = wqe,
                 .msn = (uint32_t)(rs->msgs + !retx) & ORNIC_PSN_MASK}; /* MSN once it is done */
   push_item(r, rs, &it);
 }
@@ -123,8 +129,13 @@ static void queue_read(rcpair *r, rc_resp *rs, const ornic_frame *f, uint64_t wq
 /* ---- requests -------------------------------------------------------------------- */
 
 static bool is_read(uint8_t op) { return op == ORNIC_OP_RC_RDMA_READ_REQ; }
-static bool is_first(uint8_t op) { return op == 0x00 || op == 0x04 || op == 0x05 || op == 0x06 || op == 0x0A || op == 0x0B; }
-static bool is_last(uint8_t op) { return op == 0x02 || op == 0x03 || op == 0x04 || op == 0x05 || op == 0x08 || op == 0x09 || op == 0x0A || op == 0x0B; }
+static bool is_first(uint8_t op) {
+  return op == 0x00 || op == 0x04 || op == 0x05 || op == 0x06 || op == 0x0A || op == 0x0B;
+}
+static bool is_last(uint8_t op) {
+  return op == 0x02 || op == 0x03 || op == 0x04 || op == 0x05 || op == 0x08 || op == 0x09 ||
+         op == 0x0A || op == 0x0B;
+}
 static bool is_send(uint8_t op) { return op <= 0x05; }
 static bool has_imm(uint8_t op) { return op == 0x03 || op == 0x05 || op == 0x09 || op == 0x0B; }
 
@@ -210,8 +221,10 @@ void rc_resp_rx(rcpair *r, rc_resp *rs, const ornic_frame *f) {
     /* A duplicate: READs are executed again (from the PSN asked), SEND and
      * WRITE acknowledged again when they ask for it. */
     sim_stats(r->s)->dup_data++;
-    if (is_read(op) && read_ok(rs, f)) queue_read(r, rs, f, UINT64_MAX, true);
-    else if (f->bth.ackreq && !is_read(op)) ack(r, rs);
+    if (is_read(op) && read_ok(rs, f))
+      queue_read(r, rs, f, UINT64_MAX, true);
+    else if (f->bth.ackreq && !is_read(op))
+      ack(r, rs);
   } else if (!rs->nak_sent) {
     rs->nak_sent = true; /* one NAK per sequence error; later packets are dropped silently */
     answer(r, rs, RI_NAK, rs->epsn);

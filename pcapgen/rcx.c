@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "rcx.h"
 
 #include <string.h>
@@ -67,8 +68,8 @@ bool rcx_parse_write(const ornic_frame *f, bool prefixed, rcx_data *d) {
   return true;
 }
 
-void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t second,
-                  uint8_t kind, unsigned path) {
+void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t second, uint8_t kind,
+                  unsigned path) {
   ornic_frame f;
   sim_frame(s, NODE_RESP, &f);
   f.bth.opcode = ORNIC_OP_RC_ACK;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The wire encoding of the research transports (profiles irn, mprdma, ioi).
  * They extend RoCEv2 RC, but have no opcodes of their own: everything is a
  * standard RC opcode, so stock decoders read every frame, and the extensions
@@ -32,19 +33,19 @@
 #include "sim.h"
 #include "wqe.h"
 
-#define RCX_ADDR_LEN 16      /* RETH layout at the start of a Middle/Last payload */
-#define RCX_DSCP_INORDER 24  /* CS3: in-order class (ioi) */
+#define RCX_ADDR_LEN 16     /* RETH layout at the start of a Middle/Last payload */
+#define RCX_DSCP_INORDER 24 /* CS3: in-order class (ioi) */
 
 /* One data packet to send. */
 typedef struct {
   const wqe *w;
-  uint32_t q;        /* QP index */
-  uint32_t idx;      /* packet of the WQE */
+  uint32_t q;   /* QP index */
+  uint32_t idx; /* packet of the WQE */
   bool retx;
-  bool addr;         /* per-packet address in Middle / Last */
+  bool addr; /* per-packet address in Middle / Last */
   bool ackreq;
-  bool inorder;      /* DSCP RCX_DSCP_INORDER */
-  unsigned path;     /* or SIM_PATH_SPRAY */
+  bool inorder;  /* DSCP RCX_DSCP_INORDER */
+  unsigned path; /* or SIM_PATH_SPRAY */
 } rcx_write;
 
 /* Encodes x from the requester; scratch holds RCX_ADDR_LEN + PMTU bytes.
@@ -53,19 +54,19 @@ pkt *rcx_build_write(sim *s, const options *o, uint8_t *scratch, const rcx_write
 
 /* The data and the address of an arriving WRITE packet. */
 typedef struct {
-  bool has_addr;     /* First / Only, or a prefixed Middle / Last */
+  bool has_addr; /* First / Only, or a prefixed Middle / Last */
   ornic_reth addr;
   const uint8_t *data;
   size_t len;
-  bool first, last;  /* by opcode */
+  bool first, last; /* by opcode */
 } rcx_data;
 
 /* false when f is not an RC WRITE data packet or its prefix is cut short. */
 bool rcx_parse_write(const ornic_frame *f, bool prefixed, rcx_data *d);
 
 /* Sends an RC Acknowledge from the responder to QP q's requester. */
-void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t second,
-                  uint8_t kind, unsigned path);
+void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t second, uint8_t kind,
+                  unsigned path);
 
 /* The path a frame came on (its UDP source port), or SIM_PATH_SPRAY when the
  * port is not one of the fabric's. */

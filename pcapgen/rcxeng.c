@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "rcxeng.h"
 
 #include <stdlib.h>
@@ -23,8 +24,10 @@ static void post_next(rcxeng *e, rcxq *qp) {
 
 pkt *rcxeng_send(rcxeng *e, rcxq *qp, uint32_t idx, bool retx, unsigned path, bool inorder) {
   rcx_write x = {&qp->t.w, qp->t.q, idx, retx, e->ops->addr, false, inorder, path};
-  if (retx) txq_sent_retx(&qp->t, idx);
-  else txq_sent_new(&qp->t, e->s, idx);
+  if (retx)
+    txq_sent_retx(&qp->t, idx);
+  else
+    txq_sent_new(&qp->t, e->s, idx);
   rcxeng_arm_rto(e, qp);
   pkt *pk = rcx_build_write(e->s, e->o, e->scratch, &x);
   if (pk && e->ops->path_order && pathseq_sent(&qp->sent, pk->path, idx) < 0)
@@ -80,7 +83,8 @@ static void req_rx(void *self, pkt *pk, const ornic_frame *f) {
   int q = wl_qp_index(e->o, f->bth.destqp, false);
   if (q < 0 || f->bth.opcode != ORNIC_OP_RC_ACK) return;
   rcxq *qp = rcxeng_qp(e, (uint32_t)q);
-  if (txq_ack_arrived(&qp->t, e->s, f)) e->ops->ack(e, qp, f);
+  if (txq_ack_arrived(&qp->t, e->s, f))
+    e->ops->ack(e, qp, f);
   else if (e->ops->nack && qp->t.busy && f->ext.aeth.syndrome == ORNIC_AETH_NAK_PSN_SEQ)
     e->ops->nack(e, qp, f);
 }
@@ -108,8 +112,10 @@ static void resp_rx(void *self, pkt *pk, const ornic_frame *f) {
   if (q < 0) return;
   rxq *r = &e->resp[q];
   uint32_t window = e->ops->resp_window ? e->ops->resp_window : e->bdp;
-  if (e->ops->answer) e->ops->answer(e, r, f);
-  else rxq_ack_each(r, e->s, e->o, f, window, e->ops->addr);
+  if (e->ops->answer)
+    e->ops->answer(e, r, f);
+  else
+    rxq_ack_each(r, e->s, e->o, f, window, e->ops->addr);
 }
 
 /* ============================== life cycle ============================== */

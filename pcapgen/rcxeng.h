@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engines of the research transports (profiles irn, mprdma, ioi), all but
  * their protocol: RDMA WRITE on RC opcodes (rcx.h), one WQE in flight per QP,
  * a requester QP per txq (txq.h) and a responder QP per rxq (rxq.h), the
@@ -71,11 +72,11 @@ struct rcxeng {
   sim *s;
   const options *o;
   const rcxeng_ops *ops;
-  uint8_t *req;      /* o->qps requester QPs of ops->qp_size bytes: rcxeng_qp */
-  rxq *resp;         /* o->qps responder QPs */
-  u32fifo ready;     /* requester QPs that may have something to send */
-  uint8_t *scratch;  /* RCX_ADDR_LEN + PMTU bytes to build a payload in */
-  uint32_t bdp;      /* packets: the window (txq_bdp) */
+  uint8_t *req;     /* o->qps requester QPs of ops->qp_size bytes: rcxeng_qp */
+  rxq *resp;        /* o->qps responder QPs */
+  u32fifo ready;    /* requester QPs that may have something to send */
+  uint8_t *scratch; /* RCX_ADDR_LEN + PMTU bytes to build a payload in */
+  uint32_t bdp;     /* packets: the window (txq_bdp) */
 };
 
 /* profile_engines.create / start / destroy of the family. */
@@ -84,7 +85,7 @@ void rcxeng_start(void *engines);
 void rcxeng_free(void *engines);
 
 /* `const profile_engines name##_engines` (profile.h) running ops on rcxeng. */
-#define RCXENG_PROFILE(name, ops)                                                         \
+#define RCXENG_PROFILE(name, ops)                                                        \
   static void *name##_new(sim *s, const options *o) { return rcxeng_new(s, o, &(ops)); } \
   const profile_engines name##_engines = {name##_new, rcxeng_start, NULL, rcxeng_free}
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "rng.h"
 
 uint64_t mix64(uint64_t x) {

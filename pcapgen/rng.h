@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seeded pseudo-random numbers: xoshiro256** (Blackman & Vigna), seeded
  * through splitmix64. Independent streams per purpose (spraying, loss, ...)
  * so that, e.g., adding a --drop rule does not shift the paths chosen. */

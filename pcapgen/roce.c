@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Profile `roce`: standard RoCEv2 RC RDMA WRITE, go-back-N.
  * The requester sends WRITE First / Middle / Last (Only for one packet); the
  * responder accepts only the expected PSN, answers the first out-of-order
@@ -269,8 +270,8 @@ static void req_timer(void *self, uint32_t arg) {
   if (!ltimer_expired(r->s, &rq->rto, NODE_REQ, arg) || !rq->busy) return;
   sim_stats(r->s)->timeouts++;
   if (++rq->retries > r->o->retry_limit) {
-    sim_fail(r->s, "QP %u: %u retransmission timeouts in a row on WQE %llu (retry limit %u)",
-             rq->q, rq->retries, (unsigned long long)rq->w.id, r->o->retry_limit);
+    sim_fail(r->s, "QP %u: %u retransmission timeouts in a row on WQE %llu (retry limit %u)", rq->q,
+             rq->retries, (unsigned long long)rq->w.id, r->o->retry_limit);
     return;
   }
   rq->rtt.backoff++;
@@ -328,9 +329,10 @@ static bool begin_message(roce *r, rc_resp *rs, const ornic_frame *f) {
 static void end_message(roce *r, rc_resp *rs) {
   size_t bad = pattern_check(rs->region, wl_key(r->o, rs->q), rs->va, rs->len);
   if (bad != (size_t)-1) {
-    sim_fail(r->s, "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
-             "differs from the source", (unsigned long long)rs->va, rs->q, bad,
-             (unsigned long long)rs->len);
+    sim_fail(r->s,
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
+             "differs from the source",
+             (unsigned long long)rs->va, rs->q, bad, (unsigned long long)rs->len);
     return;
   }
   sim_stats(r->s)->wqes_verified++;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "rtt.h"
 
 void rtt_init(rtt_est *r, uint64_t initial_ps) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A requester's round-trip estimate and retransmission timeout.
  *
  * PROTOCOL.md 4.1: RTO = RTT + OTD/B, RTT being the QP's smoothed round trip.
@@ -15,7 +16,7 @@
 typedef struct {
   uint64_t srtt, rttvar; /* picoseconds */
   bool measured;
-  unsigned backoff;      /* timeouts since the last progress */
+  unsigned backoff; /* timeouts since the last progress */
 } rtt_est;
 
 void rtt_init(rtt_est *r, uint64_t initial_ps);

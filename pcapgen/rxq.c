@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "rxq.h"
 
 #include <stdlib.h>
@@ -66,9 +67,10 @@ static uint8_t check(const rxq *r, const options *o, uint32_t idx, const rcx_dat
 static int complete(rxq *r, sim *s, const options *o) {
   size_t bad = pattern_check(r->region, wl_key(o, r->q), r->start_addr, r->len);
   if (bad != (size_t)-1) {
-    sim_fail(s, "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
-             "differs from the source", (unsigned long long)r->start_addr, r->q, bad,
-             (unsigned long long)r->len);
+    sim_fail(s,
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
+             "differs from the source",
+             (unsigned long long)r->start_addr, r->q, bad, (unsigned long long)r->len);
     return RXQ_BAD;
   }
   sim_stats(s)->wqes_verified++;

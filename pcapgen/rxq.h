@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The responder side of the research transports (irn, mprdma, ioi): one QP
  * that receives RC WRITE packets (rcx.h), places each at its address in the
  * WQE's memory as soon as it arrives, tracks arrivals in a bitmap, keeps the
@@ -17,12 +18,12 @@
 typedef struct {
   uint32_t q;
   uint32_t epsn, msn;
-  bool error;             /* a fatal NAK was sent: the QP takes nothing more */
+  bool error; /* a fatal NAK was sent: the QP takes nothing more */
   /* the WQE being received (one at a time: the workload is a closed loop) */
   bool open;
   uint32_t start_psn, n, rkey;
   uint64_t start_addr, len;
-  uint8_t *region, *got;  /* its memory; one bit per packet received */
+  uint8_t *region, *got; /* its memory; one bit per packet received */
 } rxq;
 
 /* What rxq_accept did with a packet. */

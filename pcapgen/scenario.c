@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "scenario.h"
 
 #include <errno.h>
@@ -31,7 +32,8 @@ static char *read_all(const char *path, FILE *err) {
   bool bad = !buf || ferror(f) || n > MAX_SCENARIO_BYTES || memchr(buf, 0, n);
   if (bad)
     fprintf(err, "ornic-pcapgen: the scenario '%s' %s\n", path,
-            !buf ? "does not fit in memory" : ferror(f) ? "could not be read"
+            !buf                     ? "does not fit in memory"
+            : ferror(f)              ? "could not be read"
             : n > MAX_SCENARIO_BYTES ? "is larger than 1 MiB: not a scenario file?"
                                      : "contains NUL bytes: not a text file?");
   fclose(f);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scenario files (docs/SCENARIOS.md): a run's options and its list of WQEs
  * in a small text file that can be kept next to the capture it made. */
 #ifndef PCAPGEN_SCENARIO_H

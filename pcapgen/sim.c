@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "sim.h"
 
 #include <stdarg.h>
@@ -37,8 +38,8 @@ enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3 };
 typedef struct {
   endpoint_ops ops;
   void *self;
-  uint64_t free_ps;      /* link busy until */
-  bool tx_pending;       /* an EV_NIC_TX is queued */
+  uint64_t free_ps;       /* link busy until */
+  bool tx_pending;        /* an EV_NIC_TX is queued */
   pkt *cq_head, *cq_tail; /* control frames waiting */
   ornic_frame tmpl;
   uint16_t ip_id;
@@ -64,7 +65,7 @@ struct sim {
   sim_observer_fn observer;
   void *observer_ctx;
   sim_timing times;
-  uint64_t stall_limit;  /* events without progress before the watchdog stops the run */
+  uint64_t stall_limit; /* events without progress before the watchdog stops the run */
   bool failed;
   char err[512];
 };
@@ -185,9 +186,11 @@ pkt *sim_encode_on(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned
     char limit[32];
     budget_format(s->o->max_memory, limit, sizeof limit);
     if (s->pool.limit && s->pool.in_use >= s->pool.limit)
-      sim_fail(s, "%zu frames in flight would exceed the memory limit (%s, --max-memory): the "
+      sim_fail(s,
+               "%zu frames in flight would exceed the memory limit (%s, --max-memory): the "
                "paths queue more than they carry; raise --path-rate-gbps or lower --qps or "
-               "--window", s->pool.in_use, limit);
+               "--window",
+               s->pool.in_use, limit);
     else
       sim_fail(s, "out of memory (packet buffers)");
     return NULL;
@@ -225,8 +228,10 @@ void sim_kick(sim *s, int node) {
 void sim_send(sim *s, int node, pkt *p) {
   nic *n = &s->nic[node];
   p->next = NULL;
-  if (n->cq_tail) n->cq_tail->next = p;
-  else n->cq_head = p;
+  if (n->cq_tail)
+    n->cq_tail->next = p;
+  else
+    n->cq_head = p;
   n->cq_tail = p;
   sim_kick(s, node);
 }
@@ -254,7 +259,10 @@ static void count_tx(stats *st, const pkt *p) {
   st->bytes_wire += p->len;
   st->payload_wire += p->m.payload_len;
   switch (p->m.kind) {
-  case PK_DATA: st->data_pkts++; st->retx += p->m.retx; break;
+  case PK_DATA:
+    st->data_pkts++;
+    st->retx += p->m.retx;
+    break;
   case PK_READ_REQ: st->read_reqs++; break;
   case PK_ACK: st->acks++; break;
   case PK_NAK: st->naks++; break;
@@ -328,7 +336,8 @@ static void stall_fail(sim *s, const progress_mark *m) {
   uint64_t pool = st->pool_drops - m->pool_drops, rx = st->rx_drops - m->rx_drops;
   char why[200];
   if (pool)
-    snprintf(why, sizeof why, "%llu packets were dropped for lack of bitmap blocks: --bitmap-pool "
+    snprintf(why, sizeof why,
+             "%llu packets were dropped for lack of bitmap blocks: --bitmap-pool "
              "%llu is too small for this reordering (raise it, or leave it out)",
              (unsigned long long)pool, (unsigned long long)s->o->bitmap_pool);
   else if (rx)
@@ -337,7 +346,8 @@ static void stall_fail(sim *s, const progress_mark *m) {
   else
     snprintf(why, sizeof why, "the protocol does not recover under these options");
   s->st->stalled = true;
-  sim_fail(s, "no progress: %llu frames sent (%llu retransmissions) since a data packet was "
+  sim_fail(s,
+           "no progress: %llu frames sent (%llu retransmissions) since a data packet was "
            "last accepted, %llu of %llu WQEs completed; %s",
            (unsigned long long)(st->pkts_wire - m->wire), (unsigned long long)(st->retx - m->retx),
            (unsigned long long)st->wqes_done, (unsigned long long)st->wqes_total, why);

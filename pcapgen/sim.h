@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The discrete-event core: simulated time in picoseconds, an event queue, two
  * NICs (requester = node 0, responder = node 1) joined by the fabric (net.h),
  * and a tap that captures what one NIC's port sees.
@@ -30,17 +31,17 @@ typedef struct sim sim;
 /* A protocol engine at one node. next_tx and timer may be NULL: a WRITE
  * responder only answers what arrives, through sim_send. */
 typedef struct {
-  pkt *(*next_tx)(void *self);                           /* next data frame, or NULL */
-  void (*rx)(void *self, pkt *p, const ornic_frame *f);  /* a frame arrived (decoded) */
-  void (*timer)(void *self, uint32_t arg);               /* an event of sim_timer_at */
+  pkt *(*next_tx)(void *self);                          /* next data frame, or NULL */
+  void (*rx)(void *self, pkt *p, const ornic_frame *f); /* a frame arrived (decoded) */
+  void (*timer)(void *self, uint32_t arg);              /* an event of sim_timer_at */
 } endpoint_ops;
 
 /* Times both ends derive from the configuration (PROTOCOL.md 4.1 timers). */
 typedef struct {
-  uint64_t frame_ps;   /* NIC serialization of a full-PMTU data frame */
-  uint64_t rtt_ps;     /* nominal round trip over the slowest path, full frame out, ACK back,
+  uint64_t frame_ps; /* NIC serialization of a full-PMTU data frame */
+  uint64_t rtt_ps;   /* nominal round trip over the slowest path, full frame out, ACK back,
                           plus the --reorder-max emulator's longest hold each way (sizing.h) */
-  uint64_t otd_ps;     /* OTD / B: time to send OTD packets on one QP (QPs share the NIC) */
+  uint64_t otd_ps;   /* OTD / B: time to send OTD packets on one QP (QPs share the NIC) */
 } sim_timing;
 
 /* NULL with a message in err. The sim uses st and w but does not own them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a run measured, and how it is reported: text on a terminal, one JSON
  * object for scripts. Completion times go into a log-linear histogram (64
  * sub-buckets per power of two: p99 within 1.6%), so memory stays constant
@@ -32,9 +33,9 @@ typedef struct {
   uint64_t pkts_captured, bytes_captured;
   /* events */
   uint64_t timeouts, drops_random, drops_rule, dup_data, pool_drops;
-  uint64_t rx_drops;        /* data dropped unplaced by mprdma / ioi receivers */
-  uint64_t naks_ignored;    /* roce --rnic-nak-in-retry ignore: NAKs not acted on */
-  uint64_t accepted;        /* data packets (and READ requests) accepted for the first
+  uint64_t rx_drops;     /* data dropped unplaced by mprdma / ioi receivers */
+  uint64_t naks_ignored; /* roce --rnic-nak-in-retry ignore: NAKs not acted on */
+  uint64_t accepted;     /* data packets (and READ requests) accepted for the first
                                time by their receiver: the progress the watchdog sees */
   /* work */
   uint64_t wqes_total, wqes_done, wqes_verified, bytes_done;
@@ -48,11 +49,11 @@ typedef struct {
   uint64_t pkts_in_flight_peak;
   unsigned unused_drop_rules;
   bool interrupted, bench_stop;
-  bool stalled;             /* stopped by the no-progress watchdog (sim.h) */
+  bool stalled; /* stopped by the no-progress watchdog (sim.h) */
   double wall_s;
   /* ground truth (--summary-json only; NULL otherwise) */
   struct truth *truth;
-  uint64_t pkts_full;       /* frames of the full capture (before --capture-start / -drop*) */
+  uint64_t pkts_full; /* frames of the full capture (before --capture-start / -drop*) */
 } stats;
 
 /* Records a WQE posted at post_ps and completed at done_ps. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "tapfilter.h"
 
 /* RNG stream of the tap's misses; net.c uses 1-3. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capture artefacts: which frames the tap writes. A real capture starts
  * whenever someone runs tcpdump (mid-stream, mid-message, ACKs for data not
  * in the file) and misses frames the NIC did send and receive (a full ring
@@ -21,7 +22,7 @@ typedef struct {
   rng r;                  /* its own stream: no other random choice moves */
   const uint64_t *frames; /* --capture-drop-frames, sorted */
   size_t nframes, next;
-  uint64_t seen;          /* frames of the full capture so far = number of this one */
+  uint64_t seen; /* frames of the full capture so far = number of this one */
 } tapfilter;
 
 void tapfilter_init(tapfilter *t, const options *o);

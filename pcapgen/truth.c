@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "truth.h"
 
 #include <stdbool.h>
@@ -75,7 +76,8 @@ static void push(truth *t, list *l, uint64_t v) {
 
 static void push_record(truth *t, records *l, uint64_t frame, const pkt *p) {
   ornic_frame f;
-  if (!room(t) || ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) != ORNIC_OK)
+  if (!room(t) || ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET,
+                                     ORNIC_ROCEV2_UDP_PORT) != ORNIC_OK)
     return;
   if (l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 64;
@@ -93,7 +95,9 @@ static void push_record(truth *t, records *l, uint64_t frame, const pkt *p) {
 /* A NAK by its bytes, the way an analyser sees it, whatever the profile. */
 static bool is_nak(const pkt *p) {
   ornic_frame f;
-  if (ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) != ORNIC_OK) return false;
+  if (ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) !=
+      ORNIC_OK)
+    return false;
   if (f.bth.opcode == ORNIC_OP_NAK) return true;
   return f.bth.opcode == ORNIC_OP_RC_ACK && ornic_aeth_type(f.ext.aeth.syndrome) == ORNIC_AETH_NAK;
 }

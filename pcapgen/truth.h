@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ground truth for passive analysers: what the simulation knows about each
  * frame that a capture alone can only infer. Per frame written (numbered
  * from 1 in the file): retransmissions (data or request packets sent again,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "txq.h"
 
 #include <stdlib.h>

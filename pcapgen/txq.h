@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The requester side of the research transports (irn, mprdma, ioi): one QP's
  * WQE in flight with per-packet state (sent, acknowledged, queued for
  * retransmission), its round-trip estimate (Karn: one timed packet at a time,
@@ -19,17 +20,17 @@
 typedef struct {
   uint32_t q;
   wqe_queue sq;
-  wqe w;                  /* the WQE in flight */
+  wqe w; /* the WQE in flight */
   bool busy, in_ready;
-  uint32_t next_new;      /* packets [0, next_new) were sent at least once */
-  uint32_t cum;           /* packets [0, cum) are acknowledged */
+  uint32_t next_new;       /* packets [0, next_new) were sent at least once */
+  uint32_t cum;            /* packets [0, cum) are acknowledged */
   uint8_t *acked, *queued; /* per packet: selectively acknowledged; in retxq */
   u32fifo retxq;
   bool timing;
   uint32_t timed_idx;
   uint64_t timed_ps;
   rtt_est rtt;
-  unsigned retries;       /* timeouts since the last progress */
+  unsigned retries; /* timeouts since the last progress */
   ltimer rto;
 } txq;
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How the workload maps onto QPs, PSNs and addresses; shared by every
  * profile so their captures differ only in protocol behaviour. */
 #ifndef PCAPGEN_WORKLOAD_H

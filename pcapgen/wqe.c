@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "wqe.h"
 
 #include "workload.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A requester's work queue under the closed-loop workload (workload.h): the
  * WQE each QP posts next, its remote address, its PSN range and its packets.
  * Every profile's requester posts WQEs through here, so all profiles see the
@@ -14,9 +15,9 @@
 
 /* The posting state of one QP. */
 typedef struct {
-  uint32_t q;        /* QP index */
-  uint64_t posted;   /* WQEs posted so far */
-  uint32_t psn;      /* first PSN of the next WQE */
+  uint32_t q;      /* QP index */
+  uint64_t posted; /* WQEs posted so far */
+  uint32_t psn;    /* first PSN of the next WQE */
 } wqe_queue;
 
 /* The WQE in flight on a QP. */
@@ -43,9 +44,7 @@ static inline uint32_t wqe_psn(const wqe *w, uint32_t idx) {
   return ornic_psn_add(w->start, (int32_t)idx);
 }
 /* PSN offset of psn within w (>= n when psn is outside it). */
-static inline uint32_t wqe_idx(const wqe *w, uint32_t psn) {
-  return ornic_psn_off(psn, w->start);
-}
+static inline uint32_t wqe_idx(const wqe *w, uint32_t psn) { return ornic_psn_off(psn, w->start); }
 static inline uint32_t wqe_plen(const wqe *w, uint32_t pmtu, uint32_t idx) {
   return idx == w->n - 1 ? w->last_len : pmtu;
 }

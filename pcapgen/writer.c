@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fopencookie: libpcap writes through a FILE*, and ours feeds the background writer. */
 #define _GNU_SOURCE
 #include "writer.h"
@@ -17,31 +18,31 @@
 #include "outpath.h"
 #include "ornic/version.h"
 
-#define BUF_CAP (1u << 20)       /* our own formats: one write per MiB */
-#define STDIO_BUF (1u << 20)     /* libpcap's FILE*: same */
+#define BUF_CAP (1u << 20)   /* our own formats: one write per MiB */
+#define STDIO_BUF (1u << 20) /* libpcap's FILE*: same */
 #define DEFAULT_SNAPLEN 65535u
 #define PCAP_MAGIC_NS 0xa1b23c4du
 #define LINKTYPE_ETHERNET 1u
 
 struct writer {
-  char *final_path;            /* as given, for messages */
-  outpath op;                  /* where the bytes go (temporary file, or in place) */
+  char *final_path;                  /* as given, for messages */
+  outpath op;                        /* where the bytes go (temporary file, or in place) */
   const volatile sig_atomic_t *stop; /* set by a signal: blocked writes give up */
   int fd;
   out_format fmt;
   bool gzip;
-  uint32_t snaplen;            /* 0: whole frames */
-  bgw *bg;                     /* background writes to fd; NULL: write(2) here */
-  FILE *fp;                    /* libpcap path */
-  bool fp_owns_fd;             /* fclose(fp) closes fd (no background writer) */
+  uint32_t snaplen; /* 0: whole frames */
+  bgw *bg;          /* background writes to fd; NULL: write(2) here */
+  FILE *fp;         /* libpcap path */
+  bool fp_owns_fd;  /* fclose(fp) closes fd (no background writer) */
   pcap_t *pd;
   pcap_dumper_t *dumper;
-  gzFile gz;                   /* own formats, compressed */
-  uint8_t *buf;                /* own formats */
+  gzFile gz;    /* own formats, compressed */
+  uint8_t *buf; /* own formats */
   size_t len;
   uint64_t bytes;
   bool failed;
-  bool libpcap;                /* buf is the FILE*'s buffer, not ours to flush */
+  bool libpcap; /* buf is the FILE*'s buffer, not ours to flush */
   char err[600];
 };
 
@@ -80,7 +81,8 @@ static int open_fd(writer *w) {
   w->op.fd = -1; /* ours now: gzclose or fclose may close it */
   /* Written in place (read-only directory): the old content goes now, as
    * with tcpdump; every other output was opened before this one. */
-  if (!w->op.tmp_path && !w->op.special && ftruncate(w->fd, 0) != 0) return fail(w, "truncate", errno);
+  if (!w->op.tmp_path && !w->op.special && ftruncate(w->fd, 0) != 0)
+    return fail(w, "truncate", errno);
   return 0;
 }
 
@@ -184,7 +186,7 @@ static int pcapng_header(writer *w) {
   p = le32(p, header_snaplen(w));
   p = le16(p, 9); /* if_tsresol */
   p = le16(p, 1);
-  *p = 9;         /* 10^-9 s */
+  *p = 9; /* 10^-9 s */
   p += 4;
   p = le32(p, 0); /* opt_endofopt */
   p = le32(p, 32);
@@ -204,7 +206,8 @@ static int own_record(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t 
     p = le32(p, (uint32_t)ts_ns);
     p = le32(p, caplen);
     p = le32(p, len);
-    if (append(w, h, 28) < 0 || append(w, frame, caplen) < 0 || append(w, zeros, pad) < 0) return -1;
+    if (append(w, h, 28) < 0 || append(w, frame, caplen) < 0 || append(w, zeros, pad) < 0)
+      return -1;
     le32(h, total);
     return append(w, h, 4);
   }

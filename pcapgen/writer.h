@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capture files. Plain pcap goes through libpcap's dump API (on a FILE* we
  * own, so write errors are seen); pcapng and anything gzip-compressed are
  * written here (libpcap 1.10 cannot write pcapng, and a gzip stream needs the

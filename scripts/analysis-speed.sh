@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Cost of libornicproto's conversation analysis inside `ornic-decode --stats`
 # (a benchmark, not a pass/fail test). One run, interleaved rounds, CPU time
 # (user+sys of each process, from bash's `times` of a subshell), medians and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Generation speed of ornic-pcapgen next to Scapy writing frames of the same
 # size and layers, measured in one run (the machine is shared: compare the
 # ratio, not the absolute figures). Not a pass/fail test.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs every pcapgen profile that --plot draws (`ornic-pcapgen --list-profiles`,
 # capability `plot`: all but rc, whose data flows both ways) on one workload
 # and network and writes the side-by-side tables and plots of docs/PROFILES.md:

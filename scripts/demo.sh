@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Quick start, part one: install what is missing, build, and decode a built-in
 # demo: every frame of docs/PROTOCOL.md, then a simulated multipath ORNIC
 # conversation with one loss, decoded.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages ornic-tools needs, only those missing.
 # Usage: scripts/deps.sh [build|test]
 #   build: the library, tools, pcapgen (with --plot through gnuplot) and the

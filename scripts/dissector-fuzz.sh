@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Robustness of the ORNIC Wireshark plugin, as Wireshark's tools/fuzz-test.sh
 # tests dissectors: ornic-pcapgen traces corrupted by `editcap -E RATE`; each
 # pass joins the corrupted traces into one file (mergecap -a: one tshark

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Speed of the ORNIC Wireshark plugin, measured in one run against stock tshark
 # (a benchmark, not a pass/fail test):
 #   1. a standard RoCEv2 capture (ornic-pcapgen --profile roce): tshark with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Formats the tree's C sources with clang-format (.clang-format), or checks
 # that they are formatted. Generated tables (*.inc, checked against their
 # generators by the generated_tables test) are left as their scripts write them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env sh
+# SPDX-License-Identifier: MIT
 # Rebuilds the committed seed corpus fuzz/corpus/<target>/ from the library's
 # encoder (ornic-fuzz-seeds) and from ornic-pcapgen captures, or checks it.
 #

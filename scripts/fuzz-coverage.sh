@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Line and branch coverage reached by replaying the fuzz corpus (and the
 # regression inputs) through the harnesses' replay mains, built with clang's
 # source-based coverage. Reports libornicproto (the figure docs/FUZZING.md

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # AFL++ persistent-mode speed of each harness on one core, against a baseline
 # measured in the same run (a benchmark, not a pass/fail test).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # An AFL++ campaign on one harness: builds the AFL++ persistent-mode
 # harnesses (build/fuzz-afl, CC=afl-clang-fast), runs afl-fuzz from the
 # committed seeds and the regression inputs with the dictionary, on N cores

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generates libornicproto/src/ornic_icrc_tables.inc: the iCRC seed-correction tables.
 Usage: scripts/gen_icrc_tables.py > libornicproto/src/ornic_icrc_tables.inc
 

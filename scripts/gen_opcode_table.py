@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Generates libornicproto/src/ornic_opcode_table.inc, the opcode table as data.
 
 The IBA part follows ib_pack.h / rxe_opcode.c (see shared IBA notes); the ORNIC

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The adversarial run behind docs/RELIABILITY.md: damaged captures through
 # ornic-decode, bad command lines and scenario files through every program,
 # signals and a full disk through ornic-pcapgen. Best with an ASan+UBSan

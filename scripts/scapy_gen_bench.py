@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Scapy writing RoCEv2 frames to a pcap, the way a hand-rolled generator would:
 Ethernet / IPv4 / UDP 4791 / BTH (RC WRITE Middle) / 1 KiB payload / iCRC, one
 frame object per packet, written by PcapWriter with nanosecond timestamps.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # SPDX license lines, by directory (LICENSE says why):
 #   dissector/   GPL-2.0-or-later (the Wireshark plugin links libwireshark)
 #   the rest     MIT

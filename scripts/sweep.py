@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Parameter sweeps over ornic-pcapgen: every combination of the values given,
 each run with several seeds, summarised per combination with the mean, the
 sample standard deviation and a 95% confidence interval of the mean (Student's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The whole test suite, as CI runs it: install what is missing, build with
 # -Werror, run every test, again with zlib's CRC-32 instead of ISA-L, then
 # build and run everything again under AddressSanitizer +

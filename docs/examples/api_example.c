@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Encode an ORNIC OOO WRITE FSpot frame, decode it back, verify its iCRC,
  * then see what a flipped bit and a short capture look like.
  * Build: cc api_example.c $(pkg-config --cflags --libs ornicproto) */
@@ -18,7 +19,8 @@ int main(void) {
    * (Ethernet, IPv4 10.0.0.1 -> 10.0.0.2, UDP port 4791); set the BTH and the
    * extension headers the opcode carries (FSpot: RETH and OFFETH). Lengths,
    * PadCnt, checksums and the iCRC are computed. */
-  static const uint8_t payload[] = {'h', 'e', 'l', 'l', 'o', ',', ' ', 'O', 'R', 'N', 'I', 'C', '!'};
+  static const uint8_t payload[] = {'h', 'e', 'l', 'l', 'o', ',', ' ',
+                                    'O', 'R', 'N', 'I', 'C', '!'};
   ornic_frame tx;
   ornic_frame_init(&tx, ORNIC_LINK_ETHERNET, 4);
   tx.bth.opcode = ORNIC_OP_OOO_WRITE_FSPOT;
@@ -53,8 +55,8 @@ int main(void) {
 
   /* 3. Verify the iCRC: decode locates it, ornic_icrc_verify checks it. */
   rc = ornic_icrc_verify(&rx, wire);
-  printf("%td bytes: %s psn=%u destqp=0x%06x va=0x%016llx offset=%u payload=%zu pad=%u icrc=%s\n", n,
-         ornic_opcode_name(rx.bth.opcode), rx.bth.psn, rx.bth.destqp,
+  printf("%td bytes: %s psn=%u destqp=0x%06x va=0x%016llx offset=%u payload=%zu pad=%u icrc=%s\n",
+         n, ornic_opcode_name(rx.bth.opcode), rx.bth.psn, rx.bth.destqp,
          (unsigned long long)rx.ext.reth.va, rx.ext.offeth.offset, rx.payload_len, rx.pad_len,
          ornic_errname(rc));
   if (rc != ORNIC_OK || rx.payload_len != sizeof payload ||

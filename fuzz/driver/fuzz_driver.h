@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one entry point every harness implements (libFuzzer's), and the two
  * drivers that call it without libFuzzer: a replay main for files and
  * directories (crash reproduction, CI) and an AFL++ persistent-mode main. */
@@ -20,9 +21,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) __attribute__((weak));
 int fuzz_replay_main(int argc, char **argv);
 
 /* Aborts with a message naming the broken property: a harness's oracle. */
-#define fuzz_check(cond, ...)                                                  \
-  do {                                                                         \
-    if (!(cond)) fuzz_fail(__FILE__, __LINE__, #cond, __VA_ARGS__);            \
+#define fuzz_check(cond, ...)                                       \
+  do {                                                              \
+    if (!(cond)) fuzz_fail(__FILE__, __LINE__, #cond, __VA_ARGS__); \
   } while (0)
 void fuzz_fail(const char *file, int line, const char *cond, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 4, 5)));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ORNIC_FUZZ=AFL: AFL++ persistent mode with the test case in shared memory
  * (no fork, no read() per input); with file arguments, the replay main. */
 #include <unistd.h> /* __AFL_FUZZ_TESTCASE_LEN read()s stdin outside afl-fuzz */

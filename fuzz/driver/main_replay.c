@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ORNIC_FUZZ=OFF: the harness as a plain program that replays files. */
 #include "fuzz_driver.h"
 

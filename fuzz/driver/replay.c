@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replay of saved inputs: what CI runs over the corpus and the regression
  * files, and how a crash found by any fuzzer is reproduced without it. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic-fuzz-seeds: writes the seed corpus of every harness (fuzz/corpus),
  * built with the library's public encoder, one named file per opcode and per
  * edge case. Usage: ornic-fuzz-seeds OUTDIR   (creates OUTDIR/<target>/...).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The seed writers of ornic-fuzz-seeds, one file per harness family. */
 #ifndef ORNIC_FUZZ_SEEDS_H
 #define ORNIC_FUZZ_SEEDS_H
@@ -21,7 +22,7 @@ size_t seed_frame(uint8_t *out, size_t cap, ornic_link link, int ipv, uint8_t op
 /* Recognisable values in every header field, and a payload where allowed. */
 void seed_fill(ornic_frame *f, uint8_t opcode, size_t plen);
 extern uint8_t seed_ones[2 * ORNIC_NAKETH_MAX_BLOCKS]; /* all bits set */
-extern uint8_t seed_payload[4096];                  /* a counting pattern */
+extern uint8_t seed_payload[4096];                     /* a counting pattern */
 
 void seeds_frames(void);    /* fuzz_frame and fuzz_roundtrip */
 void seeds_ext(void);       /* fuzz_ext */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seeds of fuzz_capture: small capture files in every format and link type
  * ornic-decode reads (pcap micro/nano, both byte orders, Kuznetzov's
  * modified pcap, pcapng, gzip of each), then damaged ones. Captures of whole
@@ -18,12 +19,16 @@ typedef struct {
 
 static void u8(cap *c, uint8_t v) { c->b[c->n++] = v; }
 static void u16(cap *c, uint16_t v) {
-  if (c->be) u8(c, (uint8_t)(v >> 8)), u8(c, (uint8_t)v);
-  else u8(c, (uint8_t)v), u8(c, (uint8_t)(v >> 8));
+  if (c->be)
+    u8(c, (uint8_t)(v >> 8)), u8(c, (uint8_t)v);
+  else
+    u8(c, (uint8_t)v), u8(c, (uint8_t)(v >> 8));
 }
 static void u32(cap *c, uint32_t v) {
-  if (c->be) u16(c, (uint16_t)(v >> 16)), u16(c, (uint16_t)v);
-  else u16(c, (uint16_t)v), u16(c, (uint16_t)(v >> 16));
+  if (c->be)
+    u16(c, (uint16_t)(v >> 16)), u16(c, (uint16_t)v);
+  else
+    u16(c, (uint16_t)v), u16(c, (uint16_t)(v >> 16));
 }
 static void bytes(cap *c, const uint8_t *p, size_t n) {
   memcpy(c->b + c->n, p, n);
@@ -160,8 +165,8 @@ static void pcapngs(void) {
   static cap c;
   uint8_t fr[2048], body[2200];
   c.n = 0, c.be = 0;
-  static const uint8_t shb[] = {0x4d, 0x3c, 0x2b, 0x1a, 1, 0, 0, 0, 0xff, 0xff, 0xff, 0xff,
-                                0xff, 0xff, 0xff, 0xff};
+  static const uint8_t shb[] = {0x4d, 0x3c, 0x2b, 0x1a, 1,    0,    0,    0,
+                                0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
   pcapng_block(&c, 0x0a0d0d0a, shb, sizeof shb);
   /* IDB: linktype 1, snaplen 0, option if_tsresol (9) = 9, opt_endofopt. */
   static const uint8_t idb[] = {1, 0, 0, 0, 0, 0, 0, 0, 9, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0};

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seeds of fuzz_ext: byte 0 picks the decoder (0-13 one header by bit index,
  * 14 BTH, 15-17 the named OFFETH / OACKETH / NAKETH codecs, 18 a chain by
  * mask, 19 the chain of an opcode); the header bytes follow. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seeds of fuzz_frame and fuzz_roundtrip: one frame per opcode, then the
  * edges (PSN wrap, every PadCnt, NAK bitmap sizes, tags, IPv6, RoCEv1, IPv4
  * options, non-canonical encodings), malformed frames and truncations.
@@ -11,8 +12,8 @@
 #define ETH 14
 #define CAP 9000
 
-static const uint8_t nak_bits[2 * ORNIC_NAKETH_MAX_BLOCKS] = {
-    0x00, 0x00, 0xff, 0xfe, 0x55, 0xaa, 0x0f, 0xf0, 0x80, 0x01, 0xff, 0xff};
+static const uint8_t nak_bits[2 * ORNIC_NAKETH_MAX_BLOCKS] = {0x00, 0x00, 0xff, 0xfe, 0x55, 0xaa,
+                                                              0x0f, 0xf0, 0x80, 0x01, 0xff, 0xff};
 uint8_t seed_ones[2 * ORNIC_NAKETH_MAX_BLOCKS];
 uint8_t seed_payload[4096];
 
@@ -33,7 +34,8 @@ void seed_fill(ornic_frame *f, uint8_t opcode, size_t plen) {
   e->atomicacketh.orig = 0x0102030405060708ull;
   e->oacketh = (ornic_oacketh){ORNIC_OACK_ADDR_CACHED, 0, 16};
   /* Limit = trigger - 16: a responder with OTD 16. */
-  e->naketh = (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 0x123470, 3, 0x123456, 0, 0x123460, nak_bits};
+  e->naketh =
+      (ornic_naketh){ORNIC_NAKETH_OTD_EXCEEDED, 0x123470, 3, 0x123456, 0, 0x123460, nak_bits};
   e->immdt.data = 0xdeadbeef;
   e->ieth.rkey = 0x00c0ffee;
   const ornic_opcode_info *op = ornic_opcode_info_get(opcode);
@@ -78,8 +80,8 @@ static void per_opcode(void) {
 }
 
 static void naks(void) {
-  static const unsigned sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65,
-                                   100, 127, 128, 129, 200, 254, 255};
+  static const unsigned sizes[] = {1,  2,  3,  4,  5,  7,   8,   9,   15,  16,  17,  31,
+                                   32, 33, 63, 64, 65, 100, 127, 128, 129, 200, 254, 255};
   uint8_t fr[CAP];
   char name[64];
   ornic_frame f;
@@ -107,7 +109,8 @@ static void naks(void) {
   static const struct {
     uint32_t limit;
     const char *name;
-  } limits[] = {{0x123456, "nak-limit-at-base"}, {0x123500, "nak-limit-past-bitmap"},
+  } limits[] = {{0x123456, "nak-limit-at-base"},
+                {0x123500, "nak-limit-past-bitmap"},
                 {0x923456, "nak-limit-half-way-round"}};
   for (unsigned i = 0; i < sizeof limits / sizeof limits[0]; i++) {
     ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 4);
@@ -122,10 +125,10 @@ static void encoded_edges(void) {
   uint8_t fr[CAP];
   ornic_frame f;
   ornic_ssize n;
-#define EMIT(mode, name)                                                                     \
-  do {                                                                                       \
-    n = ornic_frame_encode(fr, sizeof fr, &f);                                               \
-    both(mode, fr, n > 0 ? (size_t)n : 0, name);                                             \
+#define EMIT(mode, name)                         \
+  do {                                           \
+    n = ornic_frame_encode(fr, sizeof fr, &f);   \
+    both(mode, fr, n > 0 ? (size_t)n : 0, name); \
   } while (0)
   ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 4);
   seed_fill(&f, ORNIC_OP_OOO_WRITE_SPOT, 1024);
@@ -184,7 +187,7 @@ static void encoded_edges(void) {
   EMIT(0, "edge-oacketh-reserved-flags");
   ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 4);
   seed_fill(&f, ORNIC_OP_ACK, 0);
-  f.udp.dport = 0; /* the encoder's default port */
+  f.udp.dport = 0;    /* the encoder's default port */
   f.ip.frag = 0x8000; /* the reserved IPv4 flag bit: not a fragment */
   EMIT(0, "edge-ipv4-reserved-flag");
 #undef EMIT
@@ -308,8 +311,8 @@ static void truncations(void) {
 static void roce_starts(void) {
   uint8_t fr[CAP];
   static const uint8_t mode = 3;
-  static const uint8_t ops[] = {0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9, 0xCA,
-                                0x04, 0x0A, 0x11, 0x64, 0x81};
+  static const uint8_t ops[] = {0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7,
+                                0xC8, 0xC9, 0xCA, 0x04, 0x0A, 0x11, 0x64, 0x81};
   for (unsigned i = 0; i < sizeof ops; i++) {
     size_t n = seed_frame(fr, sizeof fr, ORNIC_LINK_ETHERNET, 4, ops[i], 3);
     seed_write("frame", &mode, 1, fr + ETH + 28, n - ETH - 28, "bth-op-%02x-%s", ops[i],
@@ -324,9 +327,12 @@ static void roce_starts(void) {
 static void encoder_values(void) {
   static const uint8_t ops[] = {0xC0, 0xC1, 0xC2, 0xC3, 0xC4, 0xC5, 0xC6, 0xC7, 0xC8, 0xC9,
                                 0xCA, 0x04, 0x0A, 0x11, 0x13, 0x1C, 0x44, 0x64, 0x81, 0xA4};
-  static const struct { uint8_t k, w; const char *what; } kinds[] = {
-      {0x00, 0, "eth-ipv4"}, {0x04, 0, "eth-ipv6"}, {0x30, 0, "eth-qinq-ipv4"},
-      {0x80, 0, "eth-rocev1"}, {0x01, 0, "raw-ipv6"}, {0x02, 0, "grh"}, {0x0c, 0xff, "wild-ipv5"}};
+  static const struct {
+    uint8_t k, w;
+    const char *what;
+  } kinds[] = {{0x00, 0, "eth-ipv4"},    {0x04, 0, "eth-ipv6"}, {0x30, 0, "eth-qinq-ipv4"},
+               {0x80, 0, "eth-rocev1"},  {0x01, 0, "raw-ipv6"}, {0x02, 0, "grh"},
+               {0x0c, 0xff, "wild-ipv5"}};
   static const uint8_t mode = 3;
   uint8_t v[400];
   for (unsigned i = 0; i < sizeof ops; i++)
@@ -334,13 +340,15 @@ static void encoder_values(void) {
       if (j > 0 && i % 4 != j % 4) continue; /* a spread, not every pair */
       for (unsigned b = 0; b < sizeof v; b++) v[b] = (uint8_t)(b * 37 + 11);
       v[0] = kinds[j].k, v[1] = kinds[j].w, v[60] = ops[i];
-      seed_write("roundtrip", &mode, 1, v, sizeof v, "encode-values-op-%02x-%s", ops[i], kinds[j].what);
+      seed_write("roundtrip", &mode, 1, v, sizeof v, "encode-values-op-%02x-%s", ops[i],
+                 kinds[j].what);
     }
 }
 
 /* AETH syndromes of every type and NAK reasons, known and reserved. */
 static void syndromes(void) {
-  static const uint8_t syn[] = {0x00, 0x1f, 0x20, 0x3f, 0x40, 0x60, 0x61, 0x62, 0x63, 0x64, 0x65, 0x7f, 0x80, 0xe0};
+  static const uint8_t syn[] = {0x00, 0x1f, 0x20, 0x3f, 0x40, 0x60, 0x61,
+                                0x62, 0x63, 0x64, 0x65, 0x7f, 0x80, 0xe0};
   uint8_t fr[CAP];
   ornic_frame f;
   char name[48];

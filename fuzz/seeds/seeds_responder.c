@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seeds of fuzz_responder (the action format is in fuzz/fuzz_responder.c):
  * in-order and reversed WRITEs, holes that fire the NAK timers, probes,
  * READs, the PSN wrap, a tiny bitmap pool, three interleaved QPs, long
@@ -35,7 +36,9 @@ static void wqes(script *s, unsigned q, unsigned count, unsigned n, int reverse,
   }
 }
 
-static void put(const script *s, const char *name) { seed_write("responder", NULL, 0, s->b, s->n, "%s", name); }
+static void put(const script *s, const char *name) {
+  seed_write("responder", NULL, 0, s->b, s->n, "%s", name);
+}
 
 void seeds_responder(void) {
   static script s;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindISAL: Intel ISA-L (libisal), libornicproto's fast CRC-32 backend.
 # Installed beside ornicprotoConfig.cmake, which finds ISA-L with it for the
 # static library's consumers. pkg-config is used for hints when present but

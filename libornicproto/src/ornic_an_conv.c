@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conversations (PROTOCOL.md 8.1). A packet names the QP it goes to (BTH
  * DestQP), never the QP it comes from. Traffic into one QP from one address
  * is a "half"; the first half seen makes a conversation with A = its source
@@ -99,7 +100,8 @@ static int64_t fit_response(ornic_analysis *a, an_conv *c, an_dir *d, const orni
   if ((fl & ORNIC_OPF_READ) && (fl & ORNIC_OPF_PAYLOAD))
     return an_wqe_find(&d->wqes, r, W_READ, c->pmtu ? c->pmtu : a->cfg.pmtu) ? 0 : -1;
   int32_t dd = ornic_psn_diff(r, d->hpsn);
-  if (dd < -(int32_t)a->cfg.window || dd > 1024) return -1; /* 1024: ACKs of requests not captured */
+  if (dd < -(int32_t)a->cfg.window || dd > 1024)
+    return -1; /* 1024: ACKs of requests not captured */
   return dd < 0 ? -(int64_t)dd : dd;
 }
 
@@ -115,7 +117,8 @@ static int64_t fit_request(ornic_analysis *a, const an_dir *d, uint32_t p) {
  * conversation with A = Y, B = X and A's QP unknown does it fit best?
  * (Its packets are responses to A's requests, or requests answered by
  * responses travelling X -> Y.) */
-static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except, const ornic_frame *f) {
+static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except,
+                          const ornic_frame *f) {
   an_key pk;
   pair_key(&pk, k->alen, k->dst, k->src);
   uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
@@ -142,7 +145,8 @@ an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in) {
    * way, ACKs the other): two entries of cache before the map. */
   uint32_t i = AN_NONE;
   for (int c = 0; c < 2 && i == AN_NONE; c++)
-    if (a->last_half[c] != AN_NONE && memcmp(&a->last_key[c], &k, sizeof k) == 0) i = a->last_half[c];
+    if (a->last_half[c] != AN_NONE && memcmp(&a->last_key[c], &k, sizeof k) == 0)
+      i = a->last_half[c];
   if (i == AN_NONE) {
     i = an_map_get(&a->map, &k);
     if (i != AN_NONE) {

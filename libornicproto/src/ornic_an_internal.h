@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals of the conversation analysis (ornic/analysis.h). The rules are
  * docs/PROTOCOL.md section 8; each file holds one part of them:
  *   ornic_an_map.c   the hash map of QP halves and address pairs
@@ -39,19 +40,20 @@ int an_map_put(an_map *m, const an_key *k, uint32_t v);
 
 /* ---- the PSN window of one direction ------------------------------------- */
 enum {
-  S_REQ = 1u << 0,      /* a request with this PSN was seen (frame: its first copy) */
-  S_RESV = 1u << 1,     /* reserved by a READ request (P+1 .. P+N-1) */
-  S_RESP = 1u << 2,     /* a READ response with this PSN was seen (resp_frame) */
-  S_ASKED = 0xfu << 8,  /* copies of the request NAKs asked for and not yet seen (a count) */
-  S_RASKED = 0xfu << 12,/* copies of the READ response retries asked for (a count) */
-  S_DECLARED = 1u << 5, /* declared lost (counted in a LOSS) since it was last seen */
-  S_ACKED = 1u << 6     /* covered by a cumulative ACK (on_acked already called) */
+  S_REQ = 1u << 0,       /* a request with this PSN was seen (frame: its first copy) */
+  S_RESV = 1u << 1,      /* reserved by a READ request (P+1 .. P+N-1) */
+  S_RESP = 1u << 2,      /* a READ response with this PSN was seen (resp_frame) */
+  S_ASKED = 0xfu << 8,   /* copies of the request NAKs asked for and not yet seen (a count) */
+  S_RASKED = 0xfu << 12, /* copies of the READ response retries asked for (a count) */
+  S_DECLARED = 1u << 5,  /* declared lost (counted in a LOSS) since it was last seen */
+  S_ACKED = 1u << 6      /* covered by a cumulative ACK (on_acked already called) */
 };
 
 typedef struct {
-  uint32_t frame, resp_frame, asked; /* frame numbers, truncated to 32 bits; asked: the last asker */
+  uint32_t frame, resp_frame,
+      asked; /* frame numbers, truncated to 32 bits; asked: the last asker */
   uint32_t bits;
-  int64_t passed;                    /* ns: when the window's top first reached this PSN */
+  int64_t passed; /* ns: when the window's top first reached this PSN */
 } an_slot;
 
 /* The ask counters (S_ASKED, S_RASKED): each NAK or READ retry asks for one
@@ -69,17 +71,17 @@ static inline void an_answer(an_slot *s, uint32_t field) {
 /* ---- WQEs / messages ---------------------------------------------------- */
 enum { W_SEND = 1, W_WRITE = 2, W_READ = 3, W_ATOMIC = 4 };
 typedef struct {
-  uint32_t idx;       /* 1-based in the direction */
-  uint8_t kind;       /* W_* */
-  bool has_reth;      /* va, len, rkey valid */
-  bool ornic;         /* ORNIC OOO WQE: any packet may come first */
-  bool single;        /* an Only opcode: one packet, whatever its length */
+  uint32_t idx;  /* 1-based in the direction */
+  uint8_t kind;  /* W_* */
+  bool has_reth; /* va, len, rkey valid */
+  bool ornic;    /* ORNIC OOO WQE: any packet may come first */
+  bool single;   /* an Only opcode: one packet, whatever its length */
   uint32_t start_psn;
-  uint32_t end_psn;   /* exclusive end when known from the next message (ends_known) */
+  uint32_t end_psn; /* exclusive end when known from the next message (ends_known) */
   bool ends_known;
   uint32_t len, rkey;
-  uint64_t va;        /* WRITE: Start_Addr; READ: the remote source */
-  uint64_t frame;     /* the packet that revealed it */
+  uint64_t va;           /* WRITE: Start_Addr; READ: the remote source */
+  uint64_t frame;        /* the packet that revealed it */
   uint64_t cached_frame; /* ORNIC: the first ACK with ADDR_CACHED for it (3.4), 0 none */
 } an_wqe;
 #define AN_WQE_HIST 64u
@@ -101,21 +103,21 @@ typedef struct {
   uint32_t last_psn; /* the previous request's PSN */
   bool hole_flagged;
   uint32_t hole_limit;
-  uint16_t sport;    /* UDP source port of the first request */
-  bool sprayed;      /* requests came from more than one source port (paths) */
+  uint16_t sport; /* UDP source port of the first request */
+  bool sprayed;   /* requests came from more than one source port (paths) */
   /* window */
   an_slot *slots;
-  uint32_t cap;      /* 0 until the first PSN */
-  uint32_t valid;    /* slots known: (top - valid, top]; valid <= cap */
-  uint32_t top;      /* highest PSN in the window */
+  uint32_t cap;   /* 0 until the first PSN */
+  uint32_t valid; /* slots known: (top - valid, top]; valid <= cap */
+  uint32_t top;   /* highest PSN in the window */
   bool have_top;
   /* responses */
   bool have_cum, have_msn, have_resp;
   uint32_t cum, msn, resp_hpsn;
   uint32_t resp_last; /* the previous READ response's PSN */
   bool resp_retry;    /* it answered a retry: the next in sequence does too */
-  int64_t now;       /* ns: the packet being analysed */
-  int64_t lag_max;   /* ns: the longest an out-of-order first arrival lagged behind a later PSN */
+  int64_t now;        /* ns: the packet being analysed */
+  int64_t lag_max;    /* ns: the longest an out-of-order first arrival lagged behind a later PSN */
   an_wqe_hist wqes;
   ornic_an_dir_stats *st;
 } an_dir;
@@ -124,8 +126,8 @@ typedef struct {
 typedef struct {
   ornic_an_conv pub;
   an_dir dir[2];
-  uint32_t pmtu;       /* learnt, 0 unknown */
-  uint32_t next_pair;  /* next conversation with the same (A, B) addresses, AN_NONE at the end */
+  uint32_t pmtu;      /* learnt, 0 unknown */
+  uint32_t next_pair; /* next conversation with the same (A, B) addresses, AN_NONE at the end */
 } an_conv;
 
 /* Traffic into one QP from one source address. */
@@ -136,12 +138,12 @@ typedef struct {
 
 struct ornic_analysis {
   ornic_analysis_cfg cfg;
-  an_map map;       /* half keys -> half index; pair keys -> first conversation index */
+  an_map map; /* half keys -> half index; pair keys -> first conversation index */
   an_half *halves;
   uint32_t nhalves, halves_cap;
   an_conv *convs;
   uint32_t nconvs, convs_cap;
-  an_key last_key[2];  /* the last two halves looked up */
+  an_key last_key[2];    /* the last two halves looked up */
   uint32_t last_half[2]; /* AN_NONE: none */
 };
 
@@ -167,7 +169,7 @@ void an_wqe_fill(ornic_an_verdict *v, const an_wqe *w, uint32_t psn, uint32_t pm
 void an_wqe_close(an_wqe_hist *h, uint32_t psn);
 
 /* ornic_an_seq.c */
-an_slot *an_slot_at(an_dir *d, uint32_t psn);        /* NULL outside the window */
+an_slot *an_slot_at(an_dir *d, uint32_t psn);                    /* NULL outside the window */
 int an_window_touch(an_dir *d, uint32_t psn, uint32_t want_cap); /* make psn the top if newer */
 void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
                 ornic_an_verdict *v);

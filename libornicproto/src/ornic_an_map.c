@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Open-addressing hash map from an_key to a 32-bit value, for the
  * analysis' QP halves and address pairs. Grows (allocates) only when a new
  * key is inserted, never on lookup: the per-packet path stays allocation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Responses of one direction (PROTOCOL.md 8.4-8.6): READ responses in the
  * PSNs their request reserved, cumulative ACKs (which packets they cover,
  * and which of those the capture never saw), NAKs (what they ask to have
@@ -122,7 +123,8 @@ static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
   if (n < 0 || (uint32_t)n >= a->cfg.window) n = 0;
   uint32_t lost = 0;
   bool proof = seq_error && !d->sprayed;
-  for (int32_t i = 0; i <= n; i++) lost += ask(a, d, ornic_psn_add(psn, i), in->frame, proof && i == 0, false);
+  for (int32_t i = 0; i <= n; i++)
+    lost += ask(a, d, ornic_psn_add(psn, i), in->frame, proof && i == 0, false);
   declare_loss(d, v, psn, lost);
 }
 
@@ -139,8 +141,8 @@ static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *v) {
 }
 
 static void completion(an_dir *d, const ornic_frame *f, uint32_t pmtu, ornic_an_verdict *v) {
-  bool ornic_done = (f->ext.present & ORNIC_HDR_OACKETH) &&
-                    (f->ext.oacketh.flags & ORNIC_OACK_WQE_DONE);
+  bool ornic_done =
+      (f->ext.present & ORNIC_HDR_OACKETH) && (f->ext.oacketh.flags & ORNIC_OACK_WQE_DONE);
   bool rc = ornic_opcode_transport(f->bth.opcode) != ORNIC_TRANSPORT_ORNIC;
   if (!(v->flags & ORNIC_AN_MSN) || !v->msn_delta || !(ornic_done || rc)) return;
   /* BTH.PSN is the Last_PSN of the completed WQE (3.4) / the last PSN acknowledged. */
@@ -183,7 +185,8 @@ static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
   if (type != ORNIC_AETH_NAK && type != ORNIC_AETH_RNR_NAK) return; /* reserved types */
   v->flags |= ORNIC_AN_NAK;
   d->st->naks++;
-  if (syn != ORNIC_AETH_NAK_PSN_SEQ && type != ORNIC_AETH_RNR_NAK) return; /* fatal NAKs ask for nothing */
+  if (syn != ORNIC_AETH_NAK_PSN_SEQ && type != ORNIC_AETH_RNR_NAK)
+    return; /* fatal NAKs ask for nothing */
   cumulative(a, c, d, ornic_psn_add(psn, -1), in, false, v);
   if (f->ext.present & ORNIC_HDR_NAKETH)
     ornic_nak(a, d, in, v);

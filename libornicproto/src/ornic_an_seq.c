@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The requests of one direction (PROTOCOL.md 8.2-8.4): a window of PSN
  * slots below the highest PSN, first arrivals told from repeats, repeats
  * told apart as retransmissions (asked for, or timed out on) and
@@ -117,8 +118,10 @@ static void repeat(an_dir *d, an_slot *s, const ornic_an_input *in, bool ornic,
     v->flags |= ORNIC_AN_DUP;
   }
   s->bits &= ~(uint32_t)S_DECLARED;
-  if (v->flags & ORNIC_AN_RETRANS) d->st->retrans++;
-  else d->st->dups++;
+  if (v->flags & ORNIC_AN_RETRANS)
+    d->st->retrans++;
+  else
+    d->st->dups++;
 }
 
 /* How far behind the highest PSN an original may still arrive: the
@@ -140,7 +143,8 @@ static int64_t lag_reach(const an_dir *d, bool ornic) {
  * responder had already told the requester ADDR_CACHED for its WQE before
  * that NAK: the requester sends copies as Spot / Last then (4.2), so this is
  * an original that arrived late. */
-static bool sent_before_cached(an_dir *d, const an_slot *s, const ornic_an_input *in, uint32_t pmtu) {
+static bool sent_before_cached(an_dir *d, const an_slot *s, const ornic_an_input *in,
+                               uint32_t pmtu) {
   if (!(in->f->ext.present & ORNIC_HDR_RETH)) return false;
   const an_wqe *w = an_wqe_find(&d->wqes, in->f->bth.psn, W_WRITE, pmtu);
   return w && w->cached_frame && (uint32_t)w->cached_frame < s->asked;
@@ -212,7 +216,8 @@ static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdi
   int32_t ahead = ornic_psn_diff(psn, d->epsn);
   /* Once per hole: not again while ePSN is inside the last one flagged, as
    * the responder's NAK pacing does not declare it again (4.4). */
-  if (ahead <= (int32_t)a->cfg.otd || (d->hole_flagged && ornic_psn_lt(d->epsn, d->hole_limit))) return;
+  if (ahead <= (int32_t)a->cfg.otd || (d->hole_flagged && ornic_psn_lt(d->epsn, d->hole_limit)))
+    return;
   /* The hole is counted over its first AN_HOLE_SCAN PSNs: a figure for a
    * reader, not a verdict, and a long scan per hole would cost more than the
    * rest of the analysis on a lossy trace. */
@@ -231,8 +236,10 @@ static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdi
 /* ---- messages and WQEs ------------------------------------------------------ */
 
 static uint8_t kind_of(uint16_t fl) {
-  return (fl & ORNIC_OPF_READ) ? W_READ : (fl & ORNIC_OPF_WRITE) ? W_WRITE
-         : (fl & ORNIC_OPF_ATOMIC) ? W_ATOMIC : W_SEND;
+  return (fl & ORNIC_OPF_READ)     ? W_READ
+         : (fl & ORNIC_OPF_WRITE)  ? W_WRITE
+         : (fl & ORNIC_OPF_ATOMIC) ? W_ATOMIC
+                                   : W_SEND;
 }
 
 /* ORNIC FSpot / Last with Address: the WQE it describes (3.2), new or known. */
@@ -249,8 +256,13 @@ static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool f
     if (off % pmtu) return; /* not placeable: the end points reject it (4.3 rule 5) */
     start = ornic_psn_add(start, -(int32_t)(off / pmtu));
   }
-  an_wqe w = {.kind = W_WRITE, .has_reth = true, .ornic = true, .start_psn = start,
-              .len = e->reth.dmalen, .rkey = e->reth.rkey, .va = e->reth.va - off,
+  an_wqe w = {.kind = W_WRITE,
+              .has_reth = true,
+              .ornic = true,
+              .start_psn = start,
+              .len = e->reth.dmalen,
+              .rkey = e->reth.rkey,
+              .va = e->reth.va - off,
               .frame = in->frame};
   for (uint32_t i = 0; i < d->wqes.n; i++) {
     const an_wqe *o = &d->wqes.ring[i];
@@ -265,7 +277,9 @@ static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool f
 /* An RC/UC/XRC First or Only: a new message (only its first copy). */
 static void rc_message(an_dir *d, const ornic_an_input *in, uint16_t fl, ornic_an_verdict *v) {
   const ornic_ext *e = &in->f->ext;
-  an_wqe w = {.kind = kind_of(fl), .start_psn = in->f->bth.psn, .frame = in->frame,
+  an_wqe w = {.kind = kind_of(fl),
+              .start_psn = in->f->bth.psn,
+              .frame = in->frame,
               .single = (fl & ORNIC_OPF_FIRST) && (fl & ORNIC_OPF_LAST) && !(fl & ORNIC_OPF_READ)};
   if ((e->present & ORNIC_HDR_RETH)) {
     w.has_reth = true;
@@ -456,8 +470,10 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
   uint32_t pmtu = an_conv_pmtu(a, c, f);
   v->role = ORNIC_AN_ROLE_REQUEST;
   v->pmtu = pmtu;
-  if (!d->have_req) d->sport = f->udp.sport;
-  else if (f->udp.sport != d->sport) d->sprayed = true;
+  if (!d->have_req)
+    d->sport = f->udp.sport;
+  else if (f->udp.sport != d->sport)
+    d->sprayed = true;
   d->st->req_packets++;
   if (fl & ORNIC_OPF_PAYLOAD) d->st->req_bytes += f->payload_len;
   if ((fl & ORNIC_OPF_READ) && d->have_req && (f->ext.present & ORNIC_HDR_RETH)) {

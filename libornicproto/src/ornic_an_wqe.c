@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* WQEs and messages of one direction, newest last, and the addresses they
  * imply (PROTOCOL.md 3.2: Write_Addr = Start_Addr + (PSN - Start_PSN) *
  * PMTU; an RC WRITE's Middle and Last packets follow the same rule from
@@ -62,7 +63,8 @@ void an_wqe_fill(ornic_an_verdict *v, const an_wqe *w, uint32_t psn, uint32_t pm
   v->wqe_pkt = k;
   v->wqe_frame = w->frame;
   v->wqe_npkts = w->single ? 1 : w->has_reth ? an_npkts(w->len, pmtu) : 0;
-  if (!v->wqe_npkts && w->ends_known) v->wqe_npkts = (uint32_t)ornic_psn_diff(w->end_psn, w->start_psn);
+  if (!v->wqe_npkts && w->ends_known)
+    v->wqe_npkts = (uint32_t)ornic_psn_diff(w->end_psn, w->start_psn);
   if (v->wqe_npkts) v->wqe_last_psn = ornic_psn_add(w->start_psn, (int32_t)v->wqe_npkts - 1);
   if (!w->has_reth) return;
   v->wqe_start_addr = w->va;

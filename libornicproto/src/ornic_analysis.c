@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public entry points of the conversation analysis (ornic/analysis.h):
  * configuration, one packet in, its verdict out, conversation accessors.
  * Which conversation and direction a packet belongs to is decided here from
@@ -153,8 +154,10 @@ static void addr_str(char *out, size_t cap, const uint8_t *addr, uint8_t alen) {
 }
 
 static void qp_str(char *out, size_t cap, bool known, uint32_t qp) {
-  if (known) snprintf(out, cap, "0x%06x", qp);
-  else snprintf(out, cap, "?");
+  if (known)
+    snprintf(out, cap, "0x%06x", qp);
+  else
+    snprintf(out, cap, "?");
 }
 
 void ornic_an_conv_label(const ornic_an_conv *c, char *out, size_t cap) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Base Transport Header codec (IBA 9.2). */
 #include "ornic/errors.h"
 #include "ornic/headers.h"

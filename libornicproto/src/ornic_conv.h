@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Big-endian load/store helpers. Packet bytes are never read through casts:
  * callers check the length first, then use these. */
 #ifndef ORNIC_CONV_H

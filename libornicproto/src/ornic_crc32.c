@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CRC-32 backend: Intel ISA-L when available (several times zlib's speed on
  * large buffers), zlib otherwise. Both use zlib's convention. */
 #include "ornic/icrc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CRC-32 backend call, inlinable: ornic_crc32() for the public API and
  * the iCRC hot path, which cannot afford an extra call level per packet. */
 #ifndef ORNIC_CRC32_INLINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internet checksum (RFC 1071) for the IPv4 header and IPv6 UDP. */
 #include "ornic_internal.h"
 

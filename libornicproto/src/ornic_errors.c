@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error texts. */
 #include "ornic/errors.h"
 
@@ -10,7 +11,8 @@ typedef struct {
 static const err_row err_rows[] = {
     {ORNIC_OK, "ORNIC_OK", "success"},
     {ORNIC_ERR_TRUNCATED, "ORNIC_ERR_TRUNCATED", "truncated: input ends before the header does"},
-    {ORNIC_ERR_MALFORMED, "ORNIC_ERR_MALFORMED", "malformed: lengths or fields contradict each other"},
+    {ORNIC_ERR_MALFORMED, "ORNIC_ERR_MALFORMED",
+     "malformed: lengths or fields contradict each other"},
     {ORNIC_ERR_NOT_ROCE, "ORNIC_ERR_NOT_ROCE", "not a RoCE packet"},
     {ORNIC_ERR_UNKNOWN_OPCODE, "ORNIC_ERR_UNKNOWN_OPCODE", "unknown BTH opcode"},
     {ORNIC_ERR_BAD_ICRC, "ORNIC_ERR_BAD_ICRC", "invariant CRC mismatch"},

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Extension header codecs. Each header is one case in decode and one in
  * encode; the fixed sizes live in the table of ornic_opcode.c. */
 #include "ornic/errors.h"
@@ -13,10 +14,9 @@ static size_t hdr_wire_size(const ornic_ext *e, uint16_t bit) {
 }
 
 /* The set bits of hdrs that name headers, lowest first (= wire order). */
-#define FOR_EACH_HDR(bit, hdrs)                                                    \
-  for (unsigned rest_ = (hdrs) & ((1u << ORNIC_HDR_COUNT) - 1), bit; rest_ &&     \
-       ((bit = rest_ & (0u - rest_)), 1);                                          \
-       rest_ &= rest_ - 1)
+#define FOR_EACH_HDR(bit, hdrs)                                      \
+  for (unsigned rest_ = (hdrs) & ((1u << ORNIC_HDR_COUNT) - 1), bit; \
+       rest_ && ((bit = rest_ & (0u - rest_)), 1); rest_ &= rest_ - 1)
 
 size_t ornic_ext_size(const ornic_ext *e, uint16_t hdrs) {
   size_t n = 0;
@@ -40,13 +40,19 @@ static int naketh_read(ornic_naketh *n, const uint8_t *p, size_t len) {
 
 static void fixed_read(ornic_ext *e, uint16_t bit, const uint8_t *p) {
   switch (bit) {
-  case ORNIC_HDR_RDETH: e->rdeth.resv = p[0]; e->rdeth.een = ornic_get_u24(p + 1); break;
+  case ORNIC_HDR_RDETH:
+    e->rdeth.resv = p[0];
+    e->rdeth.een = ornic_get_u24(p + 1);
+    break;
   case ORNIC_HDR_DETH:
     e->deth.qkey = ornic_get_u32(p);
     e->deth.resv = p[4];
     e->deth.srcqp = ornic_get_u24(p + 5);
     break;
-  case ORNIC_HDR_XRCETH: e->xrceth.resv = p[0]; e->xrceth.xrcsrq = ornic_get_u24(p + 1); break;
+  case ORNIC_HDR_XRCETH:
+    e->xrceth.resv = p[0];
+    e->xrceth.xrcsrq = ornic_get_u24(p + 1);
+    break;
   case ORNIC_HDR_FETH: e->feth.value = ornic_get_u32(p); break;
   case ORNIC_HDR_RETH:
     e->reth.va = ornic_get_u64(p);
@@ -60,7 +66,10 @@ static void fixed_read(ornic_ext *e, uint16_t bit, const uint8_t *p) {
     e->atomiceth.swap_add = ornic_get_u64(p + 12);
     e->atomiceth.compare = ornic_get_u64(p + 20);
     break;
-  case ORNIC_HDR_AETH: e->aeth.syndrome = p[0]; e->aeth.msn = ornic_get_u24(p + 1); break;
+  case ORNIC_HDR_AETH:
+    e->aeth.syndrome = p[0];
+    e->aeth.msn = ornic_get_u24(p + 1);
+    break;
   case ORNIC_HDR_ATOMICACKETH: e->atomicacketh.orig = ornic_get_u64(p); break;
   case ORNIC_HDR_OACKETH:
     e->oacketh.flags = p[0];
@@ -192,18 +201,18 @@ ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *e, uint1
 }
 
 /* Named entry points for the ORNIC headers, over the same cases as above. */
-#define ORNIC_NAMED_CODEC(NAME, FIELD, BIT)                                            \
-  int ornic_##NAME##_decode(ornic_##NAME *out, const uint8_t *p, size_t len) {         \
-    ornic_ext e;                                                                       \
-    e.present = 0;                                                                     \
-    int n = ornic_ext_decode_one(&e, BIT, p, len);                                     \
-    if (n > 0 || n == ORNIC_ERR_MALFORMED) *out = e.FIELD;                             \
-    return n;                                                                          \
-  }                                                                                    \
+#define ORNIC_NAMED_CODEC(NAME, FIELD, BIT)                                             \
+  int ornic_##NAME##_decode(ornic_##NAME *out, const uint8_t *p, size_t len) {          \
+    ornic_ext e;                                                                        \
+    e.present = 0;                                                                      \
+    int n = ornic_ext_decode_one(&e, BIT, p, len);                                      \
+    if (n > 0 || n == ORNIC_ERR_MALFORMED) *out = e.FIELD;                              \
+    return n;                                                                           \
+  }                                                                                     \
   ornic_ssize ornic_##NAME##_encode(uint8_t *out, size_t cap, const ornic_##NAME *in) { \
-    ornic_ext e;                                                                       \
-    e.FIELD = *in;                                                                     \
-    return ornic_ext_encode_one(out, cap, &e, BIT);                                    \
+    ornic_ext e;                                                                        \
+    e.FIELD = *in;                                                                      \
+    return ornic_ext_encode_one(out, cap, &e, BIT);                                     \
   }
 
 ORNIC_NAMED_CODEC(offeth, offeth, ORNIC_HDR_OFFETH)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frame decoder: L2 -> L3 -> L4 -> BTH -> extension headers -> payload -> iCRC.
  * Each layer checks the bytes it needs before reading them. "Truncated" means
  * the capture ended early; "malformed" means the packet's own lengths do not

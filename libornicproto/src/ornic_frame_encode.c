@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frame encoder: computes every derived field (lengths, PadCnt, IPv4 header
  * checksum, IPv6 UDP checksum, iCRC) so callers only state what they mean. */
 #include <string.h>
@@ -20,8 +21,8 @@ typedef struct {
   size_t l2, l3, l4;   /* header sizes */
   size_t ext, payload; /* bytes after the BTH */
   uint8_t pad;
-  size_t roce;         /* BTH .. iCRC inclusive */
-  int kind;            /* ORNIC_L3_* */
+  size_t roce; /* BTH .. iCRC inclusive */
+  int kind;    /* ORNIC_L3_* */
 } layout;
 
 static int plan(const ornic_frame *f, layout *lo) {
@@ -33,9 +34,12 @@ static int plan(const ornic_frame *f, layout *lo) {
    * as the decoder reports it. */
   if (f->link == ORNIC_LINK_GRH || (f->link == ORNIC_LINK_ETHERNET && f->l3 == ORNIC_L3_GRH))
     lo->kind = ORNIC_L3_GRH;
-  else if (f->ip.version == 4) lo->kind = ORNIC_L3_IPV4;
-  else if (f->ip.version == 6) lo->kind = ORNIC_L3_IPV6;
-  else return ORNIC_ERR_INVALID_ARG;
+  else if (f->ip.version == 4)
+    lo->kind = ORNIC_L3_IPV4;
+  else if (f->ip.version == 6)
+    lo->kind = ORNIC_L3_IPV6;
+  else
+    return ORNIC_ERR_INVALID_ARG;
   lo->l2 = f->link == ORNIC_LINK_ETHERNET ? ETH_LEN + (f->eth.has_vlan ? VLAN_LEN : 0) : 0;
   lo->l3 = lo->kind == ORNIC_L3_IPV4 ? IPV4_LEN : IPV6_LEN;
   lo->l4 = lo->kind == ORNIC_L3_GRH ? 0 : UDP_LEN;
@@ -143,8 +147,11 @@ ornic_ssize ornic_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f) {
   if (lo.l2) p = put_eth(p, f, lo.kind);
   uint8_t *l3 = p;
   size_t after_ip = lo.l4 + lo.roce;
-  if (lo.kind == ORNIC_L3_IPV4) p = put_ipv4(p, &f->ip, after_ip);
-  else p = put_ipv6(p, &f->ip, after_ip, lo.kind == ORNIC_L3_GRH ? ORNIC_GRH_NXTHDR_BTH : ORNIC_IPPROTO_UDP);
+  if (lo.kind == ORNIC_L3_IPV4)
+    p = put_ipv4(p, &f->ip, after_ip);
+  else
+    p = put_ipv6(p, &f->ip, after_ip,
+                 lo.kind == ORNIC_L3_GRH ? ORNIC_GRH_NXTHDR_BTH : ORNIC_IPPROTO_UDP);
   uint8_t *udp = p;
   if (lo.l4) {
     p = ornic_put_u16(p, f->udp.sport);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Native InfiniBand (IBA 7.7, 7.8): the LRH codec, the link-level part of
  * decoding a native IB packet (PktLen, the VCRC's place), the VCRC, and the
  * encoder of native IB frames. The GRH, BTH and everything after them are
@@ -53,11 +54,11 @@ ornic_ssize ornic_lrh_encode(uint8_t *out, size_t cap, const ornic_lrh *lrh) {
  * time: the 16-entry table is the polynomial itself, stepped at compile time,
  * so there is no table to keep in sync with a generator. */
 #define VCRC_POLY_REFLECTED 0xD008u
-#define VSTEP(c) (((c) & 1u) ? ((c) >> 1) ^ VCRC_POLY_REFLECTED : (c) >> 1)
-#define VNIB(n) (uint16_t)VSTEP(VSTEP(VSTEP(VSTEP((unsigned)(n)))))
-static const uint16_t vcrc_nibble[16] = {
-    VNIB(0), VNIB(1), VNIB(2),  VNIB(3),  VNIB(4),  VNIB(5),  VNIB(6),  VNIB(7),
-    VNIB(8), VNIB(9), VNIB(10), VNIB(11), VNIB(12), VNIB(13), VNIB(14), VNIB(15)};
+#define VSTEP(c) (((c)&1u) ? ((c) >> 1) ^ VCRC_POLY_REFLECTED : (c) >> 1)
+#define VNIB(n) (uint16_t) VSTEP(VSTEP(VSTEP(VSTEP((unsigned)(n)))))
+static const uint16_t vcrc_nibble[16] = {VNIB(0),  VNIB(1),  VNIB(2),  VNIB(3), VNIB(4),  VNIB(5),
+                                         VNIB(6),  VNIB(7),  VNIB(8),  VNIB(9), VNIB(10), VNIB(11),
+                                         VNIB(12), VNIB(13), VNIB(14), VNIB(15)};
 
 static uint16_t vcrc_calc(const uint8_t *p, size_t n) {
   unsigned c = 0xffffu;
@@ -130,11 +131,11 @@ int ornic_ib_decode_end(ornic_frame *f, int rc) {
 
 typedef struct {
   const ornic_opcode_info *op;
-  bool global;     /* a GRH: f->l3 == ORNIC_L3_GRH */
-  size_t hdrs;     /* LRH [+ GRH] */
-  size_t ext;      /* extension headers */
+  bool global; /* a GRH: f->l3 == ORNIC_L3_GRH */
+  size_t hdrs; /* LRH [+ GRH] */
+  size_t ext;  /* extension headers */
   uint8_t pad;
-  size_t pkt;      /* LRH through iCRC = PktLen * 4 */
+  size_t pkt; /* LRH through iCRC = PktLen * 4 */
 } ib_plan;
 
 /* Every check before the first byte is written, so that an error leaves
@@ -152,7 +153,8 @@ static int plan(const ornic_frame *f, ib_plan *pl) {
   pl->hdrs = ORNIC_LRH_LEN + (pl->global ? GRH_LEN : 0);
   ornic_bth bth = f->bth;
   bth.padcnt = 0; /* derived */
-  if (!ornic_bth_valid(&bth) || !ornic_ext_valid(&f->ext, pl->op->hdrs)) return ORNIC_ERR_INVALID_ARG;
+  if (!ornic_bth_valid(&bth) || !ornic_ext_valid(&f->ext, pl->op->hdrs))
+    return ORNIC_ERR_INVALID_ARG;
   pl->ext = ornic_ext_size(&f->ext, pl->op->hdrs);
   if (f->payload_len > (size_t)ORNIC_LRH_PKTLEN_MAX * 4) return ORNIC_ERR_INVALID_ARG;
   pl->pad = (uint8_t)((4 - (pl->ext + f->payload_len) % 4) % 4);

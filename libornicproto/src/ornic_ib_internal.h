@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Native InfiniBand pieces that ornic_frame_decode.c, ornic_frame_encode.c
  * and ornic_icrc.c call (ornic_ib.c, ornic_icrc.c). Not exported. */
 #ifndef ORNIC_IB_INTERNAL_H

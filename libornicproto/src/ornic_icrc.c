@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The invariant CRC: RoCEv2 (IBA Annex A17.3.3), RoCEv1 (with the GRH) and
  * native InfiniBand from the LRH (IBA 7.8.1). */
 #include <stdbool.h>
@@ -20,7 +21,7 @@
 
 /* Forcing byte j to 0xff changes it by ~b: the table row turns that change
  * into the equivalent change of the CRC's initial state. */
-#define FLIP(j, b) icrc_unshift[ICRC_ROW_##j][(uint8_t)~(b)]
+#define FLIP(j, b) icrc_unshift[ICRC_ROW_##j][(uint8_t) ~(b)]
 
 /* The seed change that masks the variant fields of the three common layouts,
  * read from the frame itself: the CRC then runs once over the unmodified
@@ -54,9 +55,9 @@ static void mask_variant_fields(uint8_t *h, int l3_kind, size_t bth_rel) {
     h[10] = h[11] = 0xff;           /* header checksum */
     h[ihl + 6] = h[ihl + 7] = 0xff; /* UDP checksum */
   } else {
-    h[0] |= 0x0f;                   /* traffic class (high nibble) */
-    h[1] = h[2] = h[3] = 0xff;      /* traffic class (low nibble), flow label */
-    h[7] = 0xff;                    /* hop limit */
+    h[0] |= 0x0f;              /* traffic class (high nibble) */
+    h[1] = h[2] = h[3] = 0xff; /* traffic class (low nibble), flow label */
+    h[7] = 0xff;               /* hop limit */
     if (l3_kind == ORNIC_L3_IPV6) h[40 + 6] = h[40 + 7] = 0xff;
   }
   h[bth_rel + 4] = 0xff; /* BTH FECN, BECN, resv6 */
@@ -72,8 +73,7 @@ static uint32_t icrc_masked_copy(const uint8_t *l3, int l3_kind, size_t bth_rel,
   return ornic_crc32_inline(crc, l3 + hlen, icrc_rel - hlen);
 }
 
-static inline uint32_t icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel,
-                                 size_t icrc_rel) {
+static inline uint32_t icrc_calc(const uint8_t *l3, int l3_kind, size_t bth_rel, size_t icrc_rel) {
   uint32_t delta;
   if (seed_delta(l3, l3_kind, bth_rel, &delta))
     return ornic_crc32_inline(ICRC_SEED_AFTER_LRH ^ delta, l3, icrc_rel);
@@ -118,8 +118,8 @@ static inline int check_layout(const uint8_t *l3, int kind, size_t bth_off) {
 
 /* compute, verify and the _at entry points inline the whole path: on small
  * frames the CRC itself is a few ns, so every call level shows. */
-static inline int icrc_at(const uint8_t *l3, size_t len, int kind, size_t bth_off,
-                          size_t icrc_off, uint32_t *icrc) {
+static inline int icrc_at(const uint8_t *l3, size_t len, int kind, size_t bth_off, size_t icrc_off,
+                          uint32_t *icrc) {
   if (!l3 || !icrc) return ORNIC_ERR_INVALID_ARG;
   if (kind != ORNIC_L3_IPV4 && kind != ORNIC_L3_IPV6 && kind != ORNIC_L3_GRH)
     return ORNIC_ERR_INVALID_ARG;

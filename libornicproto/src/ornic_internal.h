@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internal helpers shared by the encoder and the iCRC code. */
 #ifndef ORNIC_INTERNAL_H
 #define ORNIC_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Field layout tables of the BTH and the extension headers (ornic/layout.h).
  * They describe what ornic_bth.c and ornic_ext.c read and write;
  * tests/unit/test_layout.c encodes every field at all ones through those
@@ -8,17 +9,18 @@
 #include "ornic_internal.h"
 
 /* The `bits` low ones, moved up by `shift` (bits 64 included: 2 << 63 wraps to 0). */
-#define BITS_MASK(bits, shift) ((((uint64_t)2 << ((bits) - 1)) - 1) << (shift))
+#define BITS_MASK(bits, shift) ((((uint64_t)2 << ((bits)-1)) - 1) << (shift))
 
 /* A whole field of `size` bytes, a bit field inside one byte (or a
  * sub-field of the field at index `parent`), and a byte string. */
 #define WHOLE(name, display, off, size, kind) \
-  {name, display, off, size, 8 * (size), 0, -1, kind, BITS_MASK(8 * (size), 0)}
+  { name, display, off, size, 8 * (size), 0, -1, kind, BITS_MASK(8 * (size), 0) }
 #define BITF(name, display, off, bits, shift, kind) \
-  {name, display, off, 1, bits, shift, -1, kind, BITS_MASK(bits, shift)}
+  { name, display, off, 1, bits, shift, -1, kind, BITS_MASK(bits, shift) }
 #define SUBF(name, display, off, bits, shift, kind, parent) \
-  {name, display, off, 1, bits, shift, parent, kind, BITS_MASK(bits, shift)}
-#define BYTES(name, display, off, size, kind) {name, display, off, size, 8 * (size), 0, -1, kind, 0}
+  { name, display, off, 1, bits, shift, parent, kind, BITS_MASK(bits, shift) }
+#define BYTES(name, display, off, size, kind) \
+  { name, display, off, size, 8 * (size), 0, -1, kind, 0 }
 
 #define K_UINT ORNIC_FIELD_UINT
 #define K_FLAG ORNIC_FIELD_FLAG
@@ -124,18 +126,18 @@ static const ornic_field_layout cnp_fields[] = {
     BYTES("cnp.resv", "Reserved", 0, 16, K_RESV),
 };
 
-#define TABLE(t) {t, sizeof(t) / sizeof((t)[0])}
+#define TABLE(t) \
+  { t, sizeof(t) / sizeof((t)[0]) }
 
 /* By bit index of ORNIC_HDR_* (opcode.h). */
 static const struct {
   const ornic_field_layout *fields;
   size_t count;
 } hdr_tables[ORNIC_HDR_COUNT] = {
-    TABLE(rdeth_fields),     TABLE(deth_fields),         TABLE(xrceth_fields),
-    TABLE(feth_fields),      TABLE(reth_fields),         TABLE(offeth_fields),
-    TABLE(atomiceth_fields), TABLE(aeth_fields),         TABLE(atomicacketh_fields),
-    TABLE(oacketh_fields),   TABLE(naketh_fields),       TABLE(immdt_fields),
-    TABLE(ieth_fields),      TABLE(cnp_fields),
+    TABLE(rdeth_fields),        TABLE(deth_fields),    TABLE(xrceth_fields),    TABLE(feth_fields),
+    TABLE(reth_fields),         TABLE(offeth_fields),  TABLE(atomiceth_fields), TABLE(aeth_fields),
+    TABLE(atomicacketh_fields), TABLE(oacketh_fields), TABLE(naketh_fields),    TABLE(immdt_fields),
+    TABLE(ieth_fields),         TABLE(cnp_fields),
 };
 
 /* 1 when bit is exactly one known ORNIC_HDR_* bit. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The lint rules of docs/PROTOCOL.md section 5 ("Lint rules"): what one frame
  * can break without being undecodable. Each rule reads only what decode
  * filled in (ext.present, the payload view), so a malformed or truncated

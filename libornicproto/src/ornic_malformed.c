@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Names and explanations of the decoder rules a malformed frame breaks
  * (ornic_frame.malformed; docs/PROTOCOL.md section 5, D1-D7): the decoder
  * records which rule failed, this says it in words with the frame's own
@@ -15,9 +16,9 @@ typedef struct {
 
 /* Indexed by bit number of ORNIC_MAL_*. */
 static const mal_row rows[ORNIC_MAL_COUNT] = {
-    {"ip_header", "D1"}, {"ip_len", "D3"},     {"udp_short", "D3"}, {"udp_long", "D3"},
-    {"roce_short", "D3"}, {"ext", "D5"},       {"pad", "D5"},       {"payload", "D5"},
-    {"nak_blocks", "D6"}, {"align", "D7"},   {"lrh_len", "D12"},
+    {"ip_header", "D1"},  {"ip_len", "D3"}, {"udp_short", "D3"}, {"udp_long", "D3"},
+    {"roce_short", "D3"}, {"ext", "D5"},    {"pad", "D5"},       {"payload", "D5"},
+    {"nak_blocks", "D6"}, {"align", "D7"},  {"lrh_len", "D12"},
 };
 
 const char *ornic_mal_name(unsigned i) { return i < ORNIC_MAL_COUNT ? rows[i].name : NULL; }
@@ -40,7 +41,8 @@ static void vadd(text *t, const char *fmt, va_list ap) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void put(text *t, const char *fmt, ...) {
+static void
+put(text *t, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vadd(t, fmt, ap);
@@ -50,7 +52,8 @@ static void put(text *t, const char *fmt, ...) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static void add(text *t, const char *fmt, ...) {
+static void
+add(text *t, const char *fmt, ...) {
   va_list ap;
   if (t->need) put(t, "; ");
   va_start(ap, fmt);
@@ -69,9 +72,10 @@ static void explain_lengths(const ornic_frame *f, uint16_t m, text *t) {
   if (m & ORNIC_MAL_IP_LEN)
     add(t, "IP length %u leaves no room for a UDP header (D3)", (unsigned)f->ip.total_len);
   if (m & ORNIC_MAL_UDP_SHORT)
-    add(t, "UDP length %u is shorter than the %u-byte IP payload: %u bytes after the UDP "
-           "datagram (D3)", f->udp.len, ip_payload(f),
-        ip_payload(f) - (unsigned)(f->roce_end - f->l4_off));
+    add(t,
+        "UDP length %u is shorter than the %u-byte IP payload: %u bytes after the UDP "
+        "datagram (D3)",
+        f->udp.len, ip_payload(f), ip_payload(f) - (unsigned)(f->roce_end - f->l4_off));
   if (m & ORNIC_MAL_UDP_LONG)
     add(t, "UDP length %u exceeds the %u-byte IP payload: iCRC not located (D3)", f->udp.len,
         ip_payload(f));
@@ -90,8 +94,8 @@ static void explain_lrh(const ornic_frame *f, uint16_t m, text *t) {
   if (!(m & ORNIC_MAL_LRH_LEN)) return;
   size_t end = (size_t)f->lrh.pktlen * 4, hdrs = f->lrh.lnh == ORNIC_LNH_IBA_GLOBAL ? 48 : 8;
   if (end < hdrs + ORNIC_BTH_LEN + ORNIC_ICRC_LEN)
-    add(t, "LRH PktLen %u (%zu bytes) cannot hold the %s, a BTH and an iCRC (D12)",
-        f->lrh.pktlen, end, hdrs > 8 ? "LRH, the GRH" : "LRH");
+    add(t, "LRH PktLen %u (%zu bytes) cannot hold the %s, a BTH and an iCRC (D12)", f->lrh.pktlen,
+        end, hdrs > 8 ? "LRH, the GRH" : "LRH");
   else if ((f->layers & ORNIC_LAYER_L3) && f->ip.total_len != end - 8)
     add(t, "GRH payload length %u disagrees with LRH PktLen %u (%zu bytes after the GRH) (D12)",
         (unsigned)(f->ip.total_len - 40), f->lrh.pktlen, end - 48);
@@ -105,8 +109,10 @@ static void explain_layout(const ornic_frame *f, uint16_t m, text *t) {
         f->icrc_off - f->ext_off, name);
   if (m & ORNIC_MAL_NAK_BLOCKS) add(t, "NAKETH nblocks is 0 (D6)");
   if (m & ORNIC_MAL_ALIGN)
-    add(t, "ORNIC packet is not whole 4-byte words from BTH to iCRC (%zu bytes after the BTH; "
-           "PadCnt %u) (D7)", f->icrc_off - f->ext_off, f->bth.padcnt);
+    add(t,
+        "ORNIC packet is not whole 4-byte words from BTH to iCRC (%zu bytes after the BTH; "
+        "PadCnt %u) (D7)",
+        f->icrc_off - f->ext_off, f->bth.padcnt);
   size_t tail = f->icrc_off > f->payload_off ? f->icrc_off - f->payload_off : 0;
   if (m & ORNIC_MAL_PAD)
     add(t, "PadCnt %u exceeds the %zu bytes after the headers (D5)", f->bth.padcnt, tail);

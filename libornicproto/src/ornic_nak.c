@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NAK bitmap access and the texts of AETH syndromes and NAK reasons. */
 #include <stdbool.h>
 #include <string.h>

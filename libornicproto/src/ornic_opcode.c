@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The opcode table and the extension-header size/name table. */
 #include "ornic/headers.h"
 #include "ornic/opcode.h"
@@ -7,9 +8,7 @@ static const ornic_opcode_info opcode_table[256] = {
 #include "ornic_opcode_table.inc"
 };
 
-const ornic_opcode_info *ornic_opcode_info_get(uint8_t opcode) {
-  return &opcode_table[opcode];
-}
+const ornic_opcode_info *ornic_opcode_info_get(uint8_t opcode) { return &opcode_table[opcode]; }
 
 const char *ornic_opcode_name(uint8_t opcode) {
   const char *n = opcode_table[opcode].name;
@@ -18,11 +17,11 @@ const char *ornic_opcode_name(uint8_t opcode) {
 
 /* Indexed by bit position of ORNIC_HDR_*. The sizes are shared with the
  * extension decoder, which knows the index and skips hdr_index(). */
-const uint8_t ornic_hdr_sizes[ORNIC_HDR_COUNT] = {4, 8, 4, 4, 16, 4, 28, 4, 8, 4,
-                                                  ORNIC_NAKETH_FIXED_LEN, 4, 4, 16};
+const uint8_t ornic_hdr_sizes[ORNIC_HDR_COUNT] = {
+    4, 8, 4, 4, 16, 4, 28, 4, 8, 4, ORNIC_NAKETH_FIXED_LEN, 4, 4, 16};
 static const char *const hdr_names[ORNIC_HDR_COUNT] = {
-    "RDETH", "DETH", "XRCETH", "FETH", "RETH", "OFFETH", "AtomicETH",
-    "AETH", "AtomicAckETH", "OACKETH", "NAKETH", "ImmDt", "IETH", "CNP",
+    "RDETH", "DETH",         "XRCETH",  "FETH",   "RETH",  "OFFETH", "AtomicETH",
+    "AETH",  "AtomicAckETH", "OACKETH", "NAKETH", "ImmDt", "IETH",   "CNP",
 };
 
 /* -1 unless `bit` is exactly one known ORNIC_HDR_* bit. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The library's version at run time (ornic/version.h). */
 #include "ornic/version.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ornic_bitmap.h"
 
 #include <stdlib.h>
@@ -8,21 +9,21 @@
 #define SLOT_FULL 0xfffffffeu
 
 struct obm_pool {
-  unsigned m;       /* bits per block */
+  unsigned m; /* bits per block */
   size_t cap;
-  uint64_t *bits;   /* node contents */
-  uint32_t *free;   /* stack of free node indices */
+  uint64_t *bits; /* node contents */
+  uint32_t *free; /* stack of free node indices */
   size_t nfree, peak;
 };
 
 struct obm {
   obm_pool *pool;
-  uint32_t *slot;   /* ring of nslots: SLOT_EMPTY, SLOT_FULL or a node index */
+  uint32_t *slot; /* ring of nslots: SLOT_EMPTY, SLOT_FULL or a node index */
   unsigned nslots;
   bool active;
-  uint32_t start;   /* Start_PSN */
+  uint32_t start; /* Start_PSN */
   uint32_t npkts;
-  uint32_t fm;      /* offset of the first missing PSN from start */
+  uint32_t fm; /* offset of the first missing PSN from start */
   unsigned held, max_held, cost;
 };
 

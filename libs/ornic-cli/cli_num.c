@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One number parser for every program (cli_num.h). strtoull with base 0
  * reads "010" as octal and accepts a sign and leading spaces; this parser
  * reads digits itself so that every program means the same by a number. */
@@ -60,8 +61,7 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char
                   size_t why_cap) {
   uint64_t v;
   size_t end;
-  if (!s || parse(s, &v, &end) < 0 || s[end])
-    return range_fail(why, why_cap, min, max, s ? s : "");
+  if (!s || parse(s, &v, &end) < 0 || s[end]) return range_fail(why, why_cap, min, max, s ? s : "");
   if (v < min || v > max) return range_fail(why, why_cap, min, max, s);
   *out = v;
   return 0;

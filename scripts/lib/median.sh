@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the benchmark scripts (dissector-speed.sh, fuzz-speed.sh).
 # median "V1 V2 ...": the median of space-separated numbers (the upper one of
 # the middle two when their count is even).

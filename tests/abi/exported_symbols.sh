@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The shared library exports exactly its public API (README.md, "ABI policy"):
 #   1. every symbol it defines in its dynamic symbol table (nm -D
 #      --defined-only) is in the ornic_ namespace and is not an internal: the

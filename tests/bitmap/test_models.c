@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The four receive-bitmap models of tools/ornic-bitmap-sim (ORNIC, which is
  * libs/ornic-bitmap, and the MELO+ / LEFT / LEFT+ lists) against a
  * brute-force reference set (with today's list variants and the paper's),
@@ -87,8 +88,8 @@ static void deliver(bm_qp *q, ref *r, bm_kind kind, uint32_t psn, prng *g) {
 
 /* Random arrivals with bounded reordering, duplicates and PSNs outside the
  * WQE, then every PSN in order so that the WQE completes. */
-static void random_run(bm_kind kind, const bm_conf *conf, uint64_t seed, unsigned m, unsigned nslots, uint32_t n,
-                       uint32_t reorder, uint32_t start) {
+static void random_run(bm_kind kind, const bm_conf *conf, uint64_t seed, unsigned m,
+                       unsigned nslots, uint32_t n, uint32_t reorder, uint32_t start) {
   prng g;
   prng_seed(&g, seed, 100, kind);
   bm_pool *pool = bm_pool_new_conf(kind, m, nslots + 2, conf);
@@ -97,13 +98,15 @@ static void random_run(bm_kind kind, const bm_conf *conf, uint64_t seed, unsigne
   ref r = {start & MASK, n, m, nslots, calloc(n, 1)};
   bm_start(q, start, n);
   uint32_t *order = malloc(n * sizeof *order);
-  arrivals_make_kind(seed % 4 == 3 ? ARR_ALIGNED : ARR_SLIDING, &g, n, reorder, prng_below(&g, 2), m, order);
+  arrivals_make_kind(seed % 4 == 3 ? ARR_ALIGNED : ARR_SLIDING, &g, n, reorder, prng_below(&g, 2),
+                     m, order);
   for (uint32_t i = 0; i < n; i++) {
     deliver(q, &r, kind, (r.start + order[i]) & MASK, &g);
     uint32_t roll = prng_below(&g, 8);
-    if (roll == 0) deliver(q, &r, kind, (r.start + order[prng_below(&g, i + 1)]) & MASK, &g); /* duplicate */
-    if (roll == 1) deliver(q, &r, kind, (r.start - 1 - prng_below(&g, 5)) & MASK, &g);      /* before */
-    if (roll == 2) deliver(q, &r, kind, (r.start + n + prng_below(&g, 5)) & MASK, &g);      /* after */
+    if (roll == 0)
+      deliver(q, &r, kind, (r.start + order[prng_below(&g, i + 1)]) & MASK, &g); /* duplicate */
+    if (roll == 1) deliver(q, &r, kind, (r.start - 1 - prng_below(&g, 5)) & MASK, &g); /* before */
+    if (roll == 2) deliver(q, &r, kind, (r.start + n + prng_below(&g, 5)) & MASK, &g); /* after */
     if (i % 37 == 0) check_missing(q, &r);
   }
   for (uint32_t i = 0; i < n; i++) deliver(q, &r, kind, (r.start + i) & MASK, &g);
@@ -130,7 +133,8 @@ START_TEST(reference_random) {
     unsigned m = ms[s % 4];
     uint32_t n = 1 + (s * 53) % 300;
     uint32_t reorder = (s % 3) * 40;
-    unsigned nslots = s % 5 == 4 ? 3 : (reorder + 2 * m) / m + 2; /* sometimes too small: out of range */
+    unsigned nslots =
+        s % 5 == 4 ? 3 : (reorder + 2 * m) / m + 2; /* sometimes too small: out of range */
     uint32_t start = s % 2 ? MASK - (s * 7) % 200 : s * 1000; /* half of them wrap */
     random_run(kind, conf, s + 1, m, nslots, n, reorder, start);
   }
@@ -191,7 +195,7 @@ START_TEST(pool_exhaustion) {
   bm_qp *a = bm_qp_new(pool, 8), *b = bm_qp_new(pool, 8);
   bm_start(a, 100, 32);
   bm_start(b, 200, 32);
-  ck_assert_int_eq(bm_record(a, 101), BM_NEW); /* block 0 */
+  ck_assert_int_eq(bm_record(a, 101), BM_NEW);     /* block 0 */
   ck_assert_int_eq(bm_record(a, 100 + 5), BM_NEW); /* block 1 (a list appends it too) */
   ck_assert_uint_eq(bm_pool_in_use(pool), 2);
   ck_assert_int_eq(bm_record(b, 201), BM_NO_BLOCK);
@@ -276,16 +280,17 @@ START_TEST(cost_model) {
   for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
     ck_assert_int_eq(bm_record(q, steps[i].psn), steps[i].rc);
     bm_cost c = bm_last_cost(q);
-    ck_assert_msg(c.total == steps[i].cost[kind], "%s step %zu: cost %u, want %u", bm_kind_name(kind), i,
-                  c.total, steps[i].cost[kind]);
+    ck_assert_msg(c.total == steps[i].cost[kind], "%s step %zu: cost %u, want %u",
+                  bm_kind_name(kind), i, c.total, steps[i].cost[kind]);
     ck_assert_uint_eq(c.hops, steps[i].hops[kind]);
     ck_assert_uint_eq(c.ctx, 1);
   }
   /* Head full: freed (a list frees from the head only, in order). */
   for (uint32_t p = 1; p < 4; p++) bm_record(q, p);
   ck_assert_uint_eq(bm_first_missing(q), 4);
-  ck_assert_uint_eq(bm_blocks_held(q), kind == BM_ORNIC ? 5 : 6); /* ORNIC: blocks 2..6 (1 is empty); lists: 1..6 */
-  ck_assert_int_eq(bm_record(q, 2), BM_DUP); /* before ePSN: no memory access */
+  ck_assert_uint_eq(bm_blocks_held(q),
+                    kind == BM_ORNIC ? 5 : 6); /* ORNIC: blocks 2..6 (1 is empty); lists: 1..6 */
+  ck_assert_int_eq(bm_record(q, 2), BM_DUP);   /* before ePSN: no memory access */
   ck_assert_uint_eq(bm_last_cost(q).total, 0);
   bm_qp_free(q);
   bm_pool_free(pool);
@@ -305,21 +310,44 @@ typedef struct {
 enum { V_MELO, V_LEFT, V_LPF, V_LPB, V_N };
 
 static const var_step var_steps[] = {
-    {24, "block 6 into an empty list: append 7 (1 + 7), no walk: the cache stays empty", {8, 8, 8, 8}, {0, 0, 0, 0}},
-    {4, "block 1: walk of 1 from the head, not more than 1: no cache update", {3, 3, 3, 3}, {1, 1, 1, 1}},
-    {5, "block 1 again: still walked (every-access rule: a cache hit, 2)", {3, 3, 3, 3}, {1, 1, 1, 1}},
+    {24,
+     "block 6 into an empty list: append 7 (1 + 7), no walk: the cache stays empty",
+     {8, 8, 8, 8},
+     {0, 0, 0, 0}},
+    {4,
+     "block 1: walk of 1 from the head, not more than 1: no cache update",
+     {3, 3, 3, 3},
+     {1, 1, 1, 1}},
+    {5,
+     "block 1 again: still walked (every-access rule: a cache hit, 2)",
+     {3, 3, 3, 3},
+     {1, 1, 1, 1}},
     {8, "block 2: walk of 2 > 1: the cache moves to block 2", {4, 4, 4, 4}, {2, 2, 2, 2}},
     {9, "block 2 again: cache hit", {4, 2, 2, 2}, {2, 0, 0, 0}},
     {0, "the head: a hit, the cache stays", {2, 2, 2, 2}, {0, 0, 0, 0}},
     {25, "the tail: a hit, the cache stays", {2, 2, 2, 2}, {0, 0, 0, 0}},
     {10, "block 2: still cached after the head and tail hits", {4, 2, 2, 2}, {2, 0, 0, 0}},
-    {16, "block 4: LEFT from the head (4), LEFT+ forward from block 2 (2); cache to 4", {6, 6, 4, 4}, {4, 4, 2, 2}},
-    {12, "block 3: LEFT and forward LEFT+ from the head (3), LEFT+ back from 4 (1); cache to 3",
-     {5, 5, 5, 3}, {3, 3, 3, 1}},
-    {20, "block 5: LEFT from the head (5), LEFT+ forward from 3 (2); cache to 5", {7, 7, 4, 4}, {5, 5, 2, 2}},
-    {6, "block 1: from the head (1) for everyone: back from 5 would be 4; no update", {3, 3, 3, 3}, {1, 1, 1, 1}},
+    {16,
+     "block 4: LEFT from the head (4), LEFT+ forward from block 2 (2); cache to 4",
+     {6, 6, 4, 4},
+     {4, 4, 2, 2}},
+    {12,
+     "block 3: LEFT and forward LEFT+ from the head (3), LEFT+ back from 4 (1); cache to 3",
+     {5, 5, 5, 3},
+     {3, 3, 3, 1}},
+    {20,
+     "block 5: LEFT from the head (5), LEFT+ forward from 3 (2); cache to 5",
+     {7, 7, 4, 4},
+     {5, 5, 2, 2}},
+    {6,
+     "block 1: from the head (1) for everyone: back from 5 would be 4; no update",
+     {3, 3, 3, 3},
+     {1, 1, 1, 1}},
     {21, "block 5: cache hit: the walk of 1 did not move it", {7, 2, 2, 2}, {5, 0, 0, 0}},
-    {13, "block 3: LEFT+ both back from 5 (2), the others from the head (3)", {5, 5, 5, 4}, {3, 3, 3, 2}},
+    {13,
+     "block 3: LEFT+ both back from 5 (2), the others from the head (3)",
+     {5, 5, 5, 4},
+     {3, 3, 3, 2}},
 };
 
 START_TEST(left_threshold_rule) {
@@ -334,8 +362,8 @@ START_TEST(left_threshold_rule) {
     ck_assert_int_eq(bm_record(q, st->psn), BM_NEW);
     bm_cost c = bm_last_cost(q);
     ck_assert_msg(c.total == st->total[v] && c.hops == st->hops[v],
-                  "variant %d step %zu (%s): total %u hops %u, want %u / %u", v, i, st->what, c.total, c.hops,
-                  st->total[v], st->hops[v]);
+                  "variant %d step %zu (%s): total %u hops %u, want %u / %u", v, i, st->what,
+                  c.total, c.hops, st->total[v], st->hops[v]);
     ck_assert_uint_eq(c.total - c.ctx, st->total[v] - 1); /* the paper's pointer cost */
   }
   bm_qp_free(q);
@@ -369,8 +397,8 @@ START_TEST(left_threshold_values) {
       bm_start(q, 0, 32);
     }
     ck_assert_int_eq(bm_record(q, seq[i].psn), BM_NEW);
-    ck_assert_msg(bm_last_cost(q).total == seq[i].total, "threshold %d, step %zu: %u, want %u", t, i,
-                  bm_last_cost(q).total, seq[i].total);
+    ck_assert_msg(bm_last_cost(q).total == seq[i].total, "threshold %d, step %zu: %u, want %u", t,
+                  i, bm_last_cost(q).total, seq[i].total);
   }
   bm_qp_free(q);
   bm_pool_free(pool);
@@ -395,7 +423,7 @@ START_TEST(leftplus_both_ways) {
       {8, 4, 4},    /* block 2: back 3 from 5 is more than head 2: from the head for both */
       {12, 3, 3},   /* block 3: forward 1 from 2 */
       {24, 5, 5},   /* block 6: forward 3 from 3 */
-      {16, 4, 6},   /* block 4: back 2 from 6, nearer than the head's 4; forward-only from the head */
+      {16, 4, 6}, /* block 4: back 2 from 6, nearer than the head's 4; forward-only from the head */
   };
   for (int both = 0; both < 2; both++) {
     bm_conf conf = {BM_CACHE_EVERY, both != 0};
@@ -405,8 +433,8 @@ START_TEST(leftplus_both_ways) {
     for (size_t i = 0; i < sizeof seq / sizeof *seq; i++) {
       ck_assert_int_eq(bm_record(q, 100 + seq[i].off), BM_NEW);
       unsigned want = both ? seq[i].both : seq[i].fwd;
-      ck_assert_msg(bm_last_cost(q).total == want, "%s step %zu: %u, want %u", both ? "both" : "forward", i,
-                    bm_last_cost(q).total, want);
+      ck_assert_msg(bm_last_cost(q).total == want, "%s step %zu: %u, want %u",
+                    both ? "both" : "forward", i, bm_last_cost(q).total, want);
     }
     for (uint32_t off = 0; off < 48; off++) {
       bool set = false;
@@ -425,7 +453,8 @@ START_TEST(full_block_release) {
   bm_pool *pool = bm_pool_new(kind, 16, 64);
   bm_qp *q = bm_qp_new(pool, 20);
   bm_start(q, 1000, 320);
-  for (uint32_t i = 1; i < 320; i++) ck_assert_int_eq(bm_record(q, 1000 + i), BM_NEW); /* PSN 1000 lost */
+  for (uint32_t i = 1; i < 320; i++)
+    ck_assert_int_eq(bm_record(q, 1000 + i), BM_NEW); /* PSN 1000 lost */
   ck_assert_uint_eq(bm_blocks_held(q), kind == BM_ORNIC ? 1 : 20);
   ck_assert_uint_eq(bm_max_blocks_held(q), kind == BM_ORNIC ? 2 : 20);
   ck_assert_int_eq(bm_test(q, 1000 + 300), 1);

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end test of ornic-bitmap-sim on small parameters (about 10 s).
 
 Checks: --help lists every flag with its default; bad flags exit 2 naming the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The inputs of the experiments: bounded-reordering arrival orders (a
  * sliding bound, and aligned windows) with and without loss (arrivals.c), sprayed traces (spray.c), and the two loss
  * detectors (detector.c) on traces whose answers can be worked out by hand. */
@@ -84,11 +85,12 @@ START_TEST(arrivals_aligned_windows) {
     for (uint32_t i = 0; i < last; i++) {
       uint32_t win = a[i] / w;
       if (loss) /* one packet removed before it, or none */
-        ck_assert_msg(win == i / w || win == (i + 1) / w, "seed %llu: offset %u at arrival %u, window %u",
-                      (unsigned long long)seed, a[i], i, w);
-      else
-        ck_assert_msg(win == i / w, "seed %llu: offset %u at arrival %u, window %u", (unsigned long long)seed,
+        ck_assert_msg(win == i / w || win == (i + 1) / w,
+                      "seed %llu: offset %u at arrival %u, window %u", (unsigned long long)seed,
                       a[i], i, w);
+      else
+        ck_assert_msg(win == i / w, "seed %llu: offset %u at arrival %u, window %u",
+                      (unsigned long long)seed, a[i], i, w);
       ck_assert_uint_ge(win, prev_win); /* windows in order */
       prev_win = win;
       if (w == 64 && a[i] != i) shuffled++;

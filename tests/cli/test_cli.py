@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Bad command lines of ornic-examples, ornic-bitmap-sim and ornic-bench
 (docs/RELIABILITY.md): each must exit with the documented status (2 for a bad
 command line) and name the option and the bad value on stderr, printing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libs/ornic-cli: the one number parser of every program. Each edge
  * is a case of its own, so a failure names the input that broke: what a
  * user types (spaces, signs, octal-looking zeros, hex, suffixes) and the
@@ -28,7 +29,8 @@ static void u64_bad(const char *s) {
   why[0] = 0;
   ck_assert_msg(cli_parse_u64(s, 0, UINT64_MAX, &out, why, sizeof why) == -1, "'%s' accepted", s);
   ck_assert_msg(out == SENTINEL, "'%s': out written on failure", s);
-  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s, why);
+  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s,
+                why);
 }
 
 static void size_ok(const char *s, uint64_t v) {
@@ -43,7 +45,8 @@ static void size_bad(const char *s) {
   why[0] = 0;
   ck_assert_msg(cli_parse_size(s, 0, UINT64_MAX, &out, why, sizeof why) == -1, "'%s' accepted", s);
   ck_assert_msg(out == SENTINEL, "'%s': out written on failure", s);
-  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s, why);
+  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s,
+                why);
 }
 
 static void dbl_ok(const char *s, double v) {
@@ -58,7 +61,8 @@ static void dbl_bad(const char *s) {
   why[0] = 0;
   ck_assert_msg(cli_parse_double(s, -1e6, 1e6, &out, why, sizeof why) == -1, "'%s' accepted", s);
   ck_assert_msg(out == -42, "'%s': out written on failure", s);
-  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s, why);
+  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s,
+                why);
 }
 
 /* ---- cli_parse_u64 ---- */

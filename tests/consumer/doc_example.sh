@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # docs/API.md quotes docs/examples/api_example.c verbatim: the ```c block that
 # follows the line naming the file must equal the file, byte for byte, apart
 # from the file's SPDX line (scripts/spdx.sh), which the document leaves out.

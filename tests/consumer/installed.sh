@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Consumer test 1: the library alone, installed, used from outside.
 #   1. configure ornic-tools with tools, tests, dissector and fuzz off, with
 #      pkg-config's search path emptied (no libpcap, no Check: only zlib or

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Consumer test 2: ornic-tools as a subproject. A parent project
 # (tests/consumer/subproject/) add_subdirectory()s the source tree and links
 # ornicproto::ornicproto; its configure fails if ornic-tools changed its build

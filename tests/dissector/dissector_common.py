@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers of the dissector tests: tshark with and without the ORNIC
 plugin, field extraction, ornic-decode JSON, pcap rewriting.
 

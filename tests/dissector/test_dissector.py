@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """End-to-end tests of the ORNIC Wireshark plugin (dissector/).
 
   test_dissector.py --plugin ornic.so --bin BUILD/bin --readme dissector/README.md CHECK [ARG]

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Checks the worked examples of docs/PROTOCOL.md against Scapy and an independent iCRC.
 
 For every ```hex name=...``` block in the document:

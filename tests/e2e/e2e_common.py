@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared pieces of the end-to-end tests: a reference iCRC written from
 docs/IBA_NOTES.md section 5 with zlib.crc32 (independent of libornicproto), the
 extension-header layouts from docs/IBA_NOTES.md section 4, a driver for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic-test-icrc: a test-only bridge between the end-to-end scripts and
  * libornicproto. It reads commands, one per line, on stdin and answers each
  * with exactly one line on stdout:
@@ -63,61 +64,74 @@ static void print_frame(const ornic_frame *f, const uint8_t *data, int rc) {
   } else {
     printf(",\"verify\":null");
   }
-  printf(",\"l3\":%d,\"l3_off\":%zu,\"l4_off\":%zu,\"bth_off\":%zu,\"ext_off\":%zu,\"payload_off\":%zu",
-         (int)f->l3, f->l3_off, f->l4_off, f->bth_off, f->ext_off, f->payload_off);
+  printf(
+      ",\"l3\":%d,\"l3_off\":%zu,\"l4_off\":%zu,\"bth_off\":%zu,\"ext_off\":%zu,\"payload_off\":%"
+      "zu",
+      (int)f->l3, f->l3_off, f->l4_off, f->bth_off, f->ext_off, f->payload_off);
   if (f->link == ORNIC_LINK_ETHERNET && f->l3_off) {
     printf(",\"eth\":{");
     print_hexfield("dst", f->eth.dst, 6);
     printf(",");
     print_hexfield("src", f->eth.src, 6);
     printf(",\"vlan\":%s,\"tpid\":%u,\"tci\":%u,\"type\":%u}", f->eth.has_vlan ? "true" : "false",
-           f->eth.has_vlan ? f->eth.vlan_tpid : 0, f->eth.has_vlan ? f->eth.vlan_tci : 0, f->eth.ethertype);
+           f->eth.has_vlan ? f->eth.vlan_tpid : 0, f->eth.has_vlan ? f->eth.vlan_tci : 0,
+           f->eth.ethertype);
   }
   if (f->l3 != ORNIC_L3_NONE) {
     size_t alen = f->l3 == ORNIC_L3_IPV4 ? 4 : 16;
-    printf(",\"ip\":{\"version\":%u,\"tos\":%u,\"ttl\":%u,\"flow_label\":%u,\"id\":%u,\"frag\":%u,"
-           "\"next\":%u,\"hdr_len\":%u,\"total_len\":%u,\"checksum\":%u,",
-           f->ip.version, f->ip.tos, f->ip.ttl, f->ip.flow_label, f->ip.id, f->ip.frag, f->ip.next_proto,
-           f->ip.hdr_len, f->ip.total_len, f->ip.checksum);
+    printf(
+        ",\"ip\":{\"version\":%u,\"tos\":%u,\"ttl\":%u,\"flow_label\":%u,\"id\":%u,\"frag\":%u,"
+        "\"next\":%u,\"hdr_len\":%u,\"total_len\":%u,\"checksum\":%u,",
+        f->ip.version, f->ip.tos, f->ip.ttl, f->ip.flow_label, f->ip.id, f->ip.frag,
+        f->ip.next_proto, f->ip.hdr_len, f->ip.total_len, f->ip.checksum);
     print_hexfield("src", f->ip.src, alen);
     printf(",");
     print_hexfield("dst", f->ip.dst, alen);
     printf("}");
     if (f->l3 != ORNIC_L3_GRH && f->bth_off)
-      printf(",\"udp\":{\"sport\":%u,\"dport\":%u,\"len\":%u,\"checksum\":%u}", f->udp.sport, f->udp.dport,
-             f->udp.len, f->udp.checksum);
+      printf(",\"udp\":{\"sport\":%u,\"dport\":%u,\"len\":%u,\"checksum\":%u}", f->udp.sport,
+             f->udp.dport, f->udp.len, f->udp.checksum);
   }
   if (f->bth_off && f->caplen >= f->bth_off + ORNIC_BTH_LEN) {
     const ornic_bth *b = &f->bth;
-    printf(",\"bth\":{\"opcode\":%u,\"se\":%u,\"m\":%u,\"padcnt\":%u,\"tver\":%u,\"pkey\":%u,\"fecn\":%u,"
-           "\"becn\":%u,\"resv6\":%u,\"destqp\":%u,\"a\":%u,\"resv7\":%u,\"psn\":%u}",
-           b->opcode, b->se, b->m, b->padcnt, b->tver, b->pkey, b->fecn, b->becn, b->resv6, b->destqp,
-           b->ackreq, b->resv7, b->psn);
+    printf(
+        ",\"bth\":{\"opcode\":%u,\"se\":%u,\"m\":%u,\"padcnt\":%u,\"tver\":%u,\"pkey\":%u,\"fecn\":"
+        "%u,"
+        "\"becn\":%u,\"resv6\":%u,\"destqp\":%u,\"a\":%u,\"resv7\":%u,\"psn\":%u}",
+        b->opcode, b->se, b->m, b->padcnt, b->tver, b->pkey, b->fecn, b->becn, b->resv6, b->destqp,
+        b->ackreq, b->resv7, b->psn);
   }
   const ornic_ext *e = &f->ext;
   uint16_t h = f->ext.present;
-  if (h & ORNIC_HDR_RDETH) printf(",\"rdeth\":{\"resv\":%u,\"een\":%u}", e->rdeth.resv, e->rdeth.een);
+  if (h & ORNIC_HDR_RDETH)
+    printf(",\"rdeth\":{\"resv\":%u,\"een\":%u}", e->rdeth.resv, e->rdeth.een);
   if (h & ORNIC_HDR_DETH)
-    printf(",\"deth\":{\"qkey\":%u,\"resv\":%u,\"srcqp\":%u}", e->deth.qkey, e->deth.resv, e->deth.srcqp);
-  if (h & ORNIC_HDR_XRCETH) printf(",\"xrceth\":{\"resv\":%u,\"srq\":%u}", e->xrceth.resv, e->xrceth.xrcsrq);
+    printf(",\"deth\":{\"qkey\":%u,\"resv\":%u,\"srcqp\":%u}", e->deth.qkey, e->deth.resv,
+           e->deth.srcqp);
+  if (h & ORNIC_HDR_XRCETH)
+    printf(",\"xrceth\":{\"resv\":%u,\"srq\":%u}", e->xrceth.resv, e->xrceth.xrcsrq);
   if (h & ORNIC_HDR_FETH) printf(",\"feth\":%u", e->feth.value);
   if (h & ORNIC_HDR_RETH)
-    printf(",\"reth\":{\"va\":%llu,\"rkey\":%u,\"dmalen\":%u}", (unsigned long long)e->reth.va, e->reth.rkey,
-           e->reth.dmalen);
+    printf(",\"reth\":{\"va\":%llu,\"rkey\":%u,\"dmalen\":%u}", (unsigned long long)e->reth.va,
+           e->reth.rkey, e->reth.dmalen);
   if (h & ORNIC_HDR_OFFETH) printf(",\"offeth\":%u", e->offeth.offset);
   if (h & ORNIC_HDR_ATOMICETH)
     printf(",\"atomiceth\":{\"va\":%llu,\"rkey\":%u,\"swap\":%llu,\"cmp\":%llu}",
-           (unsigned long long)e->atomiceth.va, e->atomiceth.rkey, (unsigned long long)e->atomiceth.swap_add,
-           (unsigned long long)e->atomiceth.compare);
-  if (h & ORNIC_HDR_AETH) printf(",\"aeth\":{\"syndrome\":%u,\"msn\":%u}", e->aeth.syndrome, e->aeth.msn);
-  if (h & ORNIC_HDR_ATOMICACKETH) printf(",\"atomicacketh\":%llu", (unsigned long long)e->atomicacketh.orig);
+           (unsigned long long)e->atomiceth.va, e->atomiceth.rkey,
+           (unsigned long long)e->atomiceth.swap_add, (unsigned long long)e->atomiceth.compare);
+  if (h & ORNIC_HDR_AETH)
+    printf(",\"aeth\":{\"syndrome\":%u,\"msn\":%u}", e->aeth.syndrome, e->aeth.msn);
+  if (h & ORNIC_HDR_ATOMICACKETH)
+    printf(",\"atomicacketh\":%llu", (unsigned long long)e->atomicacketh.orig);
   if (h & ORNIC_HDR_OACKETH)
-    printf(",\"oacketh\":{\"flags\":%u,\"resv\":%u,\"count\":%u}", e->oacketh.flags, e->oacketh.resv,
-           e->oacketh.count);
+    printf(",\"oacketh\":{\"flags\":%u,\"resv\":%u,\"count\":%u}", e->oacketh.flags,
+           e->oacketh.resv, e->oacketh.count);
   if (h & ORNIC_HDR_NAKETH) {
-    printf(",\"naketh\":{\"reason\":%u,\"trigger\":%u,\"nblocks\":%u,\"base\":%u,\"resv\":%u,\"limit\":%u,",
-           e->naketh.reason, e->naketh.trigger_psn, e->naketh.nblocks, e->naketh.base_psn, e->naketh.resv,
-           e->naketh.limit_psn);
+    printf(
+        ",\"naketh\":{\"reason\":%u,\"trigger\":%u,\"nblocks\":%u,\"base\":%u,\"resv\":%u,"
+        "\"limit\":%u,",
+        e->naketh.reason, e->naketh.trigger_psn, e->naketh.nblocks, e->naketh.base_psn,
+        e->naketh.resv, e->naketh.limit_psn);
     print_hexfield("bitmap", e->naketh.bitmap, 2u * e->naketh.nblocks);
     printf("}");
   }
@@ -138,7 +152,7 @@ static int cmd_decode(char *args) {
   char *link = strtok(args, " \t");
   char *hex = strtok(NULL, " \t");
   if (!link || !hex) return -1;
-  ornic_link l = !strcmp(link, "eth") ? ORNIC_LINK_ETHERNET
+  ornic_link l = !strcmp(link, "eth")   ? ORNIC_LINK_ETHERNET
                  : !strcmp(link, "raw") ? ORNIC_LINK_RAW_IP
                  : !strcmp(link, "grh") ? ORNIC_LINK_GRH
                                         : (ornic_link)-1;
@@ -158,13 +172,15 @@ static uint8_t payload[MAXFRAME], bitmap[512];
 static int apply(ornic_frame *f, const char *k, const char *v) {
   unsigned long long x = strtoull(v, NULL, 0);
   long n;
-#define INT(name, field)                                                                           \
-  if (!strcmp(k, name)) {                                                                          \
-    f->field = x;                                                                                  \
-    return 0;                                                                                      \
+#define INT(name, field)  \
+  if (!strcmp(k, name)) { \
+    f->field = x;         \
+    return 0;             \
   }
   if (!strcmp(k, "link")) {
-    f->link = !strcmp(v, "eth") ? ORNIC_LINK_ETHERNET : !strcmp(v, "raw") ? ORNIC_LINK_RAW_IP : ORNIC_LINK_GRH;
+    f->link = !strcmp(v, "eth")   ? ORNIC_LINK_ETHERNET
+              : !strcmp(v, "raw") ? ORNIC_LINK_RAW_IP
+                                  : ORNIC_LINK_GRH;
     return 0;
   }
   if (!strcmp(k, "vlan")) {
@@ -189,6 +205,8 @@ static int apply(ornic_frame *f, const char *k, const char *v) {
     return 0;
   }
   if (!strcmp(k, "cnp")) return unhex(v, f->ext.cnp.resv, 16) == 16 ? 0 : -1;
+  /* one assignment per INT(), laid out as a table */
+  // clang-format off
   INT("ipv", ip.version) INT("tpid", eth.vlan_tpid) INT("tos", ip.tos) INT("ttl", ip.ttl)
   INT("flow", ip.flow_label) INT("id", ip.id) INT("frag", ip.frag) INT("sport", udp.sport)
   INT("dport", udp.dport) INT("opcode", bth.opcode) INT("se", bth.se) INT("m", bth.m)
@@ -205,8 +223,9 @@ static int apply(ornic_frame *f, const char *k, const char *v) {
   INT("nak.reason", ext.naketh.reason) INT("nak.trigger", ext.naketh.trigger_psn)
   INT("nak.base", ext.naketh.base_psn) INT("nak.resv", ext.naketh.resv)
   INT("nak.limit", ext.naketh.limit_psn) INT("immdt", ext.immdt.data) INT("ieth", ext.ieth.rkey)
+  // clang-format on
 #undef INT
-  return -1;
+                                                                          return -1;
 }
 
 static int cmd_encode(char *args) {
@@ -245,8 +264,8 @@ static void cmd_opcodes(void) {
   for (unsigned op = 0; op < 256; op++) {
     const ornic_opcode_info *i = ornic_opcode_info_get((uint8_t)op);
     if (!i->name) continue;
-    printf("%s\"0x%02x\":{\"short\":\"%s\",\"name\":\"%s\",\"hdrs\":%u,\"flags\":%u}", sep, op, i->short_name,
-           i->name, i->hdrs, i->flags);
+    printf("%s\"0x%02x\":{\"short\":\"%s\",\"name\":\"%s\",\"hdrs\":%u,\"flags\":%u}", sep, op,
+           i->short_name, i->name, i->hdrs, i->flags);
     sep = ",";
   }
   printf("}\n");
@@ -264,10 +283,14 @@ int main(void) {
     char *args = sp ? sp + 1 : line + len;
     if (sp) *sp = 0;
     int rc = 0;
-    if (!strcmp(line, "decode")) rc = cmd_decode(args);
-    else if (!strcmp(line, "encode")) rc = cmd_encode(args);
-    else if (!strcmp(line, "opcodes")) cmd_opcodes();
-    else rc = -1;
+    if (!strcmp(line, "decode"))
+      rc = cmd_decode(args);
+    else if (!strcmp(line, "encode"))
+      rc = cmd_encode(args);
+    else if (!strcmp(line, "opcodes"))
+      cmd_opcodes();
+    else
+      rc = -1;
     if (rc < 0) {
       printf("usage-error\n");
       status = 2;

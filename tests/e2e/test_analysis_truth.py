@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The conversation analysis (docs/PROTOCOL.md section 8) against ground truth.
 
   test_analysis_truth.py --pcapgen BIN --decoder BIN --workdir DIR [--case NAME] [--verbose]

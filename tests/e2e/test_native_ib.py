@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Native InfiniBand captures end to end: ornic-decode against stock tshark
 (Wireshark 4.0's InfiniBand dissector, no plugin) and against a reference
 written here from docs/PROTOCOL.md 2.7, independent of libornicproto.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Scapy as an independent oracle for libornicproto.
 
 (a) Scapy -> library: frames built by Scapy's RoCE layer (scapy.contrib.roce

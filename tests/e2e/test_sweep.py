@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scripts/sweep.py: one row per combination, statistics that agree with the
 runs it kept (recomputed here with the statistics module), output that does
 not depend on -j, and exit 2 on a bad command line.

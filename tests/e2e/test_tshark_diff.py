@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """Differential test: stock tshark (Wireshark 4.0's InfiniBand/RRoCE
 dissector, no plugin) against tools/ornic-decode --json, on a pcap of
 standard-opcode frames (RC, UC, RD, UD, XRC, CNP; IPv4 and IPv6; with and

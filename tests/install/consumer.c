@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program outside the project that uses the installed library: encodes an
  * RC RDMA WRITE Only frame, decodes it, verifies the iCRC and prints what it
  * got. Exits non-zero if any value does not come back. */
@@ -32,13 +33,16 @@ int main(void) {
   }
   int v = ornic_icrc_verify(&g, buf);
   printf("version %s\n", ORNIC_VERSION_STRING);
-  printf("frame %td bytes, %s, psn 0x%06x, destqp 0x%06x, va 0x%016llx, rkey 0x%08x, payload %zu, pad %u\n", n,
-         ornic_opcode_name(g.bth.opcode), g.bth.psn, g.bth.destqp, (unsigned long long)g.ext.reth.va,
-         g.ext.reth.rkey, g.payload_len, g.pad_len);
+  printf(
+      "frame %td bytes, %s, psn 0x%06x, destqp 0x%06x, va 0x%016llx, rkey 0x%08x, payload %zu, pad "
+      "%u\n",
+      n, ornic_opcode_name(g.bth.opcode), g.bth.psn, g.bth.destqp,
+      (unsigned long long)g.ext.reth.va, g.ext.reth.rkey, g.payload_len, g.pad_len);
   printf("icrc %s\n", ornic_errname(v));
   int ok = v == ORNIC_OK && g.bth.opcode == f.bth.opcode && g.bth.psn == f.bth.psn &&
-           g.bth.destqp == f.bth.destqp && g.ext.reth.va == f.ext.reth.va && g.ext.reth.rkey == f.ext.reth.rkey &&
-           g.payload_len == sizeof payload && memcmp(g.payload, payload, sizeof payload) == 0 && g.pad_len == 3 &&
+           g.bth.destqp == f.bth.destqp && g.ext.reth.va == f.ext.reth.va &&
+           g.ext.reth.rkey == f.ext.reth.rkey && g.payload_len == sizeof payload &&
+           memcmp(g.payload, payload, sizeof payload) == 0 && g.pad_len == 3 &&
            n == 14 + 20 + 8 + 12 + 16 + 8 + 4;
   printf("%s\n", ok ? "roundtrip ok" : "roundtrip FAILED");
   return ok ? 0 : 1;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Install test: `cmake --install` the build into a temporary prefix, then build
 # tests/install/consumer.c against the installed tree only
 #   1. with pkg-config (shared library, run with LD_LIBRARY_PATH),

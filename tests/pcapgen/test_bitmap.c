@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ORNIC receive bitmap (libs/ornic-bitmap) against a brute-force
  * reference set: random arrival orders with bounded reordering and
  * duplicates, several block sizes, the PSN wrap, the worked NAK examples of
@@ -141,7 +142,8 @@ START_TEST(psn_wrap) {
 }
 END_TEST
 
-static void receive_all_but(obm *b, uint32_t first, uint32_t last, const uint32_t *skip, int nskip) {
+static void receive_all_but(obm *b, uint32_t first, uint32_t last, const uint32_t *skip,
+                            int nskip) {
   for (uint32_t p = first; p <= last; p++) {
     bool s = false;
     for (int k = 0; k < nskip; k++) s |= skip[k] == p;
@@ -218,8 +220,8 @@ START_TEST(pool_exhaustion_and_sharing) {
   ck_assert_uint_eq(obm_pool_in_use(pool), 2);
   ck_assert_int_eq(obm_record(a, 40), OBM_NO_BLOCK); /* pool empty: not recorded */
   ck_assert_int_eq(obm_test(a, 40), 0);
-  ck_assert_int_eq(obm_record(a, 21), OBM_NEW);      /* same block: no new node */
-  obm_finish(c);                                      /* WQE done: its node returns */
+  ck_assert_int_eq(obm_record(a, 21), OBM_NEW); /* same block: no new node */
+  obm_finish(c);                                /* WQE done: its node returns */
   ck_assert_uint_eq(obm_pool_in_use(pool), 1);
   ck_assert_int_eq(obm_record(a, 40), OBM_NEW);
   ck_assert_uint_eq(obm_pool_peak(pool), 2);
@@ -239,7 +241,7 @@ START_TEST(ring_limits) {
   ck_assert_int_eq(obm_record(b, 100), OBM_OUT_OF_RANGE); /* after the WQE */
   for (uint32_t p = 0; p < 16; p++) ck_assert_int_eq(obm_record(b, p), OBM_NEW);
   ck_assert_uint_eq(obm_first_missing(b), 16);
-  ck_assert_int_eq(obm_record(b, 32), OBM_NEW);           /* the ring moved on */
+  ck_assert_int_eq(obm_record(b, 32), OBM_NEW); /* the ring moved on */
   ck_assert_int_eq(obm_record(b, 3), OBM_DUP);
   obm_free(b);
   obm_pool_free(pool);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pcapgen's small modules: event queue order and determinism, PRNG streams,
  * memory pattern and its checker, completion-time histogram, FIFO growth,
  * workload geometry, the paper's sizing equations (OTD, window), and
@@ -257,7 +258,8 @@ START_TEST(options_accept_and_reject) {
   ck_assert_uint_eq(o.otd, 62); /* --otd auto: Eq. 3 on the default fabric */
   ck_assert_uint_eq(o.ack_every, 16);
   options_free(&o);
-  ck_assert_int_eq(parse(&o, "-o x --wqe-size 64K --drop 3:17 --drop 1:2:5 --qps 2 --ack-per-wqe"), 0);
+  ck_assert_int_eq(parse(&o, "-o x --wqe-size 64K --drop 3:17 --drop 1:2:5 --qps 2 --ack-per-wqe"),
+                   0);
   ck_assert_uint_eq(o.wqe_size, 65536);
   ck_assert_uint_eq(o.ndrops, 2);
   ck_assert_uint_eq(o.drops[0].qp, 0);
@@ -267,16 +269,30 @@ START_TEST(options_accept_and_reject) {
   ck_assert_uint_eq(o.ack_every, 0);
   options_free(&o);
   static const char *const bad[] = {
-      "",                       /* no output */
-      "-o x --pmtu 1000",       "-o x --loss 2",         "-o x --loss nan",
-      "-o x --paths 0",         "-o x --drop 1",         "-o x --drop 1:2:3:4",
-      "-o x --drop 1::2",       "-o x --drop 5:1:1",     "-o x --spray fast",
-      "-o x --wqe-size 2G",     "-o x --otd 5000",       "-o x --profile roce --op read",
-      "-o x --bogus",           "-o x extra",            "-o x --wqes -1",
-      "-o x --rate-gbps 0",     "-o x --qps 4097",
-      "-o x --otd autox",       "-o x --window 10",      "-o x --reorder-max 5000",
-      "-o x --rnic commodity",  /* ornic: no PROFILE_RNIC */
-      "-o x --profile roce --rnic fast",  "-o x --profile roce --rnic-timeout 32",
+      "", /* no output */
+      "-o x --pmtu 1000",
+      "-o x --loss 2",
+      "-o x --loss nan",
+      "-o x --paths 0",
+      "-o x --drop 1",
+      "-o x --drop 1:2:3:4",
+      "-o x --drop 1::2",
+      "-o x --drop 5:1:1",
+      "-o x --spray fast",
+      "-o x --wqe-size 2G",
+      "-o x --otd 5000",
+      "-o x --profile roce --op read",
+      "-o x --bogus",
+      "-o x extra",
+      "-o x --wqes -1",
+      "-o x --rate-gbps 0",
+      "-o x --qps 4097",
+      "-o x --otd autox",
+      "-o x --window 10",
+      "-o x --reorder-max 5000",
+      "-o x --rnic commodity", /* ornic: no PROFILE_RNIC */
+      "-o x --profile roce --rnic fast",
+      "-o x --profile roce --rnic-timeout 32",
       "-o x --profile irn --rnic-rto-us 5",
       "-o x --delay-spread-us 100000", /* --otd auto: Eq. 3 above 4079 */
   };

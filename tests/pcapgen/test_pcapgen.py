@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: MIT
 """End-to-end tests of ornic-pcapgen: generate captures, read them back with
 ornic-decode (every frame decodes, every iCRC is right) and tshark (nothing
 malformed), and check exact protocol scenarios against the capture and the

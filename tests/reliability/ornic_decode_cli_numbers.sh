@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ornic-decode's option numbers go through the tree's one parser
 # (libs/ornic-cli/include/cli_num.h; docs/RELIABILITY.md): decimal or 0x hex, never octal
 # (strtoull's base 0 read "--otd 010" as 8), no sign, no spaces, overflow

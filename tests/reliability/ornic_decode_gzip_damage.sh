@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ornic-decode on damaged gzip captures (docs/RELIABILITY.md). The oracle is
 # gzip itself: `gzip -dc FILE | ornic-decode -v -` writes every packet gzip
 # could inflate; ornic-decode reading FILE must print exactly those lines,

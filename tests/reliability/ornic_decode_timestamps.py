@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """ornic-decode's capture times after 2038 (docs/RELIABILITY.md).
 
     ornic_decode_timestamps.py DECODER TESTGEN WORKDIR

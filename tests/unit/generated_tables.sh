@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The generated tables in libornicproto/src must be exactly what their
 # generator scripts write today: regenerate each into a temporary file and
 # diff it against the committed one (never hand-edit a .inc; rerun the

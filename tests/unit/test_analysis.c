@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unit tests of the conversation analysis (ornic/analysis.h, rules in
  * docs/PROTOCOL.md section 8). Every packet is built with the encoder and
  * read back with the decoder, so the engine sees what a tool would give it.
@@ -14,12 +15,12 @@
 #define QB 0x000022u /* host B's QP */
 
 typedef struct {
-  uint32_t len;       /* payload bytes */
+  uint32_t len; /* payload bytes */
   bool ackreq;
-  uint64_t va;        /* RETH */
+  uint64_t va; /* RETH */
   uint32_t dmalen, rkey;
-  uint32_t offset;    /* OFFETH */
-  uint8_t syndrome;   /* AETH */
+  uint32_t offset;  /* OFFETH */
+  uint8_t syndrome; /* AETH */
   uint32_t msn;
   uint8_t oack;       /* OACKETH flags */
   uint8_t nak_reason; /* NAKETH: reason, trigger, limit, blocks (host order) */
@@ -86,13 +87,15 @@ static ornic_an_verdict feed(T *t, int from, uint32_t qp, uint8_t op, uint32_t p
   if (o->nak_nblocks) {
     ornic_naketh_bitmap_pack(t->bitmap, o->nak_blocks, o->nak_nblocks);
     f.ext.naketh = (ornic_naketh){o->nak_reason, o->nak_trigger, o->nak_nblocks, psn, 0,
-                                  o->nak_limit, t->bitmap};
+                                  o->nak_limit,  t->bitmap};
   }
   f.payload = t->payload;
   f.payload_len = o->len;
   ornic_ssize n = ornic_frame_encode(t->buf, sizeof t->buf, &f);
   ck_assert_int_gt(n, 0);
-  ck_assert_int_eq(ornic_frame_decode(&t->g, t->buf, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+  ck_assert_int_eq(
+      ornic_frame_decode(&t->g, t->buf, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+      ORNIC_OK);
   ornic_an_input in = {.frame = ++t->frame, .sec = (int64_t)t->frame, .f = &t->g};
   ornic_an_verdict v;
   ck_assert_int_eq(ornic_analysis_add(t->an, &in, &v), ORNIC_OK);
@@ -101,7 +104,8 @@ static ornic_an_verdict feed(T *t, int from, uint32_t qp, uint8_t op, uint32_t p
 
 static opt ack_msn(uint32_t msn) { return (opt){.syndrome = 0x1f, .msn = msn}; }
 
-#define NO_PROBLEM(v) ck_assert_msg(((v).flags & ORNIC_AN_PROBLEMS) == 0, "frame flags 0x%x", (v).flags)
+#define NO_PROBLEM(v) \
+  ck_assert_msg(((v).flags & ORNIC_AN_PROBLEMS) == 0, "frame flags 0x%x", (v).flags)
 
 /* 8.1: both ends of one QP pair send SENDs and ACK each other's (ib_send_lat,
  * NCCL). B's SEND PSNs and the ACKs of A's SENDs both travel towards A's QP
@@ -158,14 +162,16 @@ static void pipelined_reads(uint32_t pmtu_cfg) {
   }
   for (uint32_t k = 0; k < reads; k++) {
     for (uint32_t i = 0; i < n; i++) {
-      uint8_t op = i == 0 ? ORNIC_OP_RC_RDMA_READ_RESP_FIRST
-                   : i == n - 1 ? ORNIC_OP_RC_RDMA_READ_RESP_LAST : ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE;
+      uint8_t op = i == 0       ? ORNIC_OP_RC_RDMA_READ_RESP_FIRST
+                   : i == n - 1 ? ORNIC_OP_RC_RDMA_READ_RESP_LAST
+                                : ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE;
       opt r = {.len = pmtu, .syndrome = 0x1f, .msn = k + 1};
       ornic_an_verdict v = feed(t, B, QA, op, p0 + k * n + i, &r);
       NO_PROBLEM(v);
       ck_assert_msg(!(v.flags & ORNIC_AN_OOO), "READ %u response %u flagged OOO", k, i);
       ck_assert_uint_eq(v.read_frame, req_frame[k]);
-      ck_assert_msg(v.flags & ORNIC_AN_ADDR, "READ %u response %u: no address (flags 0x%x)", k, i, v.flags);
+      ck_assert_msg(v.flags & ORNIC_AN_ADDR, "READ %u response %u: no address (flags 0x%x)", k, i,
+                    v.flags);
       ck_assert_uint_eq(v.addr, 0x10000 + (uint64_t)i * pmtu);
     }
   }
@@ -269,8 +275,11 @@ START_TEST(ornic_nak_loss_retransmission) {
       ck_assert_uint_eq(v.hole_count, 1);
     }
   }
-  opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED, .nak_trigger = s + 75,
-             .nak_limit = s + 75 - 64, .nak_nblocks = 5,
+  opt nak = {.syndrome = 0x60,
+             .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED,
+             .nak_trigger = s + 75,
+             .nak_limit = s + 75 - 64,
+             .nak_nblocks = 5,
              .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
   /* The tap is at the responder: PSN s+10 was not seen, so the NAK declares
    * it lost but does not prove it (it may be on a slow path)... */
@@ -316,8 +325,11 @@ START_TEST(ornic_nak_at_requester_tap) {
     fspot.offset = i * 1024;
     NO_PROBLEM(feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 100 + i, &fspot));
   }
-  opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED, .nak_trigger = 175,
-             .nak_limit = 175 - 64, .nak_nblocks = 5,
+  opt nak = {.syndrome = 0x60,
+             .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED,
+             .nak_trigger = 175,
+             .nak_limit = 175 - 64,
+             .nak_nblocks = 5,
              .nak_blocks = {0xfffe, 0xffff, 0xffff, 0xffff, 0x03ff}};
   ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, 110, &nak);
   ck_assert(v.flags & ORNIC_AN_LOSS);
@@ -345,8 +357,11 @@ START_TEST(ornic_nak_lost_set_ignores_cfg_otd) {
       fspot.offset = i * 1024;
       NO_PROBLEM(feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 100 + i, &fspot));
     }
-    opt nak = {.syndrome = 0x60, .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED, .nak_trigger = 175,
-               .nak_limit = 120, .nak_nblocks = 5,
+    opt nak = {.syndrome = 0x60,
+               .nak_reason = ORNIC_NAKETH_OTD_EXCEEDED,
+               .nak_trigger = 175,
+               .nak_limit = 120,
+               .nak_nblocks = 5,
                .nak_blocks = {0xffd6, 0xffff, 0xffff, 0xffff, 0x03ff}};
     ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_NAK, 110, &nak);
     ck_assert_msg(v.nak_lost == 3, "OTD %u: nak_lost %u", otds[k], v.nak_lost);
@@ -420,7 +435,8 @@ START_TEST(read_retry_fills_holes) {
   ck_assert_uint_eq(v.loss_count, 2);
   ck_assert_uint_eq(v.read_frame, read_frame);
   uint64_t retry_frame = t->frame;
-  opt rfirst = {.len = 1024, .syndrome = 0x1f, .msn = 1}, last = {.len = 1024, .syndrome = 0x1f, .msn = 1};
+  opt rfirst = {.len = 1024, .syndrome = 0x1f, .msn = 1},
+      last = {.len = 1024, .syndrome = 0x1f, .msn = 1};
   v = feed(t, B, QA, ORNIC_OP_RC_RDMA_READ_RESP_FIRST, p + 2, &rfirst);
   ck_assert(v.flags & ORNIC_AN_RETRANS);
   ck_assert_uint_eq(v.asked_frame, retry_frame);

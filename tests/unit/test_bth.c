@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic_bth_decode / ornic_bth_encode (docs/IBA_NOTES.md section 2 masks). */
 #include <string.h>
 
@@ -8,9 +9,19 @@
  * | A resv7=1 | PSN 000001 */
 static const uint8_t kat_bytes[12] = {0x0a, 0xf5, 0x12, 0x34, 0xc5, 0xab,
                                       0xcd, 0xef, 0x81, 0x00, 0x00, 0x01};
-static const ornic_bth kat = {.opcode = 0x0a, .se = 1, .m = 1, .padcnt = 3, .tver = 5,
-                              .pkey = 0x1234, .fecn = 1, .becn = 1, .resv6 = 5,
-                              .destqp = 0xabcdef, .ackreq = 1, .resv7 = 1, .psn = 1};
+static const ornic_bth kat = {.opcode = 0x0a,
+                              .se = 1,
+                              .m = 1,
+                              .padcnt = 3,
+                              .tver = 5,
+                              .pkey = 0x1234,
+                              .fecn = 1,
+                              .becn = 1,
+                              .resv6 = 5,
+                              .destqp = 0xabcdef,
+                              .ackreq = 1,
+                              .resv7 = 1,
+                              .psn = 1};
 
 START_TEST(known_answer_decode) {
   ornic_bth b;
@@ -42,9 +53,19 @@ START_TEST(all_zero_and_all_one) {
   ornic_bth zero = {0};
   tu_assert_bth_eq(&zero, &b, true, "zeros");
   ck_assert_int_eq(ornic_bth_decode(&b, o, 12), 12);
-  ornic_bth ones = {.opcode = 0xff, .se = 1, .m = 1, .padcnt = 3, .tver = 15, .pkey = 0xffff,
-                    .fecn = 1, .becn = 1, .resv6 = 0x3f, .destqp = 0xffffff, .ackreq = 1,
-                    .resv7 = 0x7f, .psn = 0xffffff};
+  ornic_bth ones = {.opcode = 0xff,
+                    .se = 1,
+                    .m = 1,
+                    .padcnt = 3,
+                    .tver = 15,
+                    .pkey = 0xffff,
+                    .fecn = 1,
+                    .becn = 1,
+                    .resv6 = 0x3f,
+                    .destqp = 0xffffff,
+                    .ackreq = 1,
+                    .resv7 = 0x7f,
+                    .psn = 0xffffff};
   tu_assert_bth_eq(&ones, &b, true, "ones");
 }
 END_TEST
@@ -115,11 +136,12 @@ END_TEST
 
 START_TEST(encode_rejects_out_of_range_fields) {
   uint8_t out[12];
-#define BAD(field, value)                                                              \
-  do {                                                                                 \
-    ornic_bth b = kat;                                                                 \
-    b.field = value;                                                                   \
-    ck_assert_msg(ornic_bth_encode(out, sizeof out, &b) == ORNIC_ERR_INVALID_ARG, #field " = " #value); \
+#define BAD(field, value)                                                         \
+  do {                                                                            \
+    ornic_bth b = kat;                                                            \
+    b.field = value;                                                              \
+    ck_assert_msg(ornic_bth_encode(out, sizeof out, &b) == ORNIC_ERR_INVALID_ARG, \
+                  #field " = " #value);                                           \
   } while (0)
   BAD(se, 2);
   BAD(m, 2);
@@ -135,8 +157,19 @@ START_TEST(encode_rejects_out_of_range_fields) {
   BAD(psn, 0xffffffffu);
 #undef BAD
   /* the largest legal values are fine */
-  ornic_bth b = {.opcode = 0xff, .se = 1, .m = 1, .padcnt = 3, .tver = 15, .pkey = 0xffff, .fecn = 1,
-                 .becn = 1, .resv6 = 0x3f, .destqp = 0xffffff, .ackreq = 1, .resv7 = 0x7f, .psn = 0xffffff};
+  ornic_bth b = {.opcode = 0xff,
+                 .se = 1,
+                 .m = 1,
+                 .padcnt = 3,
+                 .tver = 15,
+                 .pkey = 0xffff,
+                 .fecn = 1,
+                 .becn = 1,
+                 .resv6 = 0x3f,
+                 .destqp = 0xffffff,
+                 .ackreq = 1,
+                 .resv7 = 0x7f,
+                 .psn = 0xffffff};
   ck_assert_int_eq(ornic_bth_encode(out, sizeof out, &b), 12);
   uint8_t ones[12];
   memset(ones, 0xff, sizeof ones);

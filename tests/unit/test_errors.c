@@ -1,10 +1,14 @@
+/* SPDX-License-Identifier: MIT */
 /* Error codes: values, names, texts, and that every code the API returns has them. */
 #include <limits.h>
 #include <string.h>
 
 #include "testutil.h"
 
-static const struct { int code; const char *name; } codes[] = {
+static const struct {
+  int code;
+  const char *name;
+} codes[] = {
     {ORNIC_OK, "ORNIC_OK"},
     {ORNIC_ERR_TRUNCATED, "ORNIC_ERR_TRUNCATED"},
     {ORNIC_ERR_MALFORMED, "ORNIC_ERR_MALFORMED"},

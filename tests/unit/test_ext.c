@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Extension headers: every IBA header plus ORNIC's OFFETH, OACKETH and NAKETH;
  * NAK bitmap access; AETH syndrome and NAK reason texts. */
 #include <stdio.h>
@@ -17,24 +18,49 @@ typedef struct {
 
 static const uint8_t nak_bitmap[4] = {0x80, 0x01, 0x00, 0xff};
 
-static void x_rdeth(ornic_ext *e) { e->rdeth.resv = 0x5a; e->rdeth.een = 0x123456; }
-static void x_deth(ornic_ext *e) { e->deth.qkey = 0x80010000u; e->deth.resv = 0x77; e->deth.srcqp = 1; }
-static void x_xrceth(ornic_ext *e) { e->xrceth.resv = 0x01; e->xrceth.xrcsrq = 0xabcdef; }
+static void x_rdeth(ornic_ext *e) {
+  e->rdeth.resv = 0x5a;
+  e->rdeth.een = 0x123456;
+}
+static void x_deth(ornic_ext *e) {
+  e->deth.qkey = 0x80010000u;
+  e->deth.resv = 0x77;
+  e->deth.srcqp = 1;
+}
+static void x_xrceth(ornic_ext *e) {
+  e->xrceth.resv = 0x01;
+  e->xrceth.xrcsrq = 0xabcdef;
+}
 static void x_feth(ornic_ext *e) { e->feth.value = 0xdeadbeefu; }
 static void x_reth(ornic_ext *e) {
-  e->reth.va = 0x0102030405060708ull; e->reth.rkey = 0x090a0b0c; e->reth.dmalen = 0x0d0e0f10;
+  e->reth.va = 0x0102030405060708ull;
+  e->reth.rkey = 0x090a0b0c;
+  e->reth.dmalen = 0x0d0e0f10;
 }
 static void x_offeth(ornic_ext *e) { e->offeth.offset = 0x00010000; }
 static void x_atomiceth(ornic_ext *e) {
-  e->atomiceth.va = 0x0102030405060708ull; e->atomiceth.rkey = 0x090a0b0c;
-  e->atomiceth.swap_add = 0x0d0e0f1011121314ull; e->atomiceth.compare = 0x15161718191a1b1cull;
+  e->atomiceth.va = 0x0102030405060708ull;
+  e->atomiceth.rkey = 0x090a0b0c;
+  e->atomiceth.swap_add = 0x0d0e0f1011121314ull;
+  e->atomiceth.compare = 0x15161718191a1b1cull;
 }
-static void x_aeth(ornic_ext *e) { e->aeth.syndrome = 0x60; e->aeth.msn = 0x001234; }
+static void x_aeth(ornic_ext *e) {
+  e->aeth.syndrome = 0x60;
+  e->aeth.msn = 0x001234;
+}
 static void x_atomicacketh(ornic_ext *e) { e->atomicacketh.orig = 0xfedcba9876543210ull; }
-static void x_oacketh(ornic_ext *e) { e->oacketh.flags = 0x03; e->oacketh.resv = 0x5a; e->oacketh.count = 0x0102; }
+static void x_oacketh(ornic_ext *e) {
+  e->oacketh.flags = 0x03;
+  e->oacketh.resv = 0x5a;
+  e->oacketh.count = 0x0102;
+}
 static void x_naketh(ornic_ext *e) {
-  e->naketh.reason = 2; e->naketh.trigger_psn = 0x123456; e->naketh.nblocks = 2;
-  e->naketh.base_psn = 0xabcdef; e->naketh.resv = 0xa5; e->naketh.limit_psn = 0xabcdf7;
+  e->naketh.reason = 2;
+  e->naketh.trigger_psn = 0x123456;
+  e->naketh.nblocks = 2;
+  e->naketh.base_psn = 0xabcdef;
+  e->naketh.resv = 0xa5;
+  e->naketh.limit_psn = 0xabcdf7;
   e->naketh.bitmap = nak_bitmap;
 }
 static void x_immdt(ornic_ext *e) { e->immdt.data = 0xcafebabeu; }
@@ -50,18 +76,34 @@ static const kat_row kats[] = {
     {ORNIC_HDR_FETH, "FETH", {0xde, 0xad, 0xbe, 0xef}, 4, x_feth},
     {ORNIC_HDR_RETH, "RETH", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, 16, x_reth},
     {ORNIC_HDR_OFFETH, "OFFETH", {0x00, 0x01, 0x00, 0x00}, 4, x_offeth},
-    {ORNIC_HDR_ATOMICETH, "AtomicETH", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-                                         21, 22, 23, 24, 25, 26, 27, 28}, 28, x_atomiceth},
+    {ORNIC_HDR_ATOMICETH,
+     "AtomicETH",
+     {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14,
+      15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28},
+     28,
+     x_atomiceth},
     {ORNIC_HDR_AETH, "AETH", {0x60, 0x00, 0x12, 0x34}, 4, x_aeth},
-    {ORNIC_HDR_ATOMICACKETH, "AtomicAckETH", {0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10}, 8, x_atomicacketh},
+    {ORNIC_HDR_ATOMICACKETH,
+     "AtomicAckETH",
+     {0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10},
+     8,
+     x_atomicacketh},
     {ORNIC_HDR_OACKETH, "OACKETH", {0x03, 0x5a, 0x01, 0x02}, 4, x_oacketh},
     /* PROTOCOL.md 3.5: Reason | Trigger PSN, nblocks | Base PSN, resv | Limit PSN, then the blocks */
-    {ORNIC_HDR_NAKETH, "NAKETH", {0x02, 0x12, 0x34, 0x56, 0x02, 0xab, 0xcd, 0xef, 0xa5, 0xab, 0xcd, 0xf7,
-                                  0x80, 0x01, 0x00, 0xff}, 16, x_naketh},
+    {ORNIC_HDR_NAKETH,
+     "NAKETH",
+     {0x02, 0x12, 0x34, 0x56, 0x02, 0xab, 0xcd, 0xef, 0xa5, 0xab, 0xcd, 0xf7, 0x80, 0x01, 0x00,
+      0xff},
+     16,
+     x_naketh},
     {ORNIC_HDR_IMMDT, "ImmDt", {0xca, 0xfe, 0xba, 0xbe}, 4, x_immdt},
     {ORNIC_HDR_IETH, "IETH", {0x00, 0xc0, 0xff, 0xee}, 4, x_ieth},
-    {ORNIC_HDR_CNP, "CNP", {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd,
-                            0xfe, 0xff}, 16, x_cnp},
+    {ORNIC_HDR_CNP,
+     "CNP",
+     {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe,
+      0xff},
+     16,
+     x_cnp},
 };
 #define NKATS (sizeof kats / sizeof kats[0])
 
@@ -106,7 +148,8 @@ START_TEST(every_header_truncated_and_nobuf) {
       memset(&e, 0, sizeof e);
       uint8_t *p = tu_guard_tail(&g, k->bytes, n);
       int rc = ornic_ext_decode_one(&e, k->bit, p, n);
-      ck_assert_msg(rc == ORNIC_ERR_TRUNCATED, "%s with %zu bytes: %s", k->name, n, ornic_errname(rc));
+      ck_assert_msg(rc == ORNIC_ERR_TRUNCATED, "%s with %zu bytes: %s", k->name, n,
+                    ornic_errname(rc));
       ck_assert_msg(e.present == 0, "%s with %zu bytes: present set", k->name, n);
     }
     uint8_t *p = tu_guard_tail(&g, k->bytes, k->len);
@@ -180,7 +223,8 @@ START_TEST(several_headers_in_wire_order) {
         end += kats[i].len;
         if (n >= end) complete |= kats[i].bit;
       }
-    ck_assert_msg(got.present == complete, "cut at %zu: present 0x%x want 0x%x", n, got.present, complete);
+    ck_assert_msg(got.present == complete, "cut at %zu: present 0x%x want 0x%x", n, got.present,
+                  complete);
     tu_assert_ext_eq(&want, &got, complete, "partial");
   }
   for (size_t cap = 0; cap < len; cap++)
@@ -198,7 +242,8 @@ START_TEST(ext_size_matches_table) {
     ornic_ext e;
     memset(&e, 0, sizeof e);
     e.naketh.nblocks = (uint8_t)tu_bits(&r, 8);
-    ck_assert_uint_eq(ornic_ext_size(&e, (uint16_t)hdrs), tu_hdrs_size((uint16_t)hdrs, e.naketh.nblocks));
+    ck_assert_uint_eq(ornic_ext_size(&e, (uint16_t)hdrs),
+                      tu_hdrs_size((uint16_t)hdrs, e.naketh.nblocks));
   }
 }
 END_TEST
@@ -220,13 +265,14 @@ END_TEST
 
 START_TEST(encode_rejects_out_of_range) {
   uint8_t out[64];
-#define BAD(bit, mutation)                                                                         \
-  do {                                                                                             \
-    ornic_ext e;                                                                                   \
-    memset(&e, 0, sizeof e);                                                                       \
-    for (size_t i_ = 0; i_ < NKATS; i_++) kats[i_].expect(&e);                                     \
-    mutation;                                                                                      \
-    ck_assert_msg(ornic_ext_encode_one(out, sizeof out, &e, bit) == ORNIC_ERR_INVALID_ARG, #mutation); \
+#define BAD(bit, mutation)                                                                 \
+  do {                                                                                     \
+    ornic_ext e;                                                                           \
+    memset(&e, 0, sizeof e);                                                               \
+    for (size_t i_ = 0; i_ < NKATS; i_++) kats[i_].expect(&e);                             \
+    mutation;                                                                              \
+    ck_assert_msg(ornic_ext_encode_one(out, sizeof out, &e, bit) == ORNIC_ERR_INVALID_ARG, \
+                  #mutation);                                                              \
   } while (0)
   BAD(ORNIC_HDR_RDETH, e.rdeth.een = 0x1000000);
   BAD(ORNIC_HDR_DETH, e.deth.srcqp = 0x1000000);
@@ -248,7 +294,8 @@ START_TEST(nak_zero_blocks_is_malformed) {
                              0x00, 0x00, 0x00, 0x03, 0xff, 0xff, 0xff, 0xff};
   ornic_ext e;
   memset(&e, 0, sizeof e);
-  ck_assert_int_eq(ornic_ext_decode_one(&e, ORNIC_HDR_NAKETH, bytes, sizeof bytes), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_ext_decode_one(&e, ORNIC_HDR_NAKETH, bytes, sizeof bytes),
+                   ORNIC_ERR_MALFORMED);
   ck_assert_uint_eq(e.present, 0);
   ornic_naketh n;
   ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), ORNIC_ERR_MALFORMED);
@@ -256,7 +303,8 @@ START_TEST(nak_zero_blocks_is_malformed) {
   ck_assert_uint_eq(n.trigger_psn, 5);
   ck_assert_uint_eq(n.base_psn, 1);
   ck_assert_uint_eq(n.limit_psn, 3);
-  ck_assert_int_eq(ornic_ext_decode(&e, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH, (const uint8_t[20]){0x60, 0, 0, 1, 1, 0, 0, 5, 0}, 20),
+  ck_assert_int_eq(ornic_ext_decode(&e, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH,
+                                    (const uint8_t[20]){0x60, 0, 0, 1, 1, 0, 0, 5, 0}, 20),
                    ORNIC_ERR_MALFORMED);
 }
 END_TEST
@@ -288,7 +336,7 @@ START_TEST(nak_bitmap_semantics) {
   ck_assert_uint_eq(ornic_naketh_block(&n, 1000), 0);
   uint32_t base = 0xabcdef;
   ck_assert_int_eq(ornic_naketh_psn_state(&n, base - 1), -1);
-  ck_assert_int_eq(ornic_naketh_psn_state(&n, base + 0), 1);  /* block 0 bit 0 */
+  ck_assert_int_eq(ornic_naketh_psn_state(&n, base + 0), 1); /* block 0 bit 0 */
   for (uint32_t i = 1; i < 15; i++) ck_assert_int_eq(ornic_naketh_psn_state(&n, base + i), 0);
   ck_assert_int_eq(ornic_naketh_psn_state(&n, base + 15), 1); /* block 0 bit 15 */
   for (uint32_t i = 16; i < 24; i++) ck_assert_int_eq(ornic_naketh_psn_state(&n, base + i), 1);
@@ -302,8 +350,8 @@ END_TEST
 START_TEST(nak_bitmap_across_psn_wrap) {
   /* base 0xfffffe, one block 0x0005: bits 0 and 2 -> PSNs 0xfffffe and 0x000000;
    * Limit 0x000001 (the trigger, reason 3): the lost set is 0xfffffe, 0xffffff */
-  const uint8_t bytes[14] = {0x03, 0x00, 0x00, 0x01, 0x01, 0xff, 0xff, 0xfe,
-                             0x00, 0x00, 0x00, 0x01, 0x00, 0x05};
+  const uint8_t bytes[14] = {0x03, 0x00, 0x00, 0x01, 0x01, 0xff, 0xff,
+                             0xfe, 0x00, 0x00, 0x00, 0x01, 0x00, 0x05};
   ornic_naketh n;
   ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), 14);
   ck_assert_uint_eq(n.reason, ORNIC_NAKETH_LAST_INCOMPLETE);
@@ -346,7 +394,8 @@ START_TEST(nak_lost_set_follows_section_4_4) {
     n.base_psn = tu_bits(&rng, 1) ? 0xffff00u + tu_bits(&rng, 8) : tu_bits(&rng, 24);
     n.trigger_psn = tu_bits(&rng, 24);
     /* limits before Base, at it, inside the bitmap, past it, and half the PSN space away */
-    int32_t to_limit = iter % 7 == 0 ? 0x800000 : (int32_t)tu_range(&rng, 0, 16u * n.nblocks + 200) - 40;
+    int32_t to_limit =
+        iter % 7 == 0 ? 0x800000 : (int32_t)tu_range(&rng, 0, 16u * n.nblocks + 200) - 40;
     n.limit_psn = ornic_psn_add(n.base_psn, to_limit);
     tu_fill(&rng, bm, 2u * n.nblocks);
     n.bitmap = bm;
@@ -406,8 +455,8 @@ END_TEST
  * Limit 0x81 - 32 = 0x61: only Base is declared lost, whatever OTD a reader
  * assumes (the bytes are the NAKETH of example 6.9, written by hand). */
 START_TEST(nak_lost_set_example_6_9) {
-  const uint8_t bytes[] = {0x01, 0x00, 0x00, 0x81, 0x03, 0x00, 0x00, 0x60, 0x00, 0x00, 0x00, 0x61,
-                           0xff, 0x7c, 0xff, 0xdf, 0x00, 0x2b};
+  const uint8_t bytes[] = {0x01, 0x00, 0x00, 0x81, 0x03, 0x00, 0x00, 0x60, 0x00,
+                           0x00, 0x00, 0x61, 0xff, 0x7c, 0xff, 0xdf, 0x00, 0x2b};
   ornic_naketh n;
   ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), (int)sizeof bytes);
   ck_assert_uint_eq(n.reason, ORNIC_NAKETH_OTD_EXCEEDED);
@@ -436,11 +485,17 @@ END_TEST
 START_TEST(nak_bitmap_every_bit_set_max_blocks) {
   uint8_t bytes[12 + 510];
   bytes[0] = ORNIC_NAKETH_TIMEOUT;
-  bytes[1] = 0x00; bytes[2] = 0x10; bytes[3] = 0x00;
+  bytes[1] = 0x00;
+  bytes[2] = 0x10;
+  bytes[3] = 0x00;
   bytes[4] = 255;
-  bytes[5] = 0xff; bytes[6] = 0xf8; bytes[7] = 0x00; /* base 0xfff800: crosses the wrap */
+  bytes[5] = 0xff;
+  bytes[6] = 0xf8;
+  bytes[7] = 0x00; /* base 0xfff800: crosses the wrap */
   bytes[8] = 0x00;
-  bytes[9] = 0x00; bytes[10] = 0x10; bytes[11] = 0x00; /* limit 0x001000 = the trigger, past the bitmap */
+  bytes[9] = 0x00;
+  bytes[10] = 0x10;
+  bytes[11] = 0x00; /* limit 0x001000 = the trigger, past the bitmap */
   memset(bytes + 12, 0xff, 510);
   ornic_naketh n;
   ck_assert_int_eq(ornic_naketh_decode(&n, bytes, sizeof bytes), (int)sizeof bytes);
@@ -515,10 +570,15 @@ START_TEST(aeth_syndromes) {
     const char *name = ornic_aeth_syndrome_name((uint8_t)s);
     ck_assert_ptr_nonnull(name);
     ck_assert_uint_eq(ornic_aeth_type((uint8_t)s), s & 0x60); /* bit 7 clear here */
-    if (s < 0x20) ck_assert_str_eq(name, "ACK");
-    else if (s < 0x40) ck_assert_str_eq(name, "RNR NAK");
-    else if (s < 0x60) ck_assert_msg(strstr(name, "NAK") == NULL && strstr(name, "ACK") == NULL, "0x%02x: %s", s, name);
-    else ck_assert_msg(strncmp(name, "NAK", 3) == 0, "0x%02x: %s", s, name);
+    if (s < 0x20)
+      ck_assert_str_eq(name, "ACK");
+    else if (s < 0x40)
+      ck_assert_str_eq(name, "RNR NAK");
+    else if (s < 0x60)
+      ck_assert_msg(strstr(name, "NAK") == NULL && strstr(name, "ACK") == NULL, "0x%02x: %s", s,
+                    name);
+    else
+      ck_assert_msg(strncmp(name, "NAK", 3) == 0, "0x%02x: %s", s, name);
   }
   ck_assert_str_eq(ornic_aeth_syndrome_name(0x60), "NAK PSN sequence error");
   ck_assert_str_eq(ornic_aeth_syndrome_name(0x61), "NAK invalid request");
@@ -542,9 +602,10 @@ END_TEST
 START_TEST(aeth_bit7_is_not_ack_or_nak) {
   for (unsigned s = 0x80; s < 0x100; s++) {
     const char *name = ornic_aeth_syndrome_name((uint8_t)s);
-    ck_assert_msg(strcmp(name, "ACK") != 0 && strcmp(name, "RNR NAK") != 0 && strncmp(name, "NAK", 3) != 0,
-                  "syndrome 0x%02x (bits 7:5 = %u%u%u) named \"%s\"", s, (s >> 7) & 1, (s >> 6) & 1, (s >> 5) & 1,
-                  name);
+    ck_assert_msg(
+        strcmp(name, "ACK") != 0 && strcmp(name, "RNR NAK") != 0 && strncmp(name, "NAK", 3) != 0,
+        "syndrome 0x%02x (bits 7:5 = %u%u%u) named \"%s\"", s, (s >> 7) & 1, (s >> 6) & 1,
+        (s >> 5) & 1, name);
   }
 }
 END_TEST

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic_frame_decode / ornic_frame_encode / ornic_roce_decode: round trips for
  * every opcode and encapsulation, every truncation, guard pages, malformed and
  * foreign frames, encoder argument checks. */
@@ -9,8 +10,8 @@
 
 #define BUF 2048
 
-static const uint8_t sample_ops[] = {0x04, 0x0B, 0x0E, 0x12, 0x13, 0x1C, 0x4B, 0x4D, 0x55,
-                                     0x65, 0x81, 0xA4, 0xB0, 0xC5, 0xC9, 0xCA};
+static const uint8_t sample_ops[] = {0x04, 0x0B, 0x0E, 0x12, 0x13, 0x1C, 0x4B, 0x4D,
+                                     0x55, 0x65, 0x81, 0xA4, 0xB0, 0xC5, 0xC9, 0xCA};
 
 /* A valid frame of `opcode` over variant v into buf; returns its size. */
 static size_t make_frame(uint8_t *buf, ornic_frame *want, tu_store *st, uint64_t seed,
@@ -22,7 +23,9 @@ static size_t make_frame(uint8_t *buf, ornic_frame *want, tu_store *st, uint64_t
   return tu_encode(want, buf, BUF);
 }
 
-static int kind_of(const tu_variant *v) { return v->link == ORNIC_LINK_GRH ? ORNIC_L3_GRH : v->ipv; }
+static int kind_of(const tu_variant *v) {
+  return v->link == ORNIC_LINK_GRH ? ORNIC_L3_GRH : v->ipv;
+}
 
 /* ---------------------------------------------------------------- round trip */
 
@@ -59,7 +62,8 @@ START_TEST(roundtrip_every_opcode_every_encapsulation) {
         ck_assert_int_eq(ornic_icrc_compute(&got, buf, &c), ORNIC_OK);
         ck_assert_msg(c == got.icrc, "%s: compute 0x%08x != wire 0x%08x", what, c, got.icrc);
         uint32_t ref = tu_ref_icrc(buf + got.l3_off, kind_of(v), (size_t)n - got.l3_off);
-        ck_assert_msg(ref == got.icrc, "%s: reference iCRC 0x%08x != wire 0x%08x", what, ref, got.icrc);
+        ck_assert_msg(ref == got.icrc, "%s: reference iCRC 0x%08x != wire 0x%08x", what, ref,
+                      got.icrc);
         /* encode(decode(bytes)) == bytes */
         ornic_ssize n2 = ornic_frame_encode(buf2, sizeof buf2, &got);
         ck_assert_msg(n2 == n && memcmp(buf, buf2, (size_t)n) == 0,
@@ -78,12 +82,14 @@ START_TEST(padcnt_zero_to_three) {
   for (size_t paylen = 0; paylen <= 12; paylen++) {
     ornic_frame want, got;
     tu_store st;
-    size_t n = make_frame(buf, &want, &st, 77 + paylen, ORNIC_OP_RC_SEND_ONLY, &tu_variants[0], paylen);
+    size_t n =
+        make_frame(buf, &want, &st, 77 + paylen, ORNIC_OP_RC_SEND_ONLY, &tu_variants[0], paylen);
     unsigned pad = (unsigned)((4 - paylen % 4) % 4);
     size_t bth = 14 + 20 + 8;
     ck_assert_uint_eq((buf[bth + 1] >> 4) & 3, pad);
     ck_assert_uint_eq(n, bth + 12 + paylen + pad + 4);
-    ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_OK);
     ck_assert_uint_eq(got.bth.padcnt, pad);
     ck_assert_uint_eq(got.pad_len, pad);
     ck_assert_uint_eq(got.payload_len, paylen);
@@ -111,7 +117,7 @@ START_TEST(encoder_ignores_foreign_headers) {
   ornic_frame want;
   tu_store st;
   size_t n = make_frame(a, &want, &st, 6, ORNIC_OP_RC_SEND_ONLY, &tu_variants[0], 4);
-  want.ext.aeth.msn = 0xffffffffu;     /* out of range, but RC SEND Only has no AETH */
+  want.ext.aeth.msn = 0xffffffffu; /* out of range, but RC SEND Only has no AETH */
   want.ext.deth.srcqp = 0xffffffffu;
   want.ext.naketh.nblocks = 0;
   want.ext.naketh.bitmap = NULL;
@@ -131,12 +137,14 @@ START_TEST(udp_port_selection) {
   want.udp.dport = 0; /* 0 means 4791 */
   size_t n = tu_encode(&want, buf, sizeof buf);
   ck_assert_uint_eq((unsigned)buf[36] << 8 | buf[37], 4791);
-  ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_OK);
   ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 4791), ORNIC_OK);
   ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 4790), ORNIC_ERR_NOT_ROCE);
   want.udp.dport = 4790;
   n = tu_encode(&want, buf, sizeof buf);
-  ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_NOT_ROCE);
   ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, 4790), ORNIC_OK);
   ck_assert_uint_eq(got.udp.dport, 4790);
   ck_assert_int_eq(ornic_icrc_verify(&got, buf), ORNIC_OK);
@@ -165,7 +173,8 @@ START_TEST(frame_init_defaults) {
     f.bth.opcode = ORNIC_OP_RC_ACK;
     f.ext.aeth.msn = 7;
     size_t n = tu_encode(&f, buf, sizeof buf);
-    ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_OK);
     ck_assert_uint_eq(got.ext.aeth.msn, 7);
     ck_assert_int_eq(ornic_icrc_verify(&got, buf), ORNIC_OK);
   }
@@ -183,10 +192,13 @@ START_TEST(trailing_ethernet_padding_and_fcs) {
     ornic_frame want, got, full;
     tu_store st;
     size_t n = make_frame(buf, &want, &st, 31 + vi, ORNIC_OP_RC_SEND_ONLY, &tu_variants[vi], 0);
-    ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_OK);
     for (size_t extra = 1; extra <= 10; extra++) {
       memset(buf + n, 0xA5, extra);
-      ck_assert_int_eq(ornic_frame_decode(&got, buf, n + extra, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+      ck_assert_int_eq(
+          ornic_frame_decode(&got, buf, n + extra, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+          ORNIC_OK);
       ck_assert_uint_eq(got.roce_end, n);
       ck_assert_uint_eq(got.caplen, n + extra);
       ck_assert_uint_eq(got.payload_len, 0);
@@ -204,7 +216,8 @@ START_TEST(roce_decode_udp_payload) {
     ornic_frame want, full, got;
     tu_store st;
     size_t n = make_frame(buf, &want, &st, 500 + i, sample_ops[i], &tu_variants[0], 7);
-    ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_OK);
     const uint8_t *udp_payload = buf + full.bth_off;
     size_t ulen = n - full.bth_off;
     ck_assert_int_eq(ornic_roce_decode(&got, udp_payload, ulen), ORNIC_OK);
@@ -222,8 +235,11 @@ START_TEST(roce_decode_udp_payload) {
      * it is TRUNCATED, otherwise the layout fits or it does not. */
     for (size_t k = 0; k < ulen; k++) {
       int rc = ornic_roce_decode(&got, udp_payload, k);
-      if (k < ORNIC_BTH_LEN + ORNIC_ICRC_LEN) ck_assert_int_eq(rc, ORNIC_ERR_TRUNCATED);
-      else ck_assert_msg(rc == ORNIC_OK || rc == ORNIC_ERR_MALFORMED, "len %zu: %s", k, ornic_errname(rc));
+      if (k < ORNIC_BTH_LEN + ORNIC_ICRC_LEN)
+        ck_assert_int_eq(rc, ORNIC_ERR_TRUNCATED);
+      else
+        ck_assert_msg(rc == ORNIC_OK || rc == ORNIC_ERR_MALFORMED, "len %zu: %s", k,
+                      ornic_errname(rc));
     }
   }
 }
@@ -252,7 +268,9 @@ static sample *make_samples(size_t *count) {
       s[k].len = make_frame(s[k].buf, &want, &st, 1000 + k, sample_ops[i], s[k].v, 5);
       snprintf(s[k].what, sizeof s[k].what, "opcode 0x%02x over %s", sample_ops[i],
                tu_variant_name(s[k].v));
-      ck_assert_int_eq(ornic_frame_decode(&s[k].full, s[k].buf, s[k].len, s[k].v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+      ck_assert_int_eq(
+          ornic_frame_decode(&s[k].full, s[k].buf, s[k].len, s[k].v->link, ORNIC_ROCEV2_UDP_PORT),
+          ORNIC_OK);
       /* Small NAK bitmaps keep the loops short but still cover >1 block. */
     }
   *count = n;
@@ -278,17 +296,21 @@ START_TEST(every_truncation_is_truncated_and_filled) {
       ck_assert_msg(f.caplen == n, "%s: caplen", what);
       ck_assert_msg(!f.icrc_present, "%s: icrc_present", what);
       if (s[k].v->link == ORNIC_LINK_ETHERNET && n >= full->l3_off) {
-        ck_assert_msg(memcmp(f.eth.dst, full->eth.dst, 6) == 0 && memcmp(f.eth.src, full->eth.src, 6) == 0,
-                      "%s: Ethernet addresses not filled", what);
-        ck_assert_msg(f.eth.has_vlan == full->eth.has_vlan && f.eth.ethertype == full->eth.ethertype,
-                      "%s: Ethernet type not filled", what);
-        if (full->eth.has_vlan) ck_assert_msg(f.eth.vlan_tci == full->eth.vlan_tci, "%s: TCI", what);
+        ck_assert_msg(
+            memcmp(f.eth.dst, full->eth.dst, 6) == 0 && memcmp(f.eth.src, full->eth.src, 6) == 0,
+            "%s: Ethernet addresses not filled", what);
+        ck_assert_msg(
+            f.eth.has_vlan == full->eth.has_vlan && f.eth.ethertype == full->eth.ethertype,
+            "%s: Ethernet type not filled", what);
+        if (full->eth.has_vlan)
+          ck_assert_msg(f.eth.vlan_tci == full->eth.vlan_tci, "%s: TCI", what);
       }
       if (n >= l3_end) {
         ck_assert_msg(f.l3 == (ornic_l3)kind, "%s: l3 = %d", what, f.l3);
         ck_assert_msg(f.ip.version == full->ip.version && f.ip.tos == full->ip.tos &&
                           f.ip.ttl == full->ip.ttl && f.ip.total_len == full->ip.total_len &&
-                          memcmp(f.ip.src, full->ip.src, 16) == 0 && memcmp(f.ip.dst, full->ip.dst, 16) == 0,
+                          memcmp(f.ip.src, full->ip.src, 16) == 0 &&
+                          memcmp(f.ip.dst, full->ip.dst, 16) == 0,
                       "%s: IP header not filled", what);
       } else {
         ck_assert_msg(f.l3 == ORNIC_L3_NONE, "%s: l3 set before the IP header was complete", what);
@@ -311,14 +333,16 @@ START_TEST(every_truncation_is_truncated_and_filled) {
         if (n >= off) want_decoded |= bit;
       }
       if (n >= full->bth_off + 12) {
-        ck_assert_msg(f.ext.present == want_decoded, "%s: decoded 0x%x, want 0x%x", what, f.ext.present, want_decoded);
+        ck_assert_msg(f.ext.present == want_decoded, "%s: decoded 0x%x, want 0x%x", what,
+                      f.ext.present, want_decoded);
         tu_assert_ext_eq(&full->ext, &f.ext, want_decoded, what);
       } else {
         ck_assert_msg(f.ext.present == 0, "%s: decoded 0x%x before the BTH", what, f.ext.present);
       }
       if (n >= full->payload_off) {
         size_t got = n - full->payload_off;
-        ck_assert_msg(f.payload_len == full->payload_len, "%s: payload_len %zu", what, f.payload_len);
+        ck_assert_msg(f.payload_len == full->payload_len, "%s: payload_len %zu", what,
+                      f.payload_len);
         ck_assert_msg(f.payload_caplen == (got < full->payload_len ? got : full->payload_len),
                       "%s: payload_caplen %zu", what, f.payload_caplen);
         ck_assert_msg(f.payload == s[k].buf + full->payload_off, "%s: payload view", what);
@@ -340,9 +364,10 @@ START_TEST(truncation_bth_off_means_bth_read) {
       memset(&f, 0, sizeof f);
       ornic_frame_decode(&f, s[k].buf, n, s[k].v->link, ORNIC_ROCEV2_UDP_PORT);
       if (f.layers & ORNIC_LAYER_BTH)
-        ck_assert_msg(n >= f.bth_off + ORNIC_BTH_LEN,
-                      "%s cut to %zu bytes: bth_off = %zu is set but the BTH (%zu..%zu) was not read",
-                      s[k].what, n, f.bth_off, f.bth_off, f.bth_off + ORNIC_BTH_LEN);
+        ck_assert_msg(
+            n >= f.bth_off + ORNIC_BTH_LEN,
+            "%s cut to %zu bytes: bth_off = %zu is set but the BTH (%zu..%zu) was not read",
+            s[k].what, n, f.bth_off, f.bth_off, f.bth_off + ORNIC_BTH_LEN);
     }
   }
   free(s);
@@ -358,8 +383,8 @@ START_TEST(truncation_icrc_verify_says_truncated) {
       ornic_frame f;
       ornic_frame_decode(&f, s[k].buf, n, s[k].v->link, ORNIC_ROCEV2_UDP_PORT);
       int rc = ornic_icrc_verify(&f, s[k].buf);
-      ck_assert_msg(rc == ORNIC_ERR_TRUNCATED, "%s cut to %zu bytes: icrc_verify = %s",
-                    s[k].what, n, ornic_errname(rc));
+      ck_assert_msg(rc == ORNIC_ERR_TRUNCATED, "%s cut to %zu bytes: icrc_verify = %s", s[k].what,
+                    n, ornic_errname(rc));
     }
   }
   free(s);
@@ -380,8 +405,10 @@ START_TEST(guard_page_every_prefix) {
       int rc = ornic_frame_decode(&f, p, n, s[k].v->link, ORNIC_ROCEV2_UDP_PORT);
       ck_assert_int_eq(rc, n == s[k].len ? ORNIC_OK : ORNIC_ERR_TRUNCATED);
       rc = ornic_icrc_verify(&f, p);
-      if (n == s[k].len) ck_assert_int_eq(rc, ORNIC_OK);
-      else ck_assert_int_ne(rc, ORNIC_OK);
+      if (n == s[k].len)
+        ck_assert_int_eq(rc, ORNIC_OK);
+      else
+        ck_assert_int_ne(rc, ORNIC_OK);
       if (n >= s[k].full.bth_off) {
         size_t m = n - s[k].full.bth_off;
         uint8_t *q = tu_guard_tail(&g, s[k].buf + s[k].full.bth_off, m);
@@ -410,7 +437,8 @@ START_TEST(guard_page_corrupted_frames) {
     memcpy(tmp, x->buf, n);
     unsigned flips = tu_range(&r, 1, 4);
     for (unsigned j = 0; j < flips; j++) {
-      size_t at = tu_range(&r, 0, (uint32_t)(x->full.payload_off < n ? x->full.payload_off : n - 1));
+      size_t at =
+          tu_range(&r, 0, (uint32_t)(x->full.payload_off < n ? x->full.payload_off : n - 1));
       tmp[at] = (uint8_t)tu_next(&r);
     }
     if (tu_bits(&r, 1)) n = tu_range(&r, 0, (uint32_t)n);
@@ -434,7 +462,10 @@ END_TEST
 
 /* ---------------------------------------------------------------- malformed */
 
-static void put16(uint8_t *p, unsigned v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
+static void put16(uint8_t *p, unsigned v) {
+  p[0] = (uint8_t)(v >> 8);
+  p[1] = (uint8_t)v;
+}
 static unsigned get16(const uint8_t *p) { return (unsigned)p[0] << 8 | p[1]; }
 
 /* An Ethernet/IPv4 frame of `opcode` with `paylen` payload bytes; offsets 14 (IP), 34 (UDP), 42 (BTH). */
@@ -534,7 +565,8 @@ START_TEST(malformed_padcnt_larger_than_body) {
   n = v4_frame(buf, ORNIC_OP_RC_SEND_ONLY, 2, 4);
   buf[43] = (uint8_t)((buf[43] & ~0x30) | 3 << 4);
   ornic_frame f;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_OK);
   ck_assert_uint_eq(f.payload_len, 1);
   ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC);
 }
@@ -542,7 +574,8 @@ END_TEST
 
 START_TEST(malformed_payload_on_opcode_without_payload) {
   static uint8_t buf[BUF];
-  const uint8_t ops[] = {0x0C, 0x11, 0x12, 0x13, 0x14, 0x1C, 0x51, 0x55, 0x81, 0xB1, 0xC6, 0xC9, 0xCA};
+  const uint8_t ops[] = {0x0C, 0x11, 0x12, 0x13, 0x14, 0x1C, 0x51,
+                         0x55, 0x81, 0xB1, 0xC6, 0xC9, 0xCA};
   for (size_t i = 0; i < sizeof ops; i++) {
     ornic_frame want;
     tu_store st;
@@ -557,7 +590,8 @@ START_TEST(malformed_payload_on_opcode_without_payload) {
     memset(buf + n - 4, 0x5A, 4);
     put16(buf + 16, get16(buf + 16) + 4);
     put16(buf + 38, get16(buf + 38) + 4);
-    ck_assert_msg(dec(buf, n + 4) == ORNIC_ERR_MALFORMED, "opcode 0x%02x with 4 payload bytes", ops[i]);
+    ck_assert_msg(dec(buf, n + 4) == ORNIC_ERR_MALFORMED, "opcode 0x%02x with 4 payload bytes",
+                  ops[i]);
   }
 }
 END_TEST
@@ -586,10 +620,12 @@ START_TEST(malformed_nak_zero_blocks) {
   size_t nak = 42 + 12 + 4; /* after BTH and AETH */
   ck_assert_uint_eq(buf[nak + 4], 2);
   buf[nak + 4] = 0;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_MALFORMED);
   /* more blocks than the UDP length leaves room for */
   buf[nak + 4] = 200;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_MALFORMED);
 }
 END_TEST
 
@@ -600,15 +636,19 @@ START_TEST(malformed_ipv6_and_grh_lengths) {
   size_t n = make_frame(buf, &want, &st, 7, ORNIC_OP_RC_SEND_ONLY, &tu_variants[1], 8);
   unsigned pl = get16(buf + 14 + 4);
   put16(buf + 18, pl - 4);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_MALFORMED);
   put16(buf + 18, 4);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_MALFORMED);
   memset(buf + n, 0, 4);
   put16(buf + 18, pl + 4);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n + 4, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n + 4, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_MALFORMED);
   n = make_frame(buf, &want, &st, 8, ORNIC_OP_RC_SEND_ONLY, &tu_variants[7], 8);
   put16(buf + 4, 12); /* GRH payload length: BTH only, no room for the iCRC */
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_MALFORMED);
 }
 END_TEST
 
@@ -635,11 +675,13 @@ START_TEST(protocol_d7_ornic_alignment) {
     size_t n = tu_encode(&want, buf, sizeof buf);
     ck_assert_uint_eq((buf[43] >> 4) & 3, nb % 2 ? 2 : 0); /* PROTOCOL.md 2.5 */
     ck_assert_uint_eq(n, 14 + 20 + 8 + 12 + 4 + 12 + 2 * nb + (nb % 2 ? 2 : 0) + 4); /* 3.5 */
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_OK);
     ck_assert_uint_eq(f.pad_len, nb % 2 ? 2 : 0);
     if (nb % 2) {
       size_t m = cut_before_icrc(buf, n, 2, 0); /* no pad: 2 mod 4 */
-      ck_assert_msg(ornic_frame_decode(&f, buf, m, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) == ORNIC_ERR_MALFORMED,
+      ck_assert_msg(ornic_frame_decode(&f, buf, m, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) ==
+                        ORNIC_ERR_MALFORMED,
                     "NAK with %u blocks and PadCnt 0", nb);
     }
   }
@@ -653,10 +695,11 @@ START_TEST(protocol_d7_ornic_alignment) {
     size_t m = cut_before_icrc(buf, n, 3, 0); /* 1 payload byte, PadCnt 0 */
     int rc = ornic_frame_decode(&f, buf, m, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
     if (i < sizeof ornic_ops) {
-      ck_assert_msg(rc == ORNIC_ERR_MALFORMED, "ORNIC opcode 0x%02x, 1 byte unpadded: %s", op, ornic_errname(rc));
-    } else {
-      ck_assert_msg(rc == ORNIC_OK, "IBA opcode 0x%02x, 1 byte unpadded: %s (D7: SHOULD accept)", op,
+      ck_assert_msg(rc == ORNIC_ERR_MALFORMED, "ORNIC opcode 0x%02x, 1 byte unpadded: %s", op,
                     ornic_errname(rc));
+    } else {
+      ck_assert_msg(rc == ORNIC_OK, "IBA opcode 0x%02x, 1 byte unpadded: %s (D7: SHOULD accept)",
+                    op, ornic_errname(rc));
       ck_assert_uint_eq(f.payload_len, 1);
     }
   }
@@ -680,7 +723,8 @@ START_TEST(ipv6_udp_checksum_never_zero) {
     ck_assert_msg(c != 0, "sport %u: UDP checksum 0 on IPv6", sport);
     ffff += c == 0xffff;
     if (sport % 4096 == 0 || c == 0xffff) {
-      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_RAW_IP, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_RAW_IP, ORNIC_ROCEV2_UDP_PORT),
+                       ORNIC_OK);
       tu_assert_frame_matches(&want, &f, buf, n, "IPv6 UDP checksum sweep");
     }
   }
@@ -704,30 +748,39 @@ START_TEST(not_roce) {
   put16(buf + 12, 0x0806); /* ARP */
   ck_assert_int_eq(dec(buf, n), ORNIC_ERR_NOT_ROCE);
   /* a real ARP request (42 bytes) */
-  static const uint8_t arp[42] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0, 1, 0x08, 0x06,
-                                  0, 1, 0x08, 0, 6, 4, 0, 1, 0x02, 0, 0, 0, 0, 1, 10, 0, 0, 1,
-                                  0, 0, 0, 0, 0, 0, 10, 0, 0, 2};
-  ck_assert_int_eq(ornic_frame_decode(&f, arp, sizeof arp, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
+  static const uint8_t arp[42] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02, 0, 0, 0, 0,
+                                  1,    0x08, 0x06, 0,    1,    0x08, 0,    6, 4, 0, 1,
+                                  0x02, 0,    0,    0,    0,    1,    10,   0, 0, 1, 0,
+                                  0,    0,    0,    0,    0,    10,   0,    0, 2};
+  ck_assert_int_eq(
+      ornic_frame_decode(&f, arp, sizeof arp, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+      ORNIC_ERR_NOT_ROCE);
   /* VLAN-tagged ARP, and a second tag (only one is supported) */
   size_t vn = make_frame(buf, &want, &st, 10, ORNIC_OP_RC_SEND_ONLY, &tu_variants[2], 4);
   put16(buf + 16, 0x0806);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, vn, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, vn, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_NOT_ROCE);
   put16(buf + 16, 0x8100);
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, vn, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, vn, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_NOT_ROCE);
   /* IPv6 next header TCP */
   size_t n6 = make_frame(buf, &want, &st, 11, ORNIC_OP_RC_SEND_ONLY, &tu_variants[1], 4);
   buf[14 + 6] = 6;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, n6, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n6, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_NOT_ROCE);
   /* raw IP whose version nibble is neither 4 nor 6 */
   size_t nr = make_frame(buf, &want, &st, 12, ORNIC_OP_RC_SEND_ONLY, &tu_variants[5], 4);
   buf[0] = 0x55;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, nr, ORNIC_LINK_RAW_IP, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, nr, ORNIC_LINK_RAW_IP, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_NOT_ROCE);
   /* a GRH whose next header is not BTH (0x1B) */
   size_t ng = make_frame(buf, &want, &st, 13, ORNIC_OP_RC_SEND_ONLY, &tu_variants[7], 4);
   buf[6] = 17;
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, ng, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, ng, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_NOT_ROCE);
   /* an invalid link type */
-  ck_assert_int_eq(ornic_frame_decode(&f, buf, ng, (ornic_link)7, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_INVALID_ARG);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, ng, (ornic_link)7, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_ERR_INVALID_ARG);
 }
 END_TEST
 
@@ -741,7 +794,8 @@ START_TEST(rocev1_in_ethernet) {
   memcpy(eth, hdr, 14);
   memcpy(eth + 14, grh, n);
   ck_assert_int_eq(ornic_frame_decode(&a, grh, n, ORNIC_LINK_GRH, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
-  ck_assert_int_eq(ornic_frame_decode(&b, eth, n + 14, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&b, eth, n + 14, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_OK);
   ck_assert_int_eq(b.l3, ORNIC_L3_GRH);
   ck_assert_uint_eq(b.bth_off, 14 + 40);
   tu_assert_bth_eq(&a.bth, &b.bth, true, "RoCEv1 in Ethernet");
@@ -759,7 +813,8 @@ START_TEST(unknown_opcode_fills_bth) {
     if (ornic_opcode_info_get((uint8_t)op)->name) continue;
     buf[42] = (uint8_t)op;
     memset(&f, 0, sizeof f);
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_UNKNOWN_OPCODE);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_ERR_UNKNOWN_OPCODE);
     ck_assert_uint_eq(f.bth.opcode, op);
     ck_assert_uint_eq(f.bth.psn, want.bth.psn);
     ck_assert_uint_eq(f.bth.destqp, want.bth.destqp);
@@ -780,11 +835,13 @@ START_TEST(unknown_opcode_icrc_verifiable) {
     ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
     size_t bth = f.bth_off, l3 = f.l3_off;
     buf[bth] = 0xE0; /* hfi1 TID RDMA: no layout here */
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_UNKNOWN_OPCODE);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_ERR_UNKNOWN_OPCODE);
     ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC); /* the opcode is covered */
     uint32_t c = tu_ref_icrc(buf + l3, kind_of(v), n - l3);
     for (int i = 0; i < 4; i++) buf[n - 4 + i] = (uint8_t)(c >> (8 * i));
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_ERR_UNKNOWN_OPCODE);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_ERR_UNKNOWN_OPCODE);
     ck_assert_uint_eq(f.icrc, c);
     ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_OK);
   }
@@ -814,21 +871,26 @@ START_TEST(ipv4_options_covered_by_icrc) {
   uint8_t forty[40];
   memset(forty, 0x01, sizeof forty); /* 40 NOPs: IHL 15, the largest header */
   forty[39] = 0x00;
-  const struct { const uint8_t *opt; size_t len; } cases[] = {{router_alert, 4}, {forty, 40}};
+  const struct {
+    const uint8_t *opt;
+    size_t len;
+  } cases[] = {{router_alert, 4}, {forty, 40}};
   for (size_t i = 0; i < 2; i++) {
     ornic_frame f;
     size_t n = v4_frame(buf, ORNIC_OP_RC_RDMA_WRITE_ONLY, 5, 16 + i);
     n = add_ipv4_options(buf, n, cases[i].opt, cases[i].len);
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_OK);
     ck_assert_uint_eq(f.ip.hdr_len, 20 + cases[i].len);
     ck_assert_uint_eq(f.l4_off, 34 + cases[i].len);
     ck_assert_uint_eq(f.bth_off, 42 + cases[i].len);
     ck_assert_uint_eq(f.payload_len, 5);
-    ck_assert_msg(ornic_icrc_verify(&f, buf) == ORNIC_OK, "IHL %zu: options must be covered as they stand",
-                  (20 + cases[i].len) / 4);
+    ck_assert_msg(ornic_icrc_verify(&f, buf) == ORNIC_OK,
+                  "IHL %zu: options must be covered as they stand", (20 + cases[i].len) / 4);
     /* the options are covered: changing one breaks the iCRC */
     buf[34 + 2] ^= 0x01;
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_OK);
     ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC);
   }
 }
@@ -862,15 +924,15 @@ START_TEST(encode_invalid_arguments) {
   tu_store st;
   tu_rng r;
   tu_seed(&r, 18);
-#define BAD(opcode, mutation, want_rc)                                                    \
-  do {                                                                                    \
-    tu_random_frame(&base, &st, &r, opcode, &tu_variants[0], 0);                          \
-    if ((unsigned)(opcode) == 0xCAu) base.ext.naketh.nblocks = 1;                          \
-    ck_assert_int_gt(ornic_frame_encode(buf, sizeof buf, &base), 0);                      \
-    f = base;                                                                             \
-    mutation;                                                                             \
-    ornic_ssize rc_ = ornic_frame_encode(buf, sizeof buf, &f);                            \
-    ck_assert_msg(rc_ == (want_rc), "%s: got %s", #mutation, ornic_errname((int)rc_));    \
+#define BAD(opcode, mutation, want_rc)                                                 \
+  do {                                                                                 \
+    tu_random_frame(&base, &st, &r, opcode, &tu_variants[0], 0);                       \
+    if ((unsigned)(opcode) == 0xCAu) base.ext.naketh.nblocks = 1;                      \
+    ck_assert_int_gt(ornic_frame_encode(buf, sizeof buf, &base), 0);                   \
+    f = base;                                                                          \
+    mutation;                                                                          \
+    ornic_ssize rc_ = ornic_frame_encode(buf, sizeof buf, &f);                         \
+    ck_assert_msg(rc_ == (want_rc), "%s: got %s", #mutation, ornic_errname((int)rc_)); \
   } while (0)
   BAD(ORNIC_OP_RC_ACK, (f.payload = st.payload, f.payload_len = 1), ORNIC_ERR_INVALID_ARG);
   BAD(ORNIC_OP_RC_SEND_ONLY, (f.payload = NULL, f.payload_len = 4), ORNIC_ERR_INVALID_ARG);
@@ -900,7 +962,8 @@ START_TEST(encode_invalid_arguments) {
   BAD(ORNIC_OP_RC_SEND_ONLY, f.bth.opcode = 0xFF, ORNIC_ERR_UNKNOWN_OPCODE);
   /* a payload that cannot fit in one IPv4 datagram */
   static uint8_t big[0x10000];
-  BAD(ORNIC_OP_RC_SEND_ONLY, (f.payload = big, f.payload_len = 0xffff - 20 - 8 - 12 - 4 + 1), ORNIC_ERR_INVALID_ARG);
+  BAD(ORNIC_OP_RC_SEND_ONLY, (f.payload = big, f.payload_len = 0xffff - 20 - 8 - 12 - 4 + 1),
+      ORNIC_ERR_INVALID_ARG);
   /* payload + pad is a multiple of 4, so 44 + 65488 = 65532 is the largest
    * IPv4 total length; one more payload byte needs 3 pad bytes: 65536. */
   BAD(ORNIC_OP_RC_SEND_ONLY, (f.payload = big, f.payload_len = 65489), ORNIC_ERR_INVALID_ARG);
@@ -912,7 +975,8 @@ START_TEST(encode_invalid_arguments) {
   ornic_ssize n = ornic_frame_encode(out, sizeof out, &f);
   ck_assert_int_eq(n, 14 + 65532);
   ornic_frame g;
-  ck_assert_int_eq(ornic_frame_decode(&g, out, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+  ck_assert_int_eq(
+      ornic_frame_decode(&g, out, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ck_assert_uint_eq(g.ip.total_len, 65532);
   ck_assert_uint_eq(g.payload_len, 65488);
   ck_assert_int_eq(ornic_icrc_verify(&g, out), ORNIC_OK);
@@ -937,7 +1001,8 @@ START_TEST(vlan_tags) {
       ck_assert_uint_eq(get16(buf + 12), tpids[t]);
       ck_assert_uint_eq(get16(buf + 14), tcis[i]);
       ck_assert_uint_eq(get16(buf + 16), 0x0800);
-      ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&got, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                       ORNIC_OK);
       ck_assert(got.eth.has_vlan);
       ck_assert_uint_eq(got.eth.vlan_tpid, tpids[t]);
       ck_assert_uint_eq(got.eth.vlan_tci, tcis[i]);
@@ -959,13 +1024,15 @@ START_TEST(large_ipv6_total_len) {
   ornic_ssize n = ornic_frame_encode(out, sizeof out, &f);
   ck_assert_int_eq(n, 14 + 40 + 65532);
   ck_assert_uint_eq(get16(out + 14 + 4), 65532);
-  ck_assert_int_eq(ornic_frame_decode(&g, out, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+  ck_assert_int_eq(
+      ornic_frame_decode(&g, out, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
   ck_assert_uint_eq(g.payload_len, 65508);
   ck_assert_int_eq(ornic_icrc_verify(&g, out), ORNIC_OK);
   size_t ip_bytes = g.roce_end - g.l3_off; /* 40 + 65532 */
   ck_assert_uint_eq(ip_bytes, 65572);
-  ck_assert_msg((size_t)g.ip.total_len == ip_bytes, "ip.total_len = %u, want 40 + 65532 = %zu (uint16_t wraps)",
-                g.ip.total_len, ip_bytes);
+  ck_assert_msg((size_t)g.ip.total_len == ip_bytes,
+                "ip.total_len = %u, want 40 + 65532 = %zu (uint16_t wraps)", g.ip.total_len,
+                ip_bytes);
 }
 END_TEST
 
@@ -982,7 +1049,8 @@ START_TEST(encode_rejects_unknown_tpid) {
   ornic_ssize n = ornic_frame_encode(buf, sizeof buf, &f);
   if (n > 0) {
     int rc = ornic_frame_decode(&g, buf, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
-    ck_assert_msg(rc == ORNIC_OK, "TPID 0x9100 encoded (%td bytes) but decodes as %s", n, ornic_errname(rc));
+    ck_assert_msg(rc == ORNIC_OK, "TPID 0x9100 encoded (%td bytes) but decodes as %s", n,
+                  ornic_errname(rc));
   } else {
     ck_assert_int_eq(n, ORNIC_ERR_INVALID_ARG);
   }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Native InfiniBand (ornic/ib.h, ORNIC_LINK_IB): the LRH codec, decoding and
  * encoding whole native IB packets, their iCRC (IBA 7.8.1) and VCRC (IBA
  * 7.8.2), and the iCRC entry points that take the caller's offsets
@@ -31,14 +32,12 @@ static const uint8_t v_local[34] = {
  * DGID fe80::2:c903:0:2002; BTH PSN 0x123456; RETH VA 0x7f0012345678, R_Key
  * 0xa1b2c3d4, DMA length 8; payload 00..07; iCRC 1d 77 77 a6; VCRC cf 36. */
 static const uint8_t v_global[90] = {
-    0x30, 0x53, 0x00, 0x01, 0x00, 0x16, 0x00, 0x04, 0x61, 0x23, 0x45, 0x67,
-    0x00, 0x28, 0x1b, 0x40, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x10, 0x01, 0xfe, 0x80, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x20, 0x02,
-    0x0a, 0x40, 0xff, 0xff, 0x80, 0x00, 0x00, 0x12, 0x80, 0x12, 0x34, 0x56,
-    0x00, 0x00, 0x7f, 0x00, 0x12, 0x34, 0x56, 0x78, 0xa1, 0xb2, 0xc3, 0xd4,
-    0x00, 0x00, 0x00, 0x08, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
-    0x1d, 0x77, 0x77, 0xa6, 0xcf, 0x36,
+    0x30, 0x53, 0x00, 0x01, 0x00, 0x16, 0x00, 0x04, 0x61, 0x23, 0x45, 0x67, 0x00, 0x28, 0x1b,
+    0x40, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xc9, 0x03, 0x00, 0x00,
+    0x10, 0x01, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xc9, 0x03, 0x00,
+    0x00, 0x20, 0x02, 0x0a, 0x40, 0xff, 0xff, 0x80, 0x00, 0x00, 0x12, 0x80, 0x12, 0x34, 0x56,
+    0x00, 0x00, 0x7f, 0x00, 0x12, 0x34, 0x56, 0x78, 0xa1, 0xb2, 0xc3, 0xd4, 0x00, 0x00, 0x00,
+    0x08, 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x1d, 0x77, 0x77, 0xa6, 0xcf, 0x36,
 };
 
 /* A bad iCRC: v_local with PSN 0xABD and the iCRC's first byte off by one
@@ -61,16 +60,17 @@ static const uint8_t v_bad_vcrc[34] = {
  * through the iCRC) but GRH PayLen 24 where 20 belongs. Both CRCs are right
  * for the bytes as they stand. */
 static const uint8_t v_grh_paylen[70] = {
-    0x30, 0x53, 0x00, 0x01, 0x00, 0x11, 0x00, 0x04, 0x61, 0x23, 0x45, 0x67,
-    0x00, 0x18, 0x1b, 0x40, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x10, 0x01, 0xfe, 0x80, 0x00, 0x00,
-    0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xc9, 0x03, 0x00, 0x00, 0x20, 0x02,
-    0x04, 0x40, 0xff, 0xff, 0x80, 0x00, 0x00, 0x12, 0x80, 0x00, 0x00, 0x09,
-    0x61, 0x62, 0x63, 0x64, 0x3d, 0x96, 0x23, 0x02, 0x0c, 0xb6,
+    0x30, 0x53, 0x00, 0x01, 0x00, 0x11, 0x00, 0x04, 0x61, 0x23, 0x45, 0x67, 0x00, 0x18,
+    0x1b, 0x40, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0xc9, 0x03,
+    0x00, 0x00, 0x10, 0x01, 0xfe, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02,
+    0xc9, 0x03, 0x00, 0x00, 0x20, 0x02, 0x04, 0x40, 0xff, 0xff, 0x80, 0x00, 0x00, 0x12,
+    0x80, 0x00, 0x00, 0x09, 0x61, 0x62, 0x63, 0x64, 0x3d, 0x96, 0x23, 0x02, 0x0c, 0xb6,
 };
 
-static const uint8_t gid_s[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x10, 0x01};
-static const uint8_t gid_d[16] = {0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x00, 0x02, 0xc9, 0x03, 0, 0, 0x20, 0x02};
+static const uint8_t gid_s[16] = {0xfe, 0x80, 0,    0,    0, 0, 0,    0,
+                                  0x00, 0x02, 0xc9, 0x03, 0, 0, 0x10, 0x01};
+static const uint8_t gid_d[16] = {0xfe, 0x80, 0,    0,    0, 0, 0,    0,
+                                  0x00, 0x02, 0xc9, 0x03, 0, 0, 0x20, 0x02};
 
 /* ---------------------------------------------------------------- references */
 
@@ -97,10 +97,10 @@ static uint32_t ref_ib_icrc(const uint8_t *pkt, size_t icrc_off) {
   memcpy(m, pkt, icrc_off);
   size_t bth;
   if ((m[1] & 3) == 3) {
-    memset(m, 0xff, 8); /* the whole LRH */
-    m[8] |= 0x0f;       /* TClass (low nibble of byte 0 holds its top bits) */
+    memset(m, 0xff, 8);          /* the whole LRH */
+    m[8] |= 0x0f;                /* TClass (low nibble of byte 0 holds its top bits) */
     m[9] = m[10] = m[11] = 0xff; /* TClass, FlowLabel */
-    m[15] = 0xff;       /* HopLmt */
+    m[15] = 0xff;                /* HopLmt */
     bth = 48;
   } else {
     m[0] |= 0xf0; /* VL */
@@ -151,10 +151,10 @@ START_TEST(lrh_codec) {
   /* field widths; nothing written on error */
   memset(out, 0x5a, sizeof out);
   ck_assert_int_eq(ornic_lrh_encode(out, 7, &l), ORNIC_ERR_NOBUF);
-#define BAD(field, v)                                                              \
-  do {                                                                             \
-    ornic_lrh b = l;                                                               \
-    b.field = v;                                                                   \
+#define BAD(field, v)                                                               \
+  do {                                                                              \
+    ornic_lrh b = l;                                                                \
+    b.field = v;                                                                    \
     ck_assert_int_eq(ornic_lrh_encode(out, sizeof out, &b), ORNIC_ERR_INVALID_ARG); \
   } while (0)
   BAD(vl, 16);
@@ -183,7 +183,8 @@ START_TEST(vcrc_against_bitwise_reference) {
   tu_fill(&r, buf, sizeof buf);
   for (size_t n = 8; n < sizeof buf; n += n < 64 ? 1 : 97) {
     ck_assert_int_eq(ornic_vcrc_compute_at(buf, n, n, &v), ORNIC_OK);
-    ck_assert_msg(v == ref_vcrc(buf, n), "len %zu: 0x%04x vs reference 0x%04x", n, v, ref_vcrc(buf, n));
+    ck_assert_msg(v == ref_vcrc(buf, n), "len %zu: 0x%04x vs reference 0x%04x", n, v,
+                  ref_vcrc(buf, n));
   }
   /* the codes */
   ck_assert_int_eq(ornic_vcrc_compute_at(buf, 10, 11, &v), ORNIC_ERR_TRUNCATED);
@@ -274,16 +275,19 @@ START_TEST(global_vector) {
   ck_assert_int_eq(ornic_vcrc_verify(&f, v_global), ORNIC_OK);
   /* a global packet's iCRC is RoCEv1's over its GRH: the LRH counts as 8 x 0xFF */
   uint32_t c;
-  ck_assert_int_eq(ornic_icrc_compute_at(v_global + 8, sizeof v_global - 8, ORNIC_L3_GRH, 40, 76, &c),
-                   ORNIC_OK);
+  ck_assert_int_eq(
+      ornic_icrc_compute_at(v_global + 8, sizeof v_global - 8, ORNIC_L3_GRH, 40, 76, &c), ORNIC_OK);
   ck_assert_uint_eq(c, f.icrc);
 }
 END_TEST
 
 /* Every cut of the packet, each right before an unreadable page. */
 START_TEST(every_truncation) {
-  const struct { const uint8_t *p; size_t n; size_t hdrs; } v[] = {
-      {v_local, sizeof v_local, 8}, {v_global, sizeof v_global, 48}};
+  const struct {
+    const uint8_t *p;
+    size_t n;
+    size_t hdrs;
+  } v[] = {{v_local, sizeof v_local, 8}, {v_global, sizeof v_global, 48}};
   tu_guard g;
   tu_guard_init(&g);
   for (size_t k = 0; k < 2; k++) {
@@ -399,7 +403,8 @@ START_TEST(variant_fields) {
     memcpy(b, v_local, sizeof v_local);
     b[local_invariant[i]] ^= 0x40;
     ck_assert_int_eq(decode(&f, b, sizeof v_local), ORNIC_OK);
-    ck_assert_msg(ornic_icrc_verify(&f, b) == ORNIC_ERR_BAD_ICRC, "LRH byte %zu", local_invariant[i]);
+    ck_assert_msg(ornic_icrc_verify(&f, b) == ORNIC_ERR_BAD_ICRC, "LRH byte %zu",
+                  local_invariant[i]);
   }
   memcpy(b, v_local, sizeof v_local);
   b[0] ^= 0x01; /* LVer */
@@ -449,8 +454,8 @@ static void frame_local(ornic_frame *f) {
   ornic_frame_init(f, ORNIC_LINK_IB, 0);
   f->l3 = ORNIC_L3_NONE;
   f->lrh = (ornic_lrh){.vl = 3, .sl = 5, .dlid = 1, .slid = 4};
-  f->bth = (ornic_bth){.opcode = 0x04, .m = 1, .pkey = 0xffff, .fecn = 1, .destqp = 0x12, .ackreq = 1,
-                       .psn = 0xabc};
+  f->bth = (ornic_bth){
+      .opcode = 0x04, .m = 1, .pkey = 0xffff, .fecn = 1, .destqp = 0x12, .ackreq = 1, .psn = 0xabc};
   f->payload = (const uint8_t *)"hello";
   f->payload_len = 5;
 }
@@ -473,7 +478,12 @@ START_TEST(encode_reproduces_vectors) {
   f.ip.ttl = 0x40;
   memcpy(f.ip.src, gid_s, 16);
   memcpy(f.ip.dst, gid_d, 16);
-  f.bth = (ornic_bth){.opcode = 0x0a, .m = 1, .pkey = 0xffff, .fecn = 1, .destqp = 0x12, .ackreq = 1,
+  f.bth = (ornic_bth){.opcode = 0x0a,
+                      .m = 1,
+                      .pkey = 0xffff,
+                      .fecn = 1,
+                      .destqp = 0x12,
+                      .ackreq = 1,
                       .psn = 0x123456};
   f.ext.reth = (ornic_reth){0x7f0012345678ull, 0xa1b2c3d4u, 8};
   f.payload = payload;
@@ -521,9 +531,12 @@ START_TEST(random_round_trip) {
       tu_random_frame(&want, &st, &r, (uint8_t)op, &grh, payload_ok ? tu_range(&r, 0, 64) : 0);
       want.link = ORNIC_LINK_IB;
       want.l3 = k & 1 ? ORNIC_L3_GRH : ORNIC_L3_NONE;
-      want.lrh = (ornic_lrh){.vl = (uint8_t)tu_bits(&r, 4), .lver = (uint8_t)tu_bits(&r, 4),
-                             .sl = (uint8_t)tu_bits(&r, 4), .resv2 = (uint8_t)tu_bits(&r, 2),
-                             .dlid = (uint16_t)tu_bits(&r, 16), .resv5 = (uint8_t)tu_bits(&r, 5),
+      want.lrh = (ornic_lrh){.vl = (uint8_t)tu_bits(&r, 4),
+                             .lver = (uint8_t)tu_bits(&r, 4),
+                             .sl = (uint8_t)tu_bits(&r, 4),
+                             .resv2 = (uint8_t)tu_bits(&r, 2),
+                             .dlid = (uint16_t)tu_bits(&r, 16),
+                             .resv5 = (uint8_t)tu_bits(&r, 5),
                              .slid = (uint16_t)tu_bits(&r, 16)};
       size_t len = tu_encode(&want, buf, sizeof buf);
       ck_assert_int_eq(decode(&got, buf, len), ORNIC_OK);
@@ -545,7 +558,8 @@ START_TEST(random_round_trip) {
         ck_assert_mem_eq(got.ip.dst, want.ip.dst, 16);
       }
       tu_assert_bth_eq(&want.bth, &got.bth, false, "IB round trip");
-      tu_assert_ext_eq(&want.ext, &got.ext, ornic_opcode_info_get((uint8_t)op)->hdrs, "IB round trip");
+      tu_assert_ext_eq(&want.ext, &got.ext, ornic_opcode_info_get((uint8_t)op)->hdrs,
+                       "IB round trip");
       ck_assert_uint_eq(got.payload_len, want.payload_len);
       if (want.payload_len) ck_assert_mem_eq(got.payload, want.payload, want.payload_len);
       ck_assert_uint_eq(got.icrc, ref_ib_icrc(buf, got.icrc_off));
@@ -588,14 +602,19 @@ START_TEST(icrc_compute_at_roce) {
       ck_assert_uint_eq(a, f.icrc);
       /* exactly the bytes before the iCRC are needed */
       ck_assert_int_eq(ornic_icrc_compute_at(l3, icrc, f.l3, bth, icrc, &a), ORNIC_OK);
-      ck_assert_int_eq(ornic_icrc_compute_at(l3, icrc - 1, f.l3, bth, icrc, &a), ORNIC_ERR_TRUNCATED);
+      ck_assert_int_eq(ornic_icrc_compute_at(l3, icrc - 1, f.l3, bth, icrc, &a),
+                       ORNIC_ERR_TRUNCATED);
       /* the codes */
-      ck_assert_int_eq(ornic_icrc_compute_at(NULL, l3len, f.l3, bth, icrc, &a), ORNIC_ERR_INVALID_ARG);
-      ck_assert_int_eq(ornic_icrc_compute_at(l3, l3len, f.l3, bth, icrc, NULL), ORNIC_ERR_INVALID_ARG);
+      ck_assert_int_eq(ornic_icrc_compute_at(NULL, l3len, f.l3, bth, icrc, &a),
+                       ORNIC_ERR_INVALID_ARG);
+      ck_assert_int_eq(ornic_icrc_compute_at(l3, l3len, f.l3, bth, icrc, NULL),
+                       ORNIC_ERR_INVALID_ARG);
       ck_assert_int_eq(ornic_icrc_compute_at(l3, l3len, ORNIC_L3_NONE, bth, icrc, &a),
                        ORNIC_ERR_INVALID_ARG);
-      ck_assert_int_eq(ornic_icrc_compute_at(l3, l3len, f.l3, bth + 4, icrc, &a), ORNIC_ERR_INVALID_ARG);
-      ck_assert_int_eq(ornic_icrc_compute_at(l3, l3len, f.l3, bth, bth + 11, &a), ORNIC_ERR_INVALID_ARG);
+      ck_assert_int_eq(ornic_icrc_compute_at(l3, l3len, f.l3, bth + 4, icrc, &a),
+                       ORNIC_ERR_INVALID_ARG);
+      ck_assert_int_eq(ornic_icrc_compute_at(l3, l3len, f.l3, bth, bth + 11, &a),
+                       ORNIC_ERR_INVALID_ARG);
       ck_assert_int_eq(ornic_icrc_compute(&f, NULL, &a), ORNIC_ERR_INVALID_ARG);
       ck_assert_int_eq(ornic_icrc_compute(&f, buf, NULL), ORNIC_ERR_INVALID_ARG);
     }
@@ -605,11 +624,14 @@ START_TEST(icrc_compute_at_roce) {
   uint32_t a;
   ck_assert_int_eq(ornic_icrc_compute_at(h, sizeof h, ORNIC_L3_IPV4, 28, 44, &a), ORNIC_OK);
   h[0] = 0x65;
-  ck_assert_int_eq(ornic_icrc_compute_at(h, sizeof h, ORNIC_L3_IPV4, 28, 44, &a), ORNIC_ERR_INVALID_ARG);
+  ck_assert_int_eq(ornic_icrc_compute_at(h, sizeof h, ORNIC_L3_IPV4, 28, 44, &a),
+                   ORNIC_ERR_INVALID_ARG);
   h[0] = 0x44;
-  ck_assert_int_eq(ornic_icrc_compute_at(h, sizeof h, ORNIC_L3_IPV4, 24, 44, &a), ORNIC_ERR_INVALID_ARG);
+  ck_assert_int_eq(ornic_icrc_compute_at(h, sizeof h, ORNIC_L3_IPV4, 24, 44, &a),
+                   ORNIC_ERR_INVALID_ARG);
   h[0] = 0x46; /* IHL 6: options are covered, the BTH is at 32 */
-  ck_assert_int_eq(ornic_icrc_compute_at(h, sizeof h, ORNIC_L3_IPV4, 28, 44, &a), ORNIC_ERR_INVALID_ARG);
+  ck_assert_int_eq(ornic_icrc_compute_at(h, sizeof h, ORNIC_L3_IPV4, 28, 44, &a),
+                   ORNIC_ERR_INVALID_ARG);
   ck_assert_int_eq(ornic_icrc_compute_at(h, sizeof h, ORNIC_L3_IPV4, 32, 48, &a), ORNIC_OK);
   /* a frame from ornic_roce_decode has no IP header to cover */
   ornic_frame f;

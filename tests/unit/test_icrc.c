@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic_crc32 (against a bitwise CRC-32 and zlib) and the iCRC (against the
  * test's own reference implementation of docs/IBA_NOTES.md section 5). */
 #include <stdio.h>
@@ -12,7 +13,9 @@
 #define ORNIC_EXPECTED_CRC_BACKEND "unknown"
 #endif
 
-static uint32_t zcrc(uint32_t crc, const uint8_t *p, size_t n) { return (uint32_t)crc32(crc, p, (uInt)n); }
+static uint32_t zcrc(uint32_t crc, const uint8_t *p, size_t n) {
+  return (uint32_t)crc32(crc, p, (uInt)n);
+}
 
 /* ---------------------------------------------------------------- CRC-32 */
 
@@ -54,7 +57,8 @@ START_TEST(crc32_every_length_and_alignment) {
     for (size_t len = 0; len <= MAXLEN; len++) {
       if (len) ref = tu_crc32_bitwise(ref, p + len - 1, 1);
       uint32_t got = ornic_crc32(0, p, len);
-      ck_assert_msg(got == ref, "align %zu len %zu: ornic 0x%08x, bitwise 0x%08x", aligns[a], len, got, ref);
+      ck_assert_msg(got == ref, "align %zu len %zu: ornic 0x%08x, bitwise 0x%08x", aligns[a], len,
+                    got, ref);
       ck_assert_msg(got == zcrc(0, p, len), "align %zu len %zu: ornic != zlib", aligns[a], len);
     }
   }
@@ -125,7 +129,9 @@ static size_t make(uint8_t *buf, ornic_frame *want, tu_store *st, tu_rng *r, uin
   return tu_encode(want, buf, BUF);
 }
 
-static int kind_of(const tu_variant *v) { return v->link == ORNIC_LINK_GRH ? ORNIC_L3_GRH : v->ipv; }
+static int kind_of(const tu_variant *v) {
+  return v->link == ORNIC_LINK_GRH ? ORNIC_L3_GRH : v->ipv;
+}
 
 /* The library's iCRC equals the reference on random frames of every opcode
  * and encapsulation, and stays valid whatever the variant fields hold. */
@@ -167,8 +173,8 @@ START_TEST(icrc_matches_reference_and_ignores_variant_fields) {
         if (v->link == ORNIC_LINK_ETHERNET) tu_fill(&r, buf, 12);
         ornic_frame g;
         ck_assert_int_eq(ornic_frame_decode(&g, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
-        ck_assert_msg(ornic_icrc_verify(&g, buf) == ORNIC_OK, "opcode 0x%02x over %s: variant fields",
-                      op, tu_variant_name(v));
+        ck_assert_msg(ornic_icrc_verify(&g, buf) == ORNIC_OK,
+                      "opcode 0x%02x over %s: variant fields", op, tu_variant_name(v));
       }
     }
   }
@@ -178,7 +184,7 @@ END_TEST
 /* Flip each byte of frames in turn: variant bytes keep the iCRC valid; every
  * other byte gives BAD_ICRC or a decode error. */
 static int is_variant(const ornic_frame *f, size_t i, uint8_t mask) {
-  if (f->link == ORNIC_LINK_ETHERNET && i < 12) return 1;           /* MAC addresses */
+  if (f->link == ORNIC_LINK_ETHERNET && i < 12) return 1; /* MAC addresses */
   if (f->eth.has_vlan && f->link == ORNIC_LINK_ETHERNET && (i == 14 || i == 15)) return 1; /* TCI */
   if (i < f->l3_off) return 0;
   size_t r = i - f->l3_off;
@@ -214,8 +220,9 @@ START_TEST(flip_each_byte) {
           int rc = ornic_frame_decode(&f, buf, n, v->link, ORNIC_ROCEV2_UDP_PORT);
           int vrc = rc == ORNIC_OK ? ornic_icrc_verify(&f, buf) : rc;
           if (is_variant(&full, i, masks[m])) {
-            ck_assert_msg(vrc == ORNIC_OK, "opcode 0x%02x over %s: variant byte %zu ^ 0x%02x gave %s",
-                          ops[oi], tu_variant_name(v), i, masks[m], ornic_errname(vrc));
+            ck_assert_msg(vrc == ORNIC_OK,
+                          "opcode 0x%02x over %s: variant byte %zu ^ 0x%02x gave %s", ops[oi],
+                          tu_variant_name(v), i, masks[m], ornic_errname(vrc));
             variant_flips++;
           } else if (v->link == ORNIC_LINK_ETHERNET && i < full.l3_off) {
             /* EtherType / TPID: steers decoding; must not pass as this frame */
@@ -244,7 +251,8 @@ START_TEST(icrc_wrong_value_is_bad) {
     size_t n = make(buf, &want, &st, &r, ORNIC_OP_RC_SEND_ONLY, &tu_variants[vi], 3);
     for (size_t b = n - 4; b < n; b++) {
       buf[b] ^= 0x01;
-      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT),
+                       ORNIC_OK);
       ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC);
       uint32_t c;
       ck_assert_int_eq(ornic_icrc_compute(&f, buf, &c), ORNIC_OK);
@@ -252,7 +260,8 @@ START_TEST(icrc_wrong_value_is_bad) {
       buf[b] ^= 0x01;
     }
     /* byte order: the wire holds the CRC least-significant byte first */
-    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT),
+                     ORNIC_OK);
     uint32_t c;
     ck_assert_int_eq(ornic_icrc_compute(&f, buf, &c), ORNIC_OK);
     ck_assert_uint_eq(buf[n - 4], c & 0xff);
@@ -261,7 +270,8 @@ START_TEST(icrc_wrong_value_is_bad) {
       uint8_t t = buf[n - 4];
       buf[n - 4] = buf[n - 1];
       buf[n - 1] = t;
-      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+      ck_assert_int_eq(ornic_frame_decode(&f, buf, n, tu_variants[vi].link, ORNIC_ROCEV2_UDP_PORT),
+                       ORNIC_OK);
       ck_assert_int_eq(ornic_icrc_verify(&f, buf), ORNIC_ERR_BAD_ICRC);
     }
   }
@@ -276,7 +286,8 @@ START_TEST(icrc_needs_l3) {
   ornic_frame want, full, f;
   tu_store st;
   size_t n = make(buf, &want, &st, &r, ORNIC_OP_RC_SEND_ONLY, &tu_variants[0], 3);
-  ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(&full, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+                   ORNIC_OK);
   ck_assert_int_eq(ornic_roce_decode(&f, buf + full.bth_off, n - full.bth_off), ORNIC_OK);
   uint32_t c;
   ck_assert_int_ne(ornic_icrc_compute(&f, buf + full.bth_off, &c), ORNIC_OK);

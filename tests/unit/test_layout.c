@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic/layout.h: the field layout tables against the codecs.
  *
  * The test knows, independently of the tables, which struct member each
@@ -31,8 +32,10 @@ typedef struct {
 } accessor;
 
 #define M(member) offsetof(vals, member), sizeof(((vals *)0)->member)
-#define A(name, hdr, member) {name, hdr, M(member), 0, 0, 0}
-#define BIT(name, hdr, member, pos, width) {name, hdr, M(member), pos, width, 0}
+#define A(name, hdr, member) \
+  { name, hdr, M(member), 0, 0, 0 }
+#define BIT(name, hdr, member, pos, width) \
+  { name, hdr, M(member), pos, width, 0 }
 
 /* PROTOCOL.md 3.4: ADDR_CACHED and WQE_DONE are the flag bits ORNIC_OACK_*,
  * bits 7:2 are reserved. */
@@ -96,27 +99,51 @@ static unsigned member_bits(const char *name, size_t msize) {
     const char *name;
     unsigned bits;
   } narrow[] = {
-      {"bth.se", 1},           {"bth.m", 1},           {"bth.padcnt", 2},
-      {"bth.tver", 4},         {"bth.fecn", 1},        {"bth.becn", 1},
-      {"bth.resv6", 6},        {"bth.destqp", 24},     {"bth.a", 1},
-      {"bth.resv7", 7},        {"bth.psn", 24},        {"rdeth.een", 24},
-      {"deth.srcqp", 24},      {"xrceth.xrcsrq", 24},  {"aeth.msn", 24},
-      {"naketh.trigger_psn", 24}, {"naketh.base_psn", 24}, {"naketh.limit_psn", 24},
+      {"bth.se", 1},
+      {"bth.m", 1},
+      {"bth.padcnt", 2},
+      {"bth.tver", 4},
+      {"bth.fecn", 1},
+      {"bth.becn", 1},
+      {"bth.resv6", 6},
+      {"bth.destqp", 24},
+      {"bth.a", 1},
+      {"bth.resv7", 7},
+      {"bth.psn", 24},
+      {"rdeth.een", 24},
+      {"deth.srcqp", 24},
+      {"xrceth.xrcsrq", 24},
+      {"aeth.msn", 24},
+      {"naketh.trigger_psn", 24},
+      {"naketh.base_psn", 24},
+      {"naketh.limit_psn", 24},
   };
   for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++)
     if (!strcmp(narrow[i].name, name)) return narrow[i].bits;
   return (unsigned)(8 * msize);
 }
 
-static uint64_t ones(unsigned bits) { return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1; }
+static uint64_t ones(unsigned bits) {
+  return bits >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+}
 
 static uint64_t get_member(const vals *v, const accessor *a) {
   const uint8_t *p = (const uint8_t *)v + a->moff;
   uint64_t x = 0;
   switch (a->msize) {
   case 1: x = *p; break;
-  case 2: { uint16_t t; memcpy(&t, p, 2); x = t; break; }
-  case 4: { uint32_t t; memcpy(&t, p, 4); x = t; break; }
+  case 2: {
+    uint16_t t;
+    memcpy(&t, p, 2);
+    x = t;
+    break;
+  }
+  case 4: {
+    uint32_t t;
+    memcpy(&t, p, 4);
+    x = t;
+    break;
+  }
   case 8: memcpy(&x, p, 8); break;
   default: ck_abort_msg("%s: member of %zu bytes", a->name, a->msize);
   }
@@ -136,8 +163,16 @@ static void set_member(vals *v, const accessor *a, uint64_t x) {
   }
   switch (a->msize) {
   case 1: *p = (uint8_t)x; break;
-  case 2: { uint16_t t = (uint16_t)x; memcpy(p, &t, 2); break; }
-  case 4: { uint32_t t = (uint32_t)x; memcpy(p, &t, 4); break; }
+  case 2: {
+    uint16_t t = (uint16_t)x;
+    memcpy(p, &t, 2);
+    break;
+  }
+  case 4: {
+    uint32_t t = (uint32_t)x;
+    memcpy(p, &t, 4);
+    break;
+  }
   case 8: memcpy(p, &x, 8); break;
   default: ck_abort_msg("%s: member of %zu bytes", a->name, a->msize);
   }
@@ -244,8 +279,9 @@ START_TEST(fields_tile_their_header) {
     ck_assert_uint_le(len, sizeof cover);
     for (size_t i = 0; i < n; i++) {
       const ornic_field_layout *f = &fl[i];
-      ck_assert_msg(f->size == 1 || f->size == 2 || f->size == 3 || f->size == 4 ||
-                        f->size == 8 || f->size == 16, "%s: size %u", f->name, f->size);
+      ck_assert_msg(f->size == 1 || f->size == 2 || f->size == 3 || f->size == 4 || f->size == 8 ||
+                        f->size == 16,
+                    "%s: size %u", f->name, f->size);
       ck_assert_uint_le(f->kind, ORNIC_FIELD_QPN);
       if (f->size > 8) {
         ck_assert_uint_eq(f->mask, 0);
@@ -273,14 +309,14 @@ START_TEST(fields_tile_their_header) {
       ck_assert_msg(f->offset >= last_off, "%s: not in wire order", f->name);
       last_off = f->offset;
       for (size_t k = 0; k < len; k++) {
-        ck_assert_msg((cover[k] & bits[k]) == 0, "%s: byte %zu bits 0x%02x named twice", f->name,
-                      k, cover[k] & bits[k]);
+        ck_assert_msg((cover[k] & bits[k]) == 0, "%s: byte %zu bits 0x%02x named twice", f->name, k,
+                      cover[k] & bits[k]);
         cover[k] |= bits[k];
       }
     }
     for (size_t k = 0; k < len; k++)
-      ck_assert_msg(cover[k] == 0xff, "%s: byte %zu bits 0x%02x named by no field",
-                    hdr_label(hdr), k, (unsigned)(uint8_t)~cover[k]);
+      ck_assert_msg(cover[k] == 0xff, "%s: byte %zu bits 0x%02x named by no field", hdr_label(hdr),
+                    k, (unsigned)(uint8_t)~cover[k]);
     /* The bits of a FLAGS field are named by its sub-fields, each once. */
     for (size_t i = 0; i < n; i++) {
       if (fl[i].kind != ORNIC_FIELD_FLAGS) continue;
@@ -396,8 +432,8 @@ START_TEST(decoder_reads_what_the_table_says) {
 END_TEST
 
 START_TEST(bad_header_bits) {
-  static const uint16_t bad[] = {0, ORNIC_HDR_RETH | ORNIC_HDR_AETH, 1u << ORNIC_HDR_COUNT,
-                                 0x8000, 0xffff};
+  static const uint16_t bad[] = {0, ORNIC_HDR_RETH | ORNIC_HDR_AETH, 1u << ORNIC_HDR_COUNT, 0x8000,
+                                 0xffff};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     size_t n = 99;
     ck_assert_ptr_null(ornic_hdr_layout(bad[i], &n));

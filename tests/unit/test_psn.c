@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 24-bit PSN arithmetic (ornic/psn.h): wrap at 0xFFFFFF, the half-window at
  * 0x800000, against a reference written from the header's contract. */
 #include <stdint.h>
@@ -77,11 +78,15 @@ START_TEST(random_against_reference) {
     switch (i % 4) {
     case 0: b = tu_bits(&r, 24); break;
     case 1: b = (a + tu_range(&r, 0x7ffff0, 0x800010)) & 0xffffff; break; /* near the half */
-    case 2: b = (a + tu_range(&r, 0, 40) - 20) & 0xffffff; break;          /* near a */
-    default: b = (0xfffff0 + tu_range(&r, 0, 32)) & 0xffffff; a = tu_range(&r, 0, 16); break;
+    case 2: b = (a + tu_range(&r, 0, 40) - 20) & 0xffffff; break;         /* near a */
+    default:
+      b = (0xfffff0 + tu_range(&r, 0, 32)) & 0xffffff;
+      a = tu_range(&r, 0, 16);
+      break;
     }
     int32_t d = ornic_psn_diff(b, a);
-    ck_assert_msg(d == ref_diff(b, a), "diff(0x%06x, 0x%06x) = %d, want %d", b, a, d, ref_diff(b, a));
+    ck_assert_msg(d == ref_diff(b, a), "diff(0x%06x, 0x%06x) = %d, want %d", b, a, d,
+                  ref_diff(b, a));
     ck_assert(d > -0x800000 && d <= 0x800000);
     ck_assert_uint_eq(ornic_psn_add(a, d), b);
     int c = ornic_psn_cmp(b, a);

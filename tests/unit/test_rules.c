@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The protocol rules every tool takes from the library (issue 14): the NAK
  * lost-set iterator against PROTOCOL.md 4.4 written out here, each lint rule
  * of PROTOCOL.md section 5 on a frame that breaks only it, the names and
@@ -41,7 +42,9 @@ START_TEST(nak_iterator_matches_protocol) {
     /* sparse, dense or random bitmaps, so runs of every length occur */
     unsigned density = tu_range(&r, 0, 2);
     for (unsigned i = 0; i < 2u * nak.nblocks; i++)
-      bitmap[i] = density == 0 ? (uint8_t)tu_bits(&r, 8) : density == 1 ? 0xff : (uint8_t)(tu_bits(&r, 8) & tu_bits(&r, 8));
+      bitmap[i] = density == 0   ? (uint8_t)tu_bits(&r, 8)
+                  : density == 1 ? 0xff
+                                 : (uint8_t)(tu_bits(&r, 8) & tu_bits(&r, 8));
     nak.bitmap = bitmap;
 
     ornic_naketh_lost_iter it;
@@ -51,7 +54,8 @@ START_TEST(nak_iterator_matches_protocol) {
     while (ornic_naketh_lost_next_run(&it, &first, &n)) {
       uint32_t d0 = (first - nak.base_psn) & 0xffffff;
       ck_assert_uint_ge(n, 1);
-      ck_assert_msg((int64_t)d0 > prev_end + 1 || prev_end < 0, "runs not maximal or not ascending");
+      ck_assert_msg((int64_t)d0 > prev_end + 1 || prev_end < 0,
+                    "runs not maximal or not ascending");
       for (uint32_t d = next_d; d < d0; d++)
         ck_assert_msg(!ref_lost(bitmap, nak.nblocks, nak.limit_psn, nak.base_psn, d),
                       "iter %d: d %u lost but skipped", iter, d);
@@ -120,11 +124,17 @@ static uint32_t lint_of(lint_case *c, uint32_t pmtu) {
 
 START_TEST(lint_clean_frames) {
   static lint_case c;
-  static const struct { uint8_t op; size_t pay; } ok[] = {
-      {ORNIC_OP_OOO_WRITE_FSPOT, 1024}, {ORNIC_OP_OOO_WRITE_SPOT, 1024},
-      {ORNIC_OP_OOO_WRITE_LAST, 100},   {ORNIC_OP_OOO_READ_REQ, 0},
-      {ORNIC_OP_ACK, 0},                {ORNIC_OP_NAK, 0},
-      {ORNIC_OP_RC_SEND_ONLY, 3},       {ORNIC_OP_RC_ACK, 0}};
+  static const struct {
+    uint8_t op;
+    size_t pay;
+  } ok[] = {{ORNIC_OP_OOO_WRITE_FSPOT, 1024},
+            {ORNIC_OP_OOO_WRITE_SPOT, 1024},
+            {ORNIC_OP_OOO_WRITE_LAST, 100},
+            {ORNIC_OP_OOO_READ_REQ, 0},
+            {ORNIC_OP_ACK, 0},
+            {ORNIC_OP_NAK, 0},
+            {ORNIC_OP_RC_SEND_ONLY, 3},
+            {ORNIC_OP_RC_ACK, 0}};
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
     lint_frame(&c, ok[i].op, ok[i].pay);
     c.f.ext.offeth.offset = 2048;
@@ -155,9 +165,14 @@ START_TEST(lint_each_rule) {
   ck_assert_uint_eq(lint_of(&c, 0), ORNIC_LINT_NAK_BASE_BIT);
   /* L13: Limit in (Base, Trigger]: 101 and 110 are fine; 100 (Base), 111 (past the
    * trigger) and 0x800064 (half the PSN space: not after Base) are not */
-  static const struct { uint32_t limit, lint; } limits[] = {
-      {101, 0}, {110, 0}, {100, ORNIC_LINT_NAK_LIMIT}, {99, ORNIC_LINT_NAK_LIMIT},
-      {111, ORNIC_LINT_NAK_LIMIT}, {0x800064, ORNIC_LINT_NAK_LIMIT}};
+  static const struct {
+    uint32_t limit, lint;
+  } limits[] = {{101, 0},
+                {110, 0},
+                {100, ORNIC_LINT_NAK_LIMIT},
+                {99, ORNIC_LINT_NAK_LIMIT},
+                {111, ORNIC_LINT_NAK_LIMIT},
+                {0x800064, ORNIC_LINT_NAK_LIMIT}};
   for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
     lint_frame(&c, ORNIC_OP_NAK, 0);
     c.f.ext.naketh.limit_psn = limits[i].limit;
@@ -222,7 +237,7 @@ START_TEST(lint_pad_alignment) {
   size_t pad_at = c.got.payload_off + 3; /* one pad byte */
   memmove(c.buf + pad_at, c.buf + pad_at + 1, c.len - pad_at - 1);
   c.len--;
-  c.buf[c.got.bth_off + 1] &= (uint8_t)~0x30; /* PadCnt 0 */
+  c.buf[c.got.bth_off + 1] &= (uint8_t)~0x30;          /* PadCnt 0 */
   c.buf[16] = 0, c.buf[17] = (uint8_t)(c.buf[17] - 1); /* IPv4 total length - 1 */
   c.buf[39] = (uint8_t)(c.buf[39] - 1);                /* UDP length - 1 */
   int rc = ornic_frame_decode(&c.got, c.buf, c.len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
@@ -263,7 +278,8 @@ START_TEST(malformed_explained) {
   lint_frame(&c, ORNIC_OP_RC_SEND_ONLY, 4);
   c.len = tu_encode(&c.f, c.buf, sizeof c.buf);
   c.buf[42] = ORNIC_OP_RC_RDMA_READ_REQ; /* RETH needs 16 bytes, 4 are there */
-  ck_assert_int_eq(ornic_frame_decode(&c.got, c.buf, c.len, ORNIC_LINK_ETHERNET, 4791), ORNIC_ERR_MALFORMED);
+  ck_assert_int_eq(ornic_frame_decode(&c.got, c.buf, c.len, ORNIC_LINK_ETHERNET, 4791),
+                   ORNIC_ERR_MALFORMED);
   ck_assert_uint_eq(c.got.malformed, ORNIC_MAL_EXT);
   char text[256];
   size_t need = ornic_frame_explain_malformed(&c.got, text, sizeof text);
@@ -292,9 +308,9 @@ START_TEST(encode_failure_writes_nothing) {
   for (int k = 0; k < 6; k++) {
     lint_frame(&c, k < 3 ? ORNIC_OP_NAK : ORNIC_OP_OOO_WRITE_FSPOT, k < 3 ? 0 : 64);
     switch (k) {
-    case 0: c.f.ext.naketh.nblocks = 0; break;          /* D6 */
-    case 1: c.f.ext.naketh.base_psn = 1u << 24; break;   /* 24-bit field */
-    case 2: c.f.ext.aeth.msn = 1u << 24; break;          /* 24-bit MSN */
+    case 0: c.f.ext.naketh.nblocks = 0; break;         /* D6 */
+    case 1: c.f.ext.naketh.base_psn = 1u << 24; break; /* 24-bit field */
+    case 2: c.f.ext.aeth.msn = 1u << 24; break;        /* 24-bit MSN */
     case 3: c.f.bth.psn = 1u << 24; break;
     case 4: c.f.bth.destqp = 1u << 24; break;
     case 5: c.f.ip.flow_label = 1u << 20, c.f.ip.version = 6; break;
@@ -315,7 +331,8 @@ START_TEST(encode_failure_writes_nothing) {
   ck_assert_int_eq(ornic_ext_encode(out, sizeof out, &e, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH),
                    ORNIC_ERR_INVALID_ARG);
   assert_untouched(out, sizeof out);
-  ck_assert_int_eq(ornic_ext_encode(out, 8, &c.f.ext, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH), ORNIC_ERR_NOBUF);
+  ck_assert_int_eq(ornic_ext_encode(out, 8, &c.f.ext, ORNIC_HDR_AETH | ORNIC_HDR_NAKETH),
+                   ORNIC_ERR_NOBUF);
   assert_untouched(out, sizeof out);
 }
 END_TEST
@@ -328,13 +345,17 @@ START_TEST(layers_say_what_was_read) {
   c.len = tu_encode(&c.f, c.buf, sizeof c.buf);
   ornic_frame *g = &c.got;
   ck_assert_int_eq(ornic_frame_decode(g, c.buf, c.len, ORNIC_LINK_ETHERNET, 4791), ORNIC_OK);
-  ck_assert_uint_eq(g->layers, ORNIC_LAYER_ETH | ORNIC_LAYER_L3 | ORNIC_LAYER_UDP | ORNIC_LAYER_BTH);
+  ck_assert_uint_eq(g->layers,
+                    ORNIC_LAYER_ETH | ORNIC_LAYER_L3 | ORNIC_LAYER_UDP | ORNIC_LAYER_BTH);
   /* another port: NOT_ROCE after the UDP header was read; ANY takes it */
-  ck_assert_int_eq(ornic_frame_decode(g, c.buf, c.len, ORNIC_LINK_ETHERNET, 4790), ORNIC_ERR_NOT_ROCE);
+  ck_assert_int_eq(ornic_frame_decode(g, c.buf, c.len, ORNIC_LINK_ETHERNET, 4790),
+                   ORNIC_ERR_NOT_ROCE);
   ck_assert_uint_eq(g->layers, ORNIC_LAYER_ETH | ORNIC_LAYER_L3 | ORNIC_LAYER_UDP);
-  ck_assert_int_eq(ornic_frame_decode(g, c.buf, c.len, ORNIC_LINK_ETHERNET, ORNIC_UDP_PORT_ANY), ORNIC_OK);
+  ck_assert_int_eq(ornic_frame_decode(g, c.buf, c.len, ORNIC_LINK_ETHERNET, ORNIC_UDP_PORT_ANY),
+                   ORNIC_OK);
   /* cut inside the BTH: no BTH bit */
-  ck_assert_int_eq(ornic_frame_decode(g, c.buf, 50, ORNIC_LINK_ETHERNET, 4791), ORNIC_ERR_TRUNCATED);
+  ck_assert_int_eq(ornic_frame_decode(g, c.buf, 50, ORNIC_LINK_ETHERNET, 4791),
+                   ORNIC_ERR_TRUNCATED);
   ck_assert_uint_eq(g->layers & ORNIC_LAYER_BTH, 0);
   /* from the BTH: offset 0 and the bit set */
   ck_assert_int_eq(ornic_roce_decode(g, c.buf + 42, c.len - 42), ORNIC_OK);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
 #include "testutil.h"
 
@@ -83,15 +84,15 @@ uint32_t tu_ref_icrc(const uint8_t *l3, int kind, size_t l3_len) {
   size_t bth;
   if (kind == 4) {
     size_t ihl = (size_t)(m[0] & 0x0f) * 4;
-    m[1] = 0xff;          /* TOS */
-    m[8] = 0xff;          /* TTL */
-    m[10] = m[11] = 0xff; /* header checksum */
+    m[1] = 0xff;                    /* TOS */
+    m[8] = 0xff;                    /* TTL */
+    m[10] = m[11] = 0xff;           /* header checksum */
     m[ihl + 6] = m[ihl + 7] = 0xff; /* UDP checksum */
     bth = ihl + 8;
   } else {
     m[0] |= 0x0f; /* traffic class, flow label */
     m[1] = m[2] = m[3] = 0xff;
-    m[7] = 0xff;  /* hop limit */
+    m[7] = 0xff; /* hop limit */
     if (kind == 6) {
       m[46] = m[47] = 0xff;
       bth = 48;
@@ -108,10 +109,10 @@ uint32_t tu_ref_icrc(const uint8_t *l3, int kind, size_t l3_len) {
 
 /* ---- variants ---- */
 const tu_variant tu_variants[] = {
-    {ORNIC_LINK_ETHERNET, 4, false, 0},      {ORNIC_LINK_ETHERNET, 6, false, 0},
-    {ORNIC_LINK_ETHERNET, 4, true, 0},       {ORNIC_LINK_ETHERNET, 6, true, 0x8100},
-    {ORNIC_LINK_ETHERNET, 4, true, 0x88A8},  {ORNIC_LINK_RAW_IP, 4, false, 0},
-    {ORNIC_LINK_RAW_IP, 6, false, 0},        {ORNIC_LINK_GRH, 6, false, 0},
+    {ORNIC_LINK_ETHERNET, 4, false, 0},     {ORNIC_LINK_ETHERNET, 6, false, 0},
+    {ORNIC_LINK_ETHERNET, 4, true, 0},      {ORNIC_LINK_ETHERNET, 6, true, 0x8100},
+    {ORNIC_LINK_ETHERNET, 4, true, 0x88A8}, {ORNIC_LINK_RAW_IP, 4, false, 0},
+    {ORNIC_LINK_RAW_IP, 6, false, 0},       {ORNIC_LINK_GRH, 6, false, 0},
 };
 const size_t tu_nvariants = sizeof tu_variants / sizeof tu_variants[0];
 
@@ -161,8 +162,8 @@ static void random_ext(ornic_ext *e, tu_store *st, tu_rng *r) {
   tu_fill(r, e->cnp.resv, sizeof e->cnp.resv);
 }
 
-void tu_random_frame(ornic_frame *f, tu_store *st, tu_rng *r, uint8_t opcode,
-                     const tu_variant *v, size_t paylen) {
+void tu_random_frame(ornic_frame *f, tu_store *st, tu_rng *r, uint8_t opcode, const tu_variant *v,
+                     size_t paylen) {
   static const uint16_t frags[] = {0x0000, 0x4000, 0x8000, 0xC000}; /* no fragments */
   memset(f, 0, sizeof *f);
   f->link = v->link;
@@ -264,7 +265,8 @@ void tu_assert_ext_eq(const ornic_ext *a, const ornic_ext *b, uint16_t hdrs, con
     EQ(a->aeth.syndrome, b->aeth.syndrome, "aeth.syndrome");
     EQ(a->aeth.msn, b->aeth.msn, "aeth.msn");
   }
-  if (hdrs & ORNIC_HDR_ATOMICACKETH) EQ(a->atomicacketh.orig, b->atomicacketh.orig, "atomicacketh.orig");
+  if (hdrs & ORNIC_HDR_ATOMICACKETH)
+    EQ(a->atomicacketh.orig, b->atomicacketh.orig, "atomicacketh.orig");
   if (hdrs & ORNIC_HDR_OACKETH) {
     EQ(a->oacketh.flags, b->oacketh.flags, "oacketh.flags");
     EQ(a->oacketh.resv, b->oacketh.resv, "oacketh.resv");
@@ -287,8 +289,8 @@ void tu_assert_ext_eq(const ornic_ext *a, const ornic_ext *b, uint16_t hdrs, con
     ck_assert_msg(memcmp(a->cnp.resv, b->cnp.resv, 16) == 0, "%s: cnp.resv differs", what);
 }
 
-void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got,
-                             const uint8_t *buf, size_t len, const char *what) {
+void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got, const uint8_t *buf,
+                             size_t len, const char *what) {
   const ornic_opcode_info *op = ornic_opcode_info_get(want->bth.opcode);
   int kind = want->link == ORNIC_LINK_GRH ? ORNIC_L3_GRH : want->ip.version;
   size_t l2 = want->link == ORNIC_LINK_ETHERNET ? 14u + (want->eth.has_vlan ? 4u : 0u) : 0u;
@@ -317,9 +319,11 @@ void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got,
   EQ(pad, got->pad_len, "pad_len");
   EQ(pad, got->bth.padcnt, "bth.padcnt");
   ck_assert_msg(got->icrc_present, "%s: icrc_present", what);
-  ck_assert_msg(got->payload == buf + got->payload_off, "%s: payload is not a view at payload_off", what);
+  ck_assert_msg(got->payload == buf + got->payload_off, "%s: payload is not a view at payload_off",
+                what);
   if (want->payload_len)
-    ck_assert_msg(memcmp(want->payload, got->payload, want->payload_len) == 0, "%s: payload bytes", what);
+    ck_assert_msg(memcmp(want->payload, got->payload, want->payload_len) == 0, "%s: payload bytes",
+                  what);
   for (size_t i = 0; i < pad; i++) EQ(0, buf[got->payload_off + want->payload_len + i], "pad byte");
   EQ((uint32_t)buf[len - 4] | (uint32_t)buf[len - 3] << 8 | (uint32_t)buf[len - 2] << 16 |
          (uint32_t)buf[len - 1] << 24,
@@ -369,9 +373,12 @@ void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got,
       uint8_t ph[40];
       memcpy(ph, buf + l2 + 8, 32);
       uint32_t ulen = (uint32_t)(l4 + roce);
-      ph[32] = (uint8_t)(ulen >> 24); ph[33] = (uint8_t)(ulen >> 16);
-      ph[34] = (uint8_t)(ulen >> 8); ph[35] = (uint8_t)ulen;
-      ph[36] = ph[37] = ph[38] = 0; ph[39] = 17;
+      ph[32] = (uint8_t)(ulen >> 24);
+      ph[33] = (uint8_t)(ulen >> 16);
+      ph[34] = (uint8_t)(ulen >> 8);
+      ph[35] = (uint8_t)ulen;
+      ph[36] = ph[37] = ph[38] = 0;
+      ph[39] = 17;
       uint32_t s = 0;
       for (size_t i = 0; i < 40; i += 2) s += (uint32_t)ph[i] << 8 | ph[i + 1];
       ck_assert_msg(got->udp.checksum != 0, "%s: IPv6 UDP checksum must not be 0", what);
@@ -382,7 +389,8 @@ void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got,
   tu_assert_bth_eq(&want->bth, &got->bth, false, what);
   tu_assert_ext_eq(&want->ext, &got->ext, op->hdrs, what);
   if (op->hdrs & ORNIC_HDR_NAKETH)
-    ck_assert_msg(got->ext.naketh.bitmap == buf + got->ext_off + tu_hdrs_size(op->hdrs & (ORNIC_HDR_NAKETH - 1), 0) + 12,
+    ck_assert_msg(got->ext.naketh.bitmap ==
+                      buf + got->ext_off + tu_hdrs_size(op->hdrs & (ORNIC_HDR_NAKETH - 1), 0) + 12,
                   "%s: naketh.bitmap is not a view into the frame", what);
 }
 
@@ -407,7 +415,8 @@ void tu_guard_free(tu_guard *g) { munmap(g->base, 2 * g->page); }
 /* ---- misc ---- */
 void tu_hex(char *out, size_t cap, const uint8_t *p, size_t n) {
   size_t o = 0;
-  for (size_t i = 0; i < n && o + 3 < cap; i++) o += (size_t)snprintf(out + o, cap - o, "%02x", p[i]);
+  for (size_t i = 0; i < n && o + 3 < cap; i++)
+    o += (size_t)snprintf(out + o, cap - o, "%02x", p[i]);
   if (cap) out[o < cap ? o : cap - 1] = 0;
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers shared by the unit tests: a seeded PRNG, random frame values, field
  * by field comparison, an independent reference iCRC, and guard-page buffers.
  *
@@ -16,7 +17,9 @@
 #include "ornic/ornic.h"
 
 /* ---- PRNG (splitmix64: fixed seeds make every run identical) ---- */
-typedef struct { uint64_t s; } tu_rng;
+typedef struct {
+  uint64_t s;
+} tu_rng;
 void tu_seed(tu_rng *r, uint64_t seed);
 uint64_t tu_next(tu_rng *r);
 uint32_t tu_bits(tu_rng *r, unsigned nbits); /* uniform in [0, 2^nbits) for nbits <= 32 */
@@ -40,9 +43,9 @@ uint32_t tu_ref_icrc(const uint8_t *l3, int kind, size_t l3_len);
 /* ---- frames ---- */
 typedef struct {
   ornic_link link;
-  int ipv;        /* 4 or 6 (ignored for GRH) */
+  int ipv; /* 4 or 6 (ignored for GRH) */
   bool vlan;
-  uint16_t tpid;  /* 0 (encoder default 0x8100), 0x8100 or 0x88A8 */
+  uint16_t tpid; /* 0 (encoder default 0x8100), 0x8100 or 0x88A8 */
 } tu_variant;
 
 /* The encapsulations the round-trip tests cover. */
@@ -58,8 +61,8 @@ typedef struct {
 
 /* Fill f with distinctive random values for every field the encoder takes,
  * for `opcode` (every header of its layout) and `paylen` payload bytes. */
-void tu_random_frame(ornic_frame *f, tu_store *st, tu_rng *r, uint8_t opcode,
-                     const tu_variant *v, size_t paylen);
+void tu_random_frame(ornic_frame *f, tu_store *st, tu_rng *r, uint8_t opcode, const tu_variant *v,
+                     size_t paylen);
 
 /* Encode f (asserting success) into out; returns the size. */
 size_t tu_encode(const ornic_frame *f, uint8_t *out, size_t cap);
@@ -67,8 +70,8 @@ size_t tu_encode(const ornic_frame *f, uint8_t *out, size_t cap);
 /* Assert that `got` (decoded from `buf`) carries every value field of `want`
  * (what was encoded), and that the derived fields are right. `what` labels
  * failures. */
-void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got,
-                             const uint8_t *buf, size_t len, const char *what);
+void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got, const uint8_t *buf,
+                             size_t len, const char *what);
 /* Compare the BTH / one header / all headers of `hdrs`. */
 void tu_assert_bth_eq(const ornic_bth *a, const ornic_bth *b, bool with_padcnt, const char *what);
 void tu_assert_ext_eq(const ornic_ext *a, const ornic_ext *b, uint16_t hdrs, const char *what);

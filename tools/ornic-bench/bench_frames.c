@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frame factories. Everything is built through ornic_frame_encode and checked
  * with ornic_frame_decode + ornic_icrc_verify, so the benchmark never times
  * an error path by accident. */
@@ -49,7 +50,8 @@ static ornic_ssize encode_checked(uint8_t *out, size_t cap, const ornic_frame *f
 
 int bench_frame_spot(bench_frame *bf, size_t max_len) {
   memset(bf, 0, sizeof *bf);
-  if (max_len < BENCH_HDR_LEN || max_len - BENCH_HDR_LEN > PATTERN_LEN) return ORNIC_ERR_INVALID_ARG;
+  if (max_len < BENCH_HDR_LEN || max_len - BENCH_HDR_LEN > PATTERN_LEN)
+    return ORNIC_ERR_INVALID_ARG;
   pattern_init();
   ornic_frame f;
   ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 4);
@@ -63,7 +65,8 @@ int bench_frame_spot(bench_frame *bf, size_t max_len) {
   ornic_ssize n = encode_checked(bf->bytes, max_len, &f);
   if (n < 0) return (int)n;
   bf->len = (size_t)n;
-  return ornic_frame_decode(&bf->frame, bf->bytes, bf->len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
+  return ornic_frame_decode(&bf->frame, bf->bytes, bf->len, ORNIC_LINK_ETHERNET,
+                            ORNIC_ROCEV2_UDP_PORT);
 }
 
 void bench_frame_free(bench_frame *bf) {
@@ -80,13 +83,20 @@ typedef struct {
  * packets and the ACKs they draw, some NAKs, some RC bulk and control.
  * Weights sum to 100. */
 static const op_weight op_mix[] = {
-    {ORNIC_OP_OOO_WRITE_SPOT, 30},     {ORNIC_OP_OOO_WRITE_FSPOT, 8},
-    {ORNIC_OP_OOO_WRITE_LAST, 4},      {ORNIC_OP_OOO_WRITE_LAST_ADDR_IMM, 2},
-    {ORNIC_OP_ACK, 14},                {ORNIC_OP_NAK, 4},
-    {ORNIC_OP_RC_RDMA_WRITE_FIRST, 4}, {ORNIC_OP_RC_RDMA_WRITE_MIDDLE, 12},
-    {ORNIC_OP_RC_RDMA_WRITE_LAST, 4},  {ORNIC_OP_RC_RDMA_WRITE_ONLY, 4},
-    {ORNIC_OP_RC_SEND_ONLY, 4},        {ORNIC_OP_RC_ACK, 6},
-    {ORNIC_OP_RC_RDMA_READ_REQ, 2},    {ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE, 2},
+    {ORNIC_OP_OOO_WRITE_SPOT, 30},
+    {ORNIC_OP_OOO_WRITE_FSPOT, 8},
+    {ORNIC_OP_OOO_WRITE_LAST, 4},
+    {ORNIC_OP_OOO_WRITE_LAST_ADDR_IMM, 2},
+    {ORNIC_OP_ACK, 14},
+    {ORNIC_OP_NAK, 4},
+    {ORNIC_OP_RC_RDMA_WRITE_FIRST, 4},
+    {ORNIC_OP_RC_RDMA_WRITE_MIDDLE, 12},
+    {ORNIC_OP_RC_RDMA_WRITE_LAST, 4},
+    {ORNIC_OP_RC_RDMA_WRITE_ONLY, 4},
+    {ORNIC_OP_RC_SEND_ONLY, 4},
+    {ORNIC_OP_RC_ACK, 6},
+    {ORNIC_OP_RC_RDMA_READ_REQ, 2},
+    {ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE, 2},
 };
 
 static uint8_t pick_opcode(uint64_t *s) {
@@ -133,8 +143,8 @@ static void ring_desc(ornic_frame *f, uint8_t *bitmap, uint32_t *psns, uint64_t 
   unsigned qp = rng_below(s, RING_QPS);
   ornic_frame_init(f, ORNIC_LINK_ETHERNET, 4);
   f->eth.has_vlan = rng_below(s, 4) == 0; /* PFC setups often tag */
-  f->eth.vlan_tci = 0x6000 | 100;          /* priority 3, VLAN 100 */
-  f->ip.tos = 0x6a;                        /* DSCP 26, ECT(0): the usual RoCE class */
+  f->eth.vlan_tci = 0x6000 | 100;         /* priority 3, VLAN 100 */
+  f->ip.tos = 0x6a;                       /* DSCP 26, ECT(0): the usual RoCE class */
   f->ip.id = (uint16_t)rng_next(s);
   f->udp.sport = (uint16_t)(49152 + qp);
   f->bth.opcode = pick_opcode(s);

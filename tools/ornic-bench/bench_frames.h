@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test frames for ornic-bench, built with the library's own encoder. */
 #ifndef ORNIC_BENCH_FRAMES_H
 #define ORNIC_BENCH_FRAMES_H
@@ -30,9 +31,9 @@ void bench_frame_free(bench_frame *bf);
 /* `count` frames of mixed opcodes, 62 to about 130 B, one per BENCH_SLOT. */
 typedef struct {
   size_t count;
-  ornic_frame *desc;  /* what was encoded: input of the encode benchmark */
-  uint8_t *bitmaps;   /* count * BENCH_NAK_BYTES, referenced by desc[i] */
-  uint8_t *bytes;     /* count * BENCH_SLOT */
+  ornic_frame *desc; /* what was encoded: input of the encode benchmark */
+  uint8_t *bitmaps;  /* count * BENCH_NAK_BYTES, referenced by desc[i] */
+  uint8_t *bytes;    /* count * BENCH_SLOT */
   uint16_t *len;
   size_t min_len, max_len, total_len;
 } bench_ring;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CLOCK_MONOTONIC timing. The machines this runs on are shared, so every
  * figure is the best of several repetitions rather than one long run. */
 #define _POSIX_C_SOURCE 200809L

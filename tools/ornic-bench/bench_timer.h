@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Timing harness: calibrated, repeated runs of a kernel, best time kept. */
 #ifndef ORNIC_BENCH_TIMER_H
 #define ORNIC_BENCH_TIMER_H
@@ -15,11 +16,11 @@ typedef struct {
   const char *name;
   bench_kernel run;
   void *ctx;
-  uint64_t iters;  /* set by bench_calibrate */
-  double best_s;   /* set by bench_measure: fastest repetition */
-  double median_s; /* and the median one, to tell how noisy the run was */
+  uint64_t iters;               /* set by bench_calibrate */
+  double best_s;                /* set by bench_measure: fastest repetition */
+  double median_s;              /* and the median one, to tell how noisy the run was */
   double times[BENCH_MAX_REPS]; /* scratch of bench_measure */
-  uint64_t check;  /* checksum of the last repetition */
+  uint64_t check;               /* checksum of the last repetition */
 } bench_case;
 
 /* Written by every measurement so no kernel result is dead code. */

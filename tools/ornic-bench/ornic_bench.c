@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic-bench: how fast libornicproto verifies iCRCs, decodes and encodes.
  *
  * Every figure is measured next to its baseline in the same run (the raw
@@ -13,7 +14,7 @@
 #include "ornic/ornic.h"
 
 #define N_SIZES 3
-#define RING_FRAMES 1024 /* a power of two: the ring index is a mask */
+#define RING_FRAMES 1024                 /* a power of two: the ring index is a mask */
 #define RING_SEED UINT64_C(0x4f524e4943) /* "ORNIC" */
 /* Targets this library is held to. */
 #define TARGET_RATIO_4096 0.9
@@ -109,8 +110,10 @@ static uint64_t run_encode(void *ctx, uint64_t iters) {
   uint64_t acc = 0, bad = 0;
   for (uint64_t i = 0; i < iters; i++) {
     ornic_ssize n = ornic_frame_encode(c->out, sizeof c->out, &r->desc[(size_t)i & (r->count - 1)]);
-    if (n <= 0) bad++;
-    else acc += (uint64_t)n + c->out[n - 1];
+    if (n <= 0)
+      bad++;
+    else
+      acc += (uint64_t)n + c->out[n - 1];
   }
   c->errors += bad;
   return acc;
@@ -190,8 +193,9 @@ static const char *verdict(double value, double target) { return value >= target
 static void print_icrc_table(const results *r) {
   static const char *const labels[N_SIZES] = {"64 B", "1 KB", "4 KB"};
   static const double targets[N_SIZES] = {TARGET_RATIO_64, 0, TARGET_RATIO_4096};
-  printf("iCRC verify vs raw CRC-32 of the same bytes (Ethernet/IPv4/UDP RoCEv2,\n"
-         "ORNIC OOO WRITE Spot; Gb/s of frame bytes)\n");
+  printf(
+      "iCRC verify vs raw CRC-32 of the same bytes (Ethernet/IPv4/UDP RoCEv2,\n"
+      "ORNIC OOO WRITE Spot; Gb/s of frame bytes)\n");
   printf("  %-5s %7s %10s %10s %6s  %s\n", "class", "frame", "iCRC Gb/s", "raw Gb/s", "ratio",
          "target");
   for (int i = 0; i < N_SIZES; i++) {
@@ -213,9 +217,10 @@ static void print_text(const results *r, const options *o) {
   printf("ornic-bench %s, CRC-32 backend: %s\n", ORNIC_VERSION_STRING, r->backend);
   printf("best of %d interleaved runs of ~%.2f s each\n\n", o->reps, o->target_s);
   print_icrc_table(r);
-  printf("\nFrame codec, %d mixed frames (ORNIC Spot/FSpot/Last/ACK/NAK, RC WRITE/SEND/\n"
-         "READ/ACK), %zu-%zu B, %.1f B average\n",
-         RING_FRAMES, r->ring_min, r->ring_max, r->ring_avg);
+  printf(
+      "\nFrame codec, %d mixed frames (ORNIC Spot/FSpot/Last/ACK/NAK, RC WRITE/SEND/\n"
+      "READ/ACK), %zu-%zu B, %.1f B average\n",
+      RING_FRAMES, r->ring_min, r->ring_max, r->ring_avg);
   print_rate("decode", r->decode_mpps, TARGET_DECODE_MPPS);
   print_rate("decode + iCRC", r->decode_icrc_mpps, 0);
   print_rate("encode", r->encode_mpps, 0);
@@ -227,16 +232,18 @@ static void print_json(const results *r, const options *o) {
   printf("{\"crc_backend\": \"%s\"", r->backend);
   for (int i = 0; i < N_SIZES; i++) {
     size_t s = size_classes[i];
-    printf(", \"icrc_gbps_%zu\": %.3f, \"raw_crc_gbps_%zu\": %.3f, \"icrc_ratio_%zu\": %.3f"
-           ", \"frame_bytes_%zu\": %zu",
-           s, r->icrc_gbps[i], s, r->raw_gbps[i], s, r->icrc_gbps[i] / r->raw_gbps[i], s,
-           r->frame_len[i]);
+    printf(
+        ", \"icrc_gbps_%zu\": %.3f, \"raw_crc_gbps_%zu\": %.3f, \"icrc_ratio_%zu\": %.3f"
+        ", \"frame_bytes_%zu\": %zu",
+        s, r->icrc_gbps[i], s, r->raw_gbps[i], s, r->icrc_gbps[i] / r->raw_gbps[i], s,
+        r->frame_len[i]);
   }
   printf(", \"decode_mpps\": %.3f, \"decode_icrc_mpps\": %.3f, \"encode_mpps\": %.3f",
          r->decode_mpps, r->decode_icrc_mpps, r->encode_mpps);
-  printf(", \"ring_frames\": %d, \"ring_avg_bytes\": %.1f, \"reps\": %d, \"noise_pct\": %.1f"
-         ", \"quick\": %s}\n",
-         RING_FRAMES, r->ring_avg, o->reps, r->noise * 100, o->quick ? "true" : "false");
+  printf(
+      ", \"ring_frames\": %d, \"ring_avg_bytes\": %.1f, \"reps\": %d, \"noise_pct\": %.1f"
+      ", \"quick\": %s}\n",
+      RING_FRAMES, r->ring_avg, o->reps, r->noise * 100, o->quick ? "true" : "false");
 }
 
 /* ---- command line ---- */
@@ -260,9 +267,12 @@ static int parse_args(options *o, int argc, char **argv) {
    * the best of them is likelier to have caught a quiet moment. */
   *o = (options){.json = false, .quick = false, .reps = 11, .target_s = 0.1};
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) o->json = true;
-    else if (!strcmp(argv[i], "--quick")) o->quick = true;
-    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return -1;
+    if (!strcmp(argv[i], "--json"))
+      o->json = true;
+    else if (!strcmp(argv[i], "--quick"))
+      o->quick = true;
+    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+      return -1;
     else {
       fprintf(stderr, "ornic-bench: unknown argument '%s'\n", argv[i]);
       return 1;
@@ -289,7 +299,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ornic-bench: %s (%s)\n", ornic_strerror(rc), ornic_errname(rc));
     return 1;
   }
-  if (o.json) print_json(&res, &o);
-  else print_text(&res, &o);
+  if (o.json)
+    print_json(&res, &o);
+  else
+    print_text(&res, &o);
   return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "arrivals.h"
 
 #include <stdlib.h>
@@ -66,8 +67,8 @@ int64_t arrivals_make_aligned(prng *g, uint32_t n, uint32_t window, bool loss, u
   return loss ? lose_one(g, n, block_bits, out) : n;
 }
 
-int64_t arrivals_make_kind(arr_kind kind, prng *g, uint32_t n, uint32_t bound, bool loss, unsigned block_bits,
-                           uint32_t *out) {
+int64_t arrivals_make_kind(arr_kind kind, prng *g, uint32_t n, uint32_t bound, bool loss,
+                           unsigned block_bits, uint32_t *out) {
   return kind == ARR_ALIGNED ? arrivals_make_aligned(g, n, bound, loss, block_bits, out)
                              : arrivals_make(g, n, bound, loss, block_bits, out);
 }

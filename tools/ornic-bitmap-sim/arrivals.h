@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The arrival order of one WQE's packets at the responder.
  *
  * Sliding bound (arrivals_make): packet i gets the key i + U{0..reorder} and
@@ -41,7 +42,7 @@ int64_t arrivals_make(prng *g, uint32_t n, uint32_t reorder, bool loss, unsigned
 int64_t arrivals_make_aligned(prng *g, uint32_t n, uint32_t window, bool loss, unsigned block_bits,
                               uint32_t *out);
 /* arrivals_make or arrivals_make_aligned, `bound` being reorder or window. */
-int64_t arrivals_make_kind(arr_kind kind, prng *g, uint32_t n, uint32_t bound, bool loss, unsigned block_bits,
-                           uint32_t *out);
+int64_t arrivals_make_kind(arr_kind kind, prng *g, uint32_t n, uint32_t bound, bool loss,
+                           unsigned block_bits, uint32_t *out);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The linked-list bitmap designs ORNIC is compared with: MELO+, LEFT, LEFT+.
  *
  * A QP's bitmap is a linked list of M-bit blocks taken from a shared pool,
@@ -64,10 +65,10 @@ typedef struct {
   unsigned nslots;
   bool active;
   uint32_t start, npkts;
-  uint32_t fm;                /* offset of the first missing PSN */
-  uint32_t head, tail, len;   /* list of blocks head_blk .. head_blk + len - 1 */
+  uint32_t fm;              /* offset of the first missing PSN */
+  uint32_t head, tail, len; /* list of blocks head_blk .. head_blk + len - 1 */
   uint32_t head_blk;
-  uint32_t cache, cache_blk;  /* LEFT, LEFT+: the cached block (NIL: none) */
+  uint32_t cache, cache_blk; /* LEFT, LEFT+: the cached block (NIL: none) */
   unsigned max_held;
   bm_cost cost;
 } lqp;
@@ -219,8 +220,10 @@ static uint32_t append(lqp *q, uint32_t blk, bm_cost *c) {
   for (uint32_t i = 0; i < j; i++) {
     uint32_t n = node_take(q->pool);
     q->pool->node[n].prev = q->len ? q->tail : NIL;
-    if (q->len++) q->pool->node[q->tail].next = n;
-    else q->head = n;
+    if (q->len++)
+      q->pool->node[q->tail].next = n;
+    else
+      q->head = n;
     q->tail = n;
   }
   if (q->len > q->max_held) q->max_held = q->len;
@@ -289,8 +292,10 @@ static int test(void *vq, uint32_t psn) {
   if (off >= q->fm) {
     uint32_t blk = off / q->pool->m;
     bool walked;
-    if (blk - q->head_blk < q->len) locate(q, blk, &q->cost, &walked);
-    else q->cost = (bm_cost){1, 1, 0};
+    if (blk - q->head_blk < q->len)
+      locate(q, blk, &q->cost, &walked);
+    else
+      q->cost = (bm_cost){1, 1, 0};
   }
   return state_at(q, off);
 }
@@ -307,6 +312,7 @@ static size_t missing(void *vq, uint32_t *out, size_t max) {
   return n;
 }
 
-const bm_ops bm_list_ops = {pool_new, pool_free,     pool_capacity, pool_in_use,     pool_peak, qp_new,
-                            qp_free,  start,         finish,        record,          test,      complete,
-                            first_missing, missing, blocks_held, max_blocks_held, last_cost};
+const bm_ops bm_list_ops = {
+    pool_new,      pool_free, pool_capacity, pool_in_use,     pool_peak, qp_new,
+    qp_free,       start,     finish,        record,          test,      complete,
+    first_missing, missing,   blocks_held,   max_blocks_held, last_cost};

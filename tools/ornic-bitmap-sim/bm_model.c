@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "bm_model.h"
 
 #include <stdlib.h>
@@ -79,13 +80,17 @@ void bm_qp_free(bm_qp *q) {
   free(q);
 }
 
-void bm_start(bm_qp *q, uint32_t start_psn, uint32_t npkts) { q->ops->start(q->impl, start_psn, npkts); }
+void bm_start(bm_qp *q, uint32_t start_psn, uint32_t npkts) {
+  q->ops->start(q->impl, start_psn, npkts);
+}
 void bm_finish(bm_qp *q) { q->ops->finish(q->impl); }
 int bm_record(bm_qp *q, uint32_t psn) { return q->ops->record(q->impl, psn); }
 int bm_test(bm_qp *q, uint32_t psn) { return q->ops->test(q->impl, psn); }
 bool bm_complete(const bm_qp *q) { return q->ops->complete(q->impl); }
 uint32_t bm_first_missing(const bm_qp *q) { return q->ops->first_missing(q->impl); }
-size_t bm_missing(bm_qp *q, uint32_t *out, size_t max) { return q->ops->missing(q->impl, out, max); }
+size_t bm_missing(bm_qp *q, uint32_t *out, size_t max) {
+  return q->ops->missing(q->impl, out, max);
+}
 unsigned bm_blocks_held(const bm_qp *q) { return q->ops->blocks_held(q->impl); }
 unsigned bm_max_blocks_held(const bm_qp *q) { return q->ops->max_blocks_held(q->impl); }
 bm_cost bm_last_cost(const bm_qp *q) { return q->ops->last_cost(q->impl); }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One small interface over the receive-bitmap designs compared in
  * (docs/BITMAP_MODELS.md): ORNIC's array of bitmap blocks (the very code of
  * the pcapgen responder, libs/ornic-bitmap) and three linked-list designs,
@@ -22,7 +23,13 @@
 
 #define BM_PSN_MASK 0x00ffffffu
 
-typedef enum { BM_ORNIC = 0, BM_MELO_PLUS = 1, BM_LEFT = 2, BM_LEFT_PLUS = 3, BM_NMODELS = 4 } bm_kind;
+typedef enum {
+  BM_ORNIC = 0,
+  BM_MELO_PLUS = 1,
+  BM_LEFT = 2,
+  BM_LEFT_PLUS = 3,
+  BM_NMODELS = 4
+} bm_kind;
 
 /* Results of bm_record (the same values as ornic_bitmap.h's OBM_*). */
 enum {

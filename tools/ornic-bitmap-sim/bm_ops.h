@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What each bitmap model implements; bm_model.c dispatches to it. Private to
  * the model library. */
 #ifndef BM_OPS_H

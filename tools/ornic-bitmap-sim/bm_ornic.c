@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The ORNIC model: a thin adapter, the bitmap itself is libs/ornic-bitmap
  * (ornic_bitmap.c), the code the pcapgen responder runs (one implementation,
  * not two).
@@ -9,7 +10,9 @@
 #include "bm_ops.h"
 #include "ornic_bitmap.h"
 
-static void *pool_new(unsigned block_bits, size_t capacity) { return obm_pool_new(block_bits, capacity); }
+static void *pool_new(unsigned block_bits, size_t capacity) {
+  return obm_pool_new(block_bits, capacity);
+}
 static void pool_free(void *p) { obm_pool_free(p); }
 static size_t pool_capacity(const void *p) { return obm_pool_capacity(p); }
 static size_t pool_in_use(const void *p) { return obm_pool_in_use(p); }
@@ -53,6 +56,7 @@ static bm_cost last_cost(const void *q) {
   return (bm_cost){c, c ? 1u : 0u, 0};
 }
 
-const bm_ops bm_ornic_ops = {pool_new, pool_free,     pool_capacity, pool_in_use,     pool_peak, qp_new,
-                             qp_free,  start,         finish,        record,          test,      complete,
-                             first_missing, missing, blocks_held, max_blocks_held, last_cost};
+const bm_ops bm_ornic_ops = {
+    pool_new,      pool_free, pool_capacity, pool_in_use,     pool_peak, qp_new,
+    qp_free,       start,     finish,        record,          test,      complete,
+    first_missing, missing,   blocks_held,   max_blocks_held, last_cost};

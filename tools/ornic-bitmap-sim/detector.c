@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "detector.h"
 
 #include <stdlib.h>
@@ -10,7 +11,8 @@ double det_delay_us(const spray_trace *t, const det_result *r) { return r->t_us 
 
 /* Counts a declaration: the detection of the lost packet, or a false alarm
  * (each PSN that was only late counts once). */
-static void declare(const spray_trace *t, uint32_t psn, uint32_t at, uint8_t *flags, det_result *r) {
+static void declare(const spray_trace *t, uint32_t psn, uint32_t at, uint8_t *flags,
+                    det_result *r) {
   if (psn != t->lost) {
     if (!(flags[psn] & 2)) r->false_alarms++;
     flags[psn] |= 2;
@@ -28,7 +30,8 @@ typedef struct {
   double time;
 } nak_memory;
 
-int det_otd(const spray_trace *t, uint32_t npkts, uint32_t otd, double rtt_us, double pkt_us, det_result *r) {
+int det_otd(const spray_trace *t, uint32_t npkts, uint32_t otd, double rtt_us, double pkt_us,
+            det_result *r) {
   *r = (det_result){0};
   uint8_t *flags = calloc(npkts, 1); /* 1 received, 2 declared (not lost) */
   if (!flags) return -1;

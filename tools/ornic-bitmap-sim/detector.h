@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two loss detectors run on the same arrivals (spray.h):
  *
  * OTD (ORNIC, docs/PROTOCOL.md 4.4, reason 1, with the NAK pacing of 4.4):
@@ -39,7 +40,8 @@ double det_delay_pkts(const spray_trace *t, const det_result *r);
 double det_delay_us(const spray_trace *t, const det_result *r);
 
 /* npkts: the stream length the trace was made with. 0, or -1 out of memory. */
-int det_otd(const spray_trace *t, uint32_t npkts, uint32_t otd, double rtt_us, double pkt_us, det_result *r);
+int det_otd(const spray_trace *t, uint32_t npkts, uint32_t otd, double rtt_us, double pkt_us,
+            det_result *r);
 /* window: a power of two >= 2. */
 int det_shift(const spray_trace *t, uint32_t npkts, unsigned window, det_result *r);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "experiment.h"
 
 #include <stdlib.h>
@@ -28,8 +29,8 @@ static int lane_begin(const run_ctx *c, lane *l, uint32_t qp_index) {
   prng g;
   prng_seed(&g, c->seed, PURPOSE_ARRIVALS + (c->loss ? 1 : 0), qp_index);
   l->start = prng_below(&g, 1u << 24); /* any PSN: some WQEs wrap */
-  if (arrivals_make_kind(c->p->arrivals, &g, c->p->wqe_pkts, c->p->reorder, c->loss, c->p->block_bits,
-                         l->queue) < 0)
+  if (arrivals_make_kind(c->p->arrivals, &g, c->p->wqe_pkts, c->p->reorder, c->loss,
+                         c->p->block_bits, l->queue) < 0)
     return -1;
   l->qhead = 0;
   l->qlen = c->p->wqe_pkts;
@@ -67,8 +68,10 @@ static bool deliver(const run_ctx *c, lane *l) {
   int rc = bm_record(l->qp, psn);
   account(c, l->qp, ooo);
   if (rc == BM_NO_BLOCK || rc == BM_OUT_OF_RANGE) {
-    if (rc == BM_NO_BLOCK) c->r->pool_empty++;
-    else c->r->out_of_window++;
+    if (rc == BM_NO_BLOCK)
+      c->r->pool_empty++;
+    else
+      c->r->out_of_window++;
     if (++l->retries[off] > c->p->retry_limit) {
       c->r->aborted++;
       return true;

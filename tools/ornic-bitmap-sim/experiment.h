@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The bitmap-model experiment: `qps` QPs each receive one WQE of `wqe_pkts`
  * packets in a bounded-reordering order (arrivals.h: a sliding bound or
  * aligned windows of `reorder` packets), `active` of them at a
@@ -27,22 +28,22 @@ typedef struct {
   uint32_t reorder;     /* sliding: most PSNs a packet is out of order; aligned: the window */
   uint32_t wqe_pkts;
   uint32_t retry_limit;
-  arr_kind arrivals;    /* ARR_SLIDING or ARR_ALIGNED */
-  bool cost_pointer;    /* cost = pointer accesses only (bm_cost.total - ctx), not total */
-  bm_conf conf;         /* list variants: LEFT cache rule, LEFT+ walk */
+  arr_kind arrivals; /* ARR_SLIDING or ARR_ALIGNED */
+  bool cost_pointer; /* cost = pointer accesses only (bm_cost.total - ctx), not total */
+  bm_conf conf;      /* list variants: LEFT cache rule, LEFT+ walk */
 } exp_params;
 
 typedef struct {
-  uint64_t arrivals, ooo;               /* arrivals, of which out of order (PSN != ePSN) */
-  uint64_t cost_all, cost_ooo;          /* sums of the cost (total, or total - ctx with cost_pointer) */
-  uint64_t node_ooo, hops_ooo;          /* sums over OOO arrivals of total - ctx, and of hops */
-  unsigned max_cost;                    /* the most expensive access */
-  unsigned max_blocks;                  /* the most blocks one QP held */
-  uint64_t blocks_sum;                  /* blocks its QP holds after each arrival, summed */
-  uint64_t pool_peak;                   /* most blocks held at once by all QPs */
-  uint64_t pool_empty;                  /* arrivals that found the pool empty */
-  uint64_t out_of_window;               /* arrivals beyond the bitmap */
-  uint64_t completed, aborted;          /* WQEs */
+  uint64_t arrivals, ooo;      /* arrivals, of which out of order (PSN != ePSN) */
+  uint64_t cost_all, cost_ooo; /* sums of the cost (total, or total - ctx with cost_pointer) */
+  uint64_t node_ooo, hops_ooo; /* sums over OOO arrivals of total - ctx, and of hops */
+  unsigned max_cost;           /* the most expensive access */
+  unsigned max_blocks;         /* the most blocks one QP held */
+  uint64_t blocks_sum;         /* blocks its QP holds after each arrival, summed */
+  uint64_t pool_peak;          /* most blocks held at once by all QPs */
+  uint64_t pool_empty;         /* arrivals that found the pool empty */
+  uint64_t out_of_window;      /* arrivals beyond the bitmap */
+  uint64_t completed, aborted; /* WQEs */
 } exp_result;
 
 /* Runs one model on one scenario for one seed. 0, or -1 when out of memory

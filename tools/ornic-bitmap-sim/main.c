@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic-bitmap-sim: ORNIC's receive bitmap against MELO+, LEFT and LEFT+,
  * and the OTD loss detector against a shift register
  * (docs/BITMAP_MODELS.md). Exit: 0 ok, 1 run failed, 2 bad command line,
@@ -16,8 +17,10 @@ int main(int argc, char **argv) {
     results_free(&r);
     return 1;
   }
-  if (o.json) report_json(stdout, &o, &r);
-  else report_text(stdout, &o, &r);
+  if (o.json)
+    report_json(stdout, &o, &r);
+  else
+    report_text(stdout, &o, &r);
   if (fflush(stdout) != 0) {
     perror("ornic-bitmap-sim: stdout");
     results_free(&r);

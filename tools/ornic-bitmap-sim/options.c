@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "options.h"
 
 #include <getopt.h>
@@ -13,85 +14,150 @@
 #define PAPER_T STR(OPT_PAPER_LEFT_THRESHOLD)
 
 enum {
-  O_BLOCK = 256, O_BITMAP, O_QPS, O_ACTIVE, O_POOL, O_REORDER, O_WQE, O_RETRY, O_SEED, O_SEEDS, O_MODELS,
-  O_SWEEP, O_OTD, O_DIFFS, O_PATHS, O_PAYLOAD, O_GBPS, O_BASE, O_STREAM, O_SRWIN, O_RTT, O_NODET, O_JSON, O_PLOT,
-  O_HELP, O_ARRIVALS, O_COST, O_LEFT_T, O_LPWALK, O_PAPER
+  O_BLOCK = 256,
+  O_BITMAP,
+  O_QPS,
+  O_ACTIVE,
+  O_POOL,
+  O_REORDER,
+  O_WQE,
+  O_RETRY,
+  O_SEED,
+  O_SEEDS,
+  O_MODELS,
+  O_SWEEP,
+  O_OTD,
+  O_DIFFS,
+  O_PATHS,
+  O_PAYLOAD,
+  O_GBPS,
+  O_BASE,
+  O_STREAM,
+  O_SRWIN,
+  O_RTT,
+  O_NODET,
+  O_JSON,
+  O_PLOT,
+  O_HELP,
+  O_ARRIVALS,
+  O_COST,
+  O_LEFT_T,
+  O_LPWALK,
+  O_PAPER
 };
 
-static const struct option longopts[] = {
-    {"block-bits", 1, 0, O_BLOCK},   {"bitmap-bits", 1, 0, O_BITMAP},  {"qps", 1, 0, O_QPS},
-    {"active", 1, 0, O_ACTIVE},      {"pool", 1, 0, O_POOL},           {"reorder", 1, 0, O_REORDER},
-    {"wqe-pkts", 1, 0, O_WQE},       {"retry-limit", 1, 0, O_RETRY},   {"seed", 1, 0, O_SEED},
-    {"seeds", 1, 0, O_SEEDS},        {"models", 1, 0, O_MODELS},       {"sweep", 1, 0, O_SWEEP},
-    {"otd", 1, 0, O_OTD},            {"delay-diffs", 1, 0, O_DIFFS},   {"paths", 1, 0, O_PATHS},
-    {"payload", 1, 0, O_PAYLOAD},    {"link-gbps", 1, 0, O_GBPS},      {"base-delay-us", 1, 0, O_BASE},
-    {"stream-pkts", 1, 0, O_STREAM}, {"sr-window", 1, 0, O_SRWIN},     {"rtt-us", 1, 0, O_RTT},     {"no-detectors", 0, 0, O_NODET},
-    {"json", 0, 0, O_JSON},          {"plot", 1, 0, O_PLOT},           {"help", 0, 0, O_HELP},
-    {"arrivals", 1, 0, O_ARRIVALS},  {"cost", 1, 0, O_COST},           {"left-threshold", 1, 0, O_LEFT_T},
-    {"leftplus-walk", 1, 0, O_LPWALK}, {"paper", 0, 0, O_PAPER},
-    {0, 0, 0, 0}};
+static const struct option longopts[] = {{"block-bits", 1, 0, O_BLOCK},
+                                         {"bitmap-bits", 1, 0, O_BITMAP},
+                                         {"qps", 1, 0, O_QPS},
+                                         {"active", 1, 0, O_ACTIVE},
+                                         {"pool", 1, 0, O_POOL},
+                                         {"reorder", 1, 0, O_REORDER},
+                                         {"wqe-pkts", 1, 0, O_WQE},
+                                         {"retry-limit", 1, 0, O_RETRY},
+                                         {"seed", 1, 0, O_SEED},
+                                         {"seeds", 1, 0, O_SEEDS},
+                                         {"models", 1, 0, O_MODELS},
+                                         {"sweep", 1, 0, O_SWEEP},
+                                         {"otd", 1, 0, O_OTD},
+                                         {"delay-diffs", 1, 0, O_DIFFS},
+                                         {"paths", 1, 0, O_PATHS},
+                                         {"payload", 1, 0, O_PAYLOAD},
+                                         {"link-gbps", 1, 0, O_GBPS},
+                                         {"base-delay-us", 1, 0, O_BASE},
+                                         {"stream-pkts", 1, 0, O_STREAM},
+                                         {"sr-window", 1, 0, O_SRWIN},
+                                         {"rtt-us", 1, 0, O_RTT},
+                                         {"no-detectors", 0, 0, O_NODET},
+                                         {"json", 0, 0, O_JSON},
+                                         {"plot", 1, 0, O_PLOT},
+                                         {"help", 0, 0, O_HELP},
+                                         {"arrivals", 1, 0, O_ARRIVALS},
+                                         {"cost", 1, 0, O_COST},
+                                         {"left-threshold", 1, 0, O_LEFT_T},
+                                         {"leftplus-walk", 1, 0, O_LPWALK},
+                                         {"paper", 0, 0, O_PAPER},
+                                         {0, 0, 0, 0}};
 
 static void usage(FILE *f) {
-  fprintf(f,
-          "Usage: " PROG " [options]\n"
-          "Receive-bitmap models (ORNIC's array of blocks, MELO+, LEFT, LEFT+) measured side by side,\n"
-          "and ORNIC's OTD loss detector against a RASHPA-style shift register. docs/BITMAP_MODELS.md.\n"
-          "\nBitmap experiment (defaults in brackets):\n"
-          "  --block-bits N      bits per pool block, 1..64 [16]\n"
-          "  --bitmap-bits N     bitmap bits per QP, a multiple of --block-bits [320]\n"
-          "  --qps N             QPs, one WQE each [2048]\n"
-          "  --active N          QPs receiving at the same time [128]\n"
-          "  --pool N            blocks in the pool shared by all QPs [4096]\n"
-          "  --reorder N         sliding: most PSNs a packet arrives out of order; aligned: the window [64]\n"
-          "  --wqe-pkts N        packets per WQE [320]\n"
-          "  --retry-limit N     drops of one packet (pool empty) before its WQE is aborted [7]\n"
-          "  --models LIST       any of ornic,melo+,left,left+ [all four]\n"
-          "  --sweep LIST        pool-exhaustion sweep: QPs at once, or 'none' [64,128,256,512,768,1024,2048]\n"
-          "                      (loss scenario; --qps and --active both set to each value)\n"
-          "\nConventions (docs/BITMAP_MODELS.md section 2a; a flag of its own wins over --paper):\n"
-          "  --paper             the paper's conventions: each flag below at its [--paper ...] value [off]\n"
-          "  --arrivals KIND     sliding or aligned [sliding; --paper aligned]\n"
-          "                      sliding: packet i arrives in the order of i + U{0..reorder}, so no packet\n"
-          "                      is more than --reorder PSNs out of order; aligned: the packets are cut\n"
-          "                      into consecutive windows of --reorder from Start_PSN, each shuffled, and\n"
-          "                      the windows arrive one after the other\n"
-          "  --cost KIND         context or pointer [context; --paper pointer]\n"
-          "                      context: every memory access, the per-QP entry (ORNIC slot, list pointer\n"
-          "                      word) included; pointer: block accesses through a pointer only, the per-QP\n"
-          "                      entry free (the paper's)\n"
-          "  --left-threshold T  every or N, for the LEFT and LEFT+ cache [every; --paper " PAPER_T "]\n"
-          "                      every: the block of every access (appends, head and tail hits too);\n"
-          "                      N: moved only after a walk to a block more than N blocks after the head\n"
-          "                      (the paper's rule). " PAPER_T " is the smallest N that never spends the cache on\n"
-          "                      the head's neighbour (2 accesses from the head anyway), and with 64-packet\n"
-          "                      windows of 16-bit blocks the largest that still lets the cache hold a block\n"
-          "                      without loss (a list then spans 4 blocks: walks reach 1 or 2 blocks out)\n"
-          "  --leftplus-walk W   forward or both, LEFT+ walking from its cached block [forward; --paper both]\n"
-          "                      forward: next pointers only; both: prev pointers too, a doubly linked\n"
-          "                      list with one more pointer per block\n"
-          "\nLoss detectors:\n"
-          "  --otd LIST          OTD values [16,32,64,128]\n"
-          "  --delay-diffs LIST  fastest-to-slowest path delay differences, us [2,5,10,20,40]\n"
-          "  --paths N           paths packets are sprayed on, uniformly [4]\n"
-          "  --payload N         payload bytes per packet (+82 B on the wire) [4096]\n"
-          "  --link-gbps X       link rate [100]\n"
-          "  --base-delay-us X   delay of the fastest path [2]\n"
-          "  --stream-pkts N     packets per trial; one in [N/4, N/2) is lost [4096]\n"
-          "  --sr-window N       shift-register bits (power of two; checks n - N/2) [1024]\n"
-          "  --rtt-us X          OTD: NAK to retransmission arrival, us; 0: 2 x mean path delay [0]\n"
-          "  --no-detectors      skip the detector comparison\n"
-          "\nRuns and output:\n"
-          "  --seed N            first seed [1]\n"
-          "  --seeds N           seeds (runs) per figure; spread is over seeds [20]\n"
-          "  --json              one JSON object on stdout instead of tables\n"
-          "  --plot FILE.svg     also draw the figures with gnuplot: SVG, or PNG for a .png name\n"
-          "                      (FILE.gp keeps the script)\n"
-          "  --help              this text\n"
-          "Numbers are decimal or 0x hex (010 is ten), with no sign or spaces. A LIST is\n"
-          "comma-separated; every element must be present, valid and given once.\n"
-          "Exit status: 0 ok, 1 run failed, 2 bad command line (stderr names the option and\n"
-          "the bad value or list element), 3 tables printed but --plot could not be drawn.\n"
-          "Same flags, same output.\n");
+  fprintf(
+      f,
+      "Usage: " PROG
+      " [options]\n"
+      "Receive-bitmap models (ORNIC's array of blocks, MELO+, LEFT, LEFT+) measured side by side,\n"
+      "and ORNIC's OTD loss detector against a RASHPA-style shift register. "
+      "docs/BITMAP_MODELS.md.\n"
+      "\nBitmap experiment (defaults in brackets):\n"
+      "  --block-bits N      bits per pool block, 1..64 [16]\n"
+      "  --bitmap-bits N     bitmap bits per QP, a multiple of --block-bits [320]\n"
+      "  --qps N             QPs, one WQE each [2048]\n"
+      "  --active N          QPs receiving at the same time [128]\n"
+      "  --pool N            blocks in the pool shared by all QPs [4096]\n"
+      "  --reorder N         sliding: most PSNs a packet arrives out of order; aligned: the window "
+      "[64]\n"
+      "  --wqe-pkts N        packets per WQE [320]\n"
+      "  --retry-limit N     drops of one packet (pool empty) before its WQE is aborted [7]\n"
+      "  --models LIST       any of ornic,melo+,left,left+ [all four]\n"
+      "  --sweep LIST        pool-exhaustion sweep: QPs at once, or 'none' "
+      "[64,128,256,512,768,1024,2048]\n"
+      "                      (loss scenario; --qps and --active both set to each value)\n"
+      "\nConventions (docs/BITMAP_MODELS.md section 2a; a flag of its own wins over --paper):\n"
+      "  --paper             the paper's conventions: each flag below at its [--paper ...] value "
+      "[off]\n"
+      "  --arrivals KIND     sliding or aligned [sliding; --paper aligned]\n"
+      "                      sliding: packet i arrives in the order of i + U{0..reorder}, so no "
+      "packet\n"
+      "                      is more than --reorder PSNs out of order; aligned: the packets are "
+      "cut\n"
+      "                      into consecutive windows of --reorder from Start_PSN, each shuffled, "
+      "and\n"
+      "                      the windows arrive one after the other\n"
+      "  --cost KIND         context or pointer [context; --paper pointer]\n"
+      "                      context: every memory access, the per-QP entry (ORNIC slot, list "
+      "pointer\n"
+      "                      word) included; pointer: block accesses through a pointer only, the "
+      "per-QP\n"
+      "                      entry free (the paper's)\n"
+      "  --left-threshold T  every or N, for the LEFT and LEFT+ cache [every; --paper " PAPER_T
+      "]\n"
+      "                      every: the block of every access (appends, head and tail hits too);\n"
+      "                      N: moved only after a walk to a block more than N blocks after the "
+      "head\n"
+      "                      (the paper's rule). " PAPER_T
+      " is the smallest N that never spends the cache on\n"
+      "                      the head's neighbour (2 accesses from the head anyway), and with "
+      "64-packet\n"
+      "                      windows of 16-bit blocks the largest that still lets the cache hold a "
+      "block\n"
+      "                      without loss (a list then spans 4 blocks: walks reach 1 or 2 blocks "
+      "out)\n"
+      "  --leftplus-walk W   forward or both, LEFT+ walking from its cached block [forward; "
+      "--paper both]\n"
+      "                      forward: next pointers only; both: prev pointers too, a doubly "
+      "linked\n"
+      "                      list with one more pointer per block\n"
+      "\nLoss detectors:\n"
+      "  --otd LIST          OTD values [16,32,64,128]\n"
+      "  --delay-diffs LIST  fastest-to-slowest path delay differences, us [2,5,10,20,40]\n"
+      "  --paths N           paths packets are sprayed on, uniformly [4]\n"
+      "  --payload N         payload bytes per packet (+82 B on the wire) [4096]\n"
+      "  --link-gbps X       link rate [100]\n"
+      "  --base-delay-us X   delay of the fastest path [2]\n"
+      "  --stream-pkts N     packets per trial; one in [N/4, N/2) is lost [4096]\n"
+      "  --sr-window N       shift-register bits (power of two; checks n - N/2) [1024]\n"
+      "  --rtt-us X          OTD: NAK to retransmission arrival, us; 0: 2 x mean path delay [0]\n"
+      "  --no-detectors      skip the detector comparison\n"
+      "\nRuns and output:\n"
+      "  --seed N            first seed [1]\n"
+      "  --seeds N           seeds (runs) per figure; spread is over seeds [20]\n"
+      "  --json              one JSON object on stdout instead of tables\n"
+      "  --plot FILE.svg     also draw the figures with gnuplot: SVG, or PNG for a .png name\n"
+      "                      (FILE.gp keeps the script)\n"
+      "  --help              this text\n"
+      "Numbers are decimal or 0x hex (010 is ten), with no sign or spaces. A LIST is\n"
+      "comma-separated; every element must be present, valid and given once.\n"
+      "Exit status: 0 ok, 1 run failed, 2 bad command line (stderr names the option and\n"
+      "the bad value or list element), 3 tables printed but --plot could not be drawn.\n"
+      "Same flags, same output.\n");
 }
 
 static int bad(const char *flag, const char *arg, const char *why) {
@@ -184,8 +250,8 @@ static int num_element(void *ctx, const char *elem, char *why, size_t cap) {
   return 0;
 }
 
-static int parse_list(const char *flag, const char *s, uint32_t lo, uint32_t hi, uint32_t *u, double *d,
-                      size_t *n) {
+static int parse_list(const char *flag, const char *s, uint32_t lo, uint32_t hi, uint32_t *u,
+                      double *d, size_t *n) {
   num_list l = {lo, hi, u, d, n};
   *n = 0;
   return each_element(flag, s, num_element, &l);
@@ -261,8 +327,12 @@ unsigned options_pointer_bits(const options *o) {
   return b;
 }
 
-const char *options_cost_name(const options *o) { return o->exp.cost_pointer ? "pointer" : "context"; }
-const char *options_walk_name(const options *o) { return o->exp.conf.leftplus_both ? "both" : "forward"; }
+const char *options_cost_name(const options *o) {
+  return o->exp.cost_pointer ? "pointer" : "context";
+}
+const char *options_walk_name(const options *o) {
+  return o->exp.conf.leftplus_both ? "both" : "forward";
+}
 
 bool options_paper_conventions(const options *o) {
   return o->exp.arrivals == ARR_ALIGNED && o->exp.cost_pointer &&
@@ -283,14 +353,17 @@ static int one(options *o, int c, const char *a) {
   case O_RETRY: rc = parse_u32("--retry-limit", a, 0, 255, &o->exp.retry_limit); break;
   case O_SEED: {
     char why[160];
-    if (cli_parse_u64(a, 0, UINT64_MAX, &o->seed, why, sizeof why) < 0) rc = bad_value("--seed", why);
+    if (cli_parse_u64(a, 0, UINT64_MAX, &o->seed, why, sizeof why) < 0)
+      rc = bad_value("--seed", why);
     break;
   }
   case O_SEEDS: rc = parse_u32("--seeds", a, 1, 100000, &u), o->seeds = u; break;
   case O_MODELS: rc = parse_models(a, o->model); break;
   case O_SWEEP:
-    if (strcmp(a, "none") == 0) o->nsweep = 0;
-    else rc = parse_list("--sweep", a, 1, 1u << 16, o->sweep, NULL, &o->nsweep);
+    if (strcmp(a, "none") == 0)
+      o->nsweep = 0;
+    else
+      rc = parse_list("--sweep", a, 1, 1u << 16, o->sweep, NULL, &o->nsweep);
     break;
   case O_OTD: rc = parse_list("--otd", a, 1, 1u << 20, o->otd, NULL, &o->notd); break;
   case O_DIFFS: rc = parse_list("--delay-diffs", a, 0, 1e6, NULL, o->diff_us, &o->ndiff); break;
@@ -312,7 +385,8 @@ static int one(options *o, int c, const char *a) {
     break;
   }
   case O_COST:
-    if (strcmp(a, "context") && strcmp(a, "pointer")) return bad("--cost", a, "expected context or pointer");
+    if (strcmp(a, "context") && strcmp(a, "pointer"))
+      return bad("--cost", a, "expected context or pointer");
     o->exp.cost_pointer = strcmp(a, "pointer") == 0;
     o->set_cost = true;
     break;
@@ -321,7 +395,8 @@ static int one(options *o, int c, const char *a) {
     o->set_threshold = true;
     break;
   case O_LPWALK:
-    if (strcmp(a, "both") && strcmp(a, "forward")) return bad("--leftplus-walk", a, "expected both or forward");
+    if (strcmp(a, "both") && strcmp(a, "forward"))
+      return bad("--leftplus-walk", a, "expected both or forward");
     o->exp.conf.leftplus_both = strcmp(a, "both") == 0;
     o->set_walk = true;
     break;
@@ -334,13 +409,15 @@ static int one(options *o, int c, const char *a) {
 static int check(options *o) {
   char v[32];
   snprintf(v, sizeof v, "%u", o->bitmap_bits);
-  if (o->bitmap_bits % o->exp.block_bits) return bad("--bitmap-bits", v, "not a multiple of --block-bits");
+  if (o->bitmap_bits % o->exp.block_bits)
+    return bad("--bitmap-bits", v, "not a multiple of --block-bits");
   o->exp.nslots = o->bitmap_bits / o->exp.block_bits;
   snprintf(v, sizeof v, "%u", o->sr_window);
   if (o->sr_window & (o->sr_window - 1)) return bad("--sr-window", v, "not a power of two");
   if (o->detectors && o->sr_window / 2 > o->spray.npkts / 2) {
     snprintf(v, sizeof v, "%u", o->spray.npkts);
-    return bad("--stream-pkts", v, "too short: the shift register needs sr-window/2 packets after the loss");
+    return bad("--stream-pkts", v,
+               "too short: the shift register needs sr-window/2 packets after the loss");
   }
   return 0;
 }

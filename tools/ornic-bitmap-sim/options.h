@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Command line of ornic-bitmap-sim: every parameter of the experiment is a
  * flag; `--help` lists them with their defaults. */
 #ifndef BM_OPTIONS_H
@@ -46,8 +47,8 @@ bool options_paper_conventions(const options *o);
  * 1 (no NIL code needed: the QP context holds each list's length). */
 unsigned options_pointer_bits(const options *o);
 /* Names of the conventions in force, for the reports. */
-const char *options_cost_name(const options *o);   /* "context" or "pointer" */
-const char *options_walk_name(const options *o);   /* "forward" or "both" */
+const char *options_cost_name(const options *o); /* "context" or "pointer" */
+const char *options_walk_name(const options *o); /* "forward" or "both" */
 
 /* 0: run; 1: help was printed (exit 0); 2: bad command line, message printed (exit 2). */
 int options_parse(int argc, char **argv, options *o);

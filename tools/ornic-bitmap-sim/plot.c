@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --plot FILE.svg|FILE.png: writes a gnuplot script (FILE.svg.gp, data inline) and runs
  * gnuplot on it. Without gnuplot the script stays for later and the caller
  * is told so. */
@@ -14,10 +15,11 @@ static void bars(FILE *f, const char *name, const options *o, const results *r, 
   int x = 0;
   for (int k = 0; k < BM_NMODELS; k++) {
     if (!o->model[k]) continue;
-    const stat_acc *a = blocks ? &r->main[k][SC_NO_LOSS].max_blocks : &r->main[k][SC_NO_LOSS].cost_ooo;
+    const stat_acc *a =
+        blocks ? &r->main[k][SC_NO_LOSS].max_blocks : &r->main[k][SC_NO_LOSS].cost_ooo;
     const stat_acc *b = blocks ? &r->main[k][SC_LOSS].max_blocks : &r->main[k][SC_LOSS].cost_ooo;
-    fprintf(f, "%d \"%s\" %.6g %.6g %.6g %.6g\n", x++, bm_kind_name((bm_kind)k), stat_mean(a), stat_sd(a),
-            stat_mean(b), stat_sd(b));
+    fprintf(f, "%d \"%s\" %.6g %.6g %.6g %.6g\n", x++, bm_kind_name((bm_kind)k), stat_mean(a),
+            stat_sd(a), stat_mean(b), stat_sd(b));
   }
   fputs("EOD\n", f);
 }
@@ -77,7 +79,8 @@ static void script(FILE *f, const options *o, const results *r) {
   if (ends_with(o->plot, ".png"))
     fprintf(f, "set terminal pngcairo size 1100,%d font 'sans,10'\n", 380 * rows);
   else
-    fprintf(f, "set terminal svg size 1100,%d dynamic font 'sans,11' background '#ffffff'\n", 380 * rows);
+    fprintf(f, "set terminal svg size 1100,%d dynamic font 'sans,11' background '#ffffff'\n",
+            380 * rows);
   fputs("set output ", f);
   put_quoted(f, o->plot);
   fputs("\n", f);
@@ -86,37 +89,48 @@ static void script(FILE *f, const options *o, const results *r) {
   if (sweep) sweep_data(f, o, r, false), sweep_data(f, o, r, true);
   if (det) detector_data(f, o, r);
   fprintf(f,
-          "set multiplot layout %d,2\nset style fill solid 0.6 border -1\nset boxwidth 0.35\nset grid ytics\n"
+          "set multiplot layout %d,2\nset style fill solid 0.6 border -1\nset boxwidth 0.35\nset "
+          "grid ytics\n"
           "set xrange [-0.6:%d.6]\nset key top left\n",
           rows, nmodels - 1);
-  fprintf(f, "set title 'Access cost per out-of-order packet (mean, sd over seeds)'\nset ylabel '%s'\n",
-          o->exp.cost_pointer ? "pointer accesses (per-QP entry free)" : "memory accesses");
-  fputs("set yrange [0:*]\n"
-        "plot $cost using ($1-0.18):3:4:xtic(2) with boxerrorbars title 'no loss', "
-        "$cost using ($1+0.18):5:6 with boxerrorbars title 'loss'\n",
+  fprintf(
+      f, "set title 'Access cost per out-of-order packet (mean, sd over seeds)'\nset ylabel '%s'\n",
+      o->exp.cost_pointer ? "pointer accesses (per-QP entry free)" : "memory accesses");
+  fputs(
+      "set yrange [0:*]\n"
+      "plot $cost using ($1-0.18):3:4:xtic(2) with boxerrorbars title 'no loss', "
+      "$cost using ($1+0.18):5:6 with boxerrorbars title 'loss'\n",
+      f);
+  fputs(
+      "set title 'Most blocks one QP held (per-seed maximum: mean, sd)'\nset ylabel 'blocks'\n"
+      "plot $blocks using ($1-0.18):3:4:xtic(2) with boxerrorbars title 'no loss', "
+      "$blocks using ($1+0.18):5:6 with boxerrorbars title 'loss'\n",
+      f);
+  fputs("unset xrange\nunset xtics\nset xtics\nset logscale x 2\nset key autotitle columnhead\n",
         f);
-  fputs("set title 'Most blocks one QP held (per-seed maximum: mean, sd)'\nset ylabel 'blocks'\n"
-        "plot $blocks using ($1-0.18):3:4:xtic(2) with boxerrorbars title 'no loss', "
-        "$blocks using ($1+0.18):5:6 with boxerrorbars title 'loss'\n",
-        f);
-  fputs("unset xrange\nunset xtics\nset xtics\nset logscale x 2\nset key autotitle columnhead\n", f);
   if (sweep) {
     fprintf(f,
-            "set title 'Pool exhaustion with loss (pool %u): arrivals finding it empty'\nset xlabel 'QPs at once'\n"
-            "set ylabel 'arrivals (mean over seeds)'\nplot for [i=2:%d] $empty using 1:i with linespoints lw 2\n",
+            "set title 'Pool exhaustion with loss (pool %u): arrivals finding it empty'\nset "
+            "xlabel 'QPs at once'\n"
+            "set ylabel 'arrivals (mean over seeds)'\nplot for [i=2:%d] $empty using 1:i with "
+            "linespoints lw 2\n",
             o->exp.pool, nmodels + 1);
     fprintf(f,
-            "set title 'WQEs aborted (a packet dropped %u times)'\nset ylabel 'WQEs (mean over seeds)'\n"
+            "set title 'WQEs aborted (a packet dropped %u times)'\nset ylabel 'WQEs (mean over "
+            "seeds)'\n"
             "plot for [i=2:%d] $aborted using 1:i with linespoints lw 2\n",
             o->exp.retry_limit, nmodels + 1);
   }
   if (det) {
-    fputs("unset logscale x\nset key autotitle center right\nset xlabel 'path delay difference (us)'\n"
-          "set title 'Loss detection delay'\nset ylabel 'us after the would-be arrival'\n"
-          "set yrange [*:*]\nplot for [i=0:*] $det index i using 1:2 with linespoints lw 2 title columnhead(4)\n"
-          "set title 'False alarms (late packets declared lost)'\nset ylabel 'per 1000 arrivals'\n"
-          "plot for [i=0:*] $det index i using 1:3 with linespoints lw 2 title columnhead(4)\n",
-          f);
+    fputs(
+        "unset logscale x\nset key autotitle center right\nset xlabel 'path delay difference "
+        "(us)'\n"
+        "set title 'Loss detection delay'\nset ylabel 'us after the would-be arrival'\n"
+        "set yrange [*:*]\nplot for [i=0:*] $det index i using 1:2 with linespoints lw 2 title "
+        "columnhead(4)\n"
+        "set title 'False alarms (late packets declared lost)'\nset ylabel 'per 1000 arrivals'\n"
+        "plot for [i=0:*] $det index i using 1:3 with linespoints lw 2 title columnhead(4)\n",
+        f);
   }
   fputs("unset multiplot\n", f);
 }
@@ -152,7 +166,8 @@ int plot_svg(const options *o, const results *r) {
     fprintf(stderr, "ornic-bitmap-sim: waiting for gnuplot: %s\n", strerror(errno));
   } else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
     fprintf(stderr,
-            "ornic-bitmap-sim: gnuplot is not installed: %s NOT drawn (apt install gnuplot-nox, then run "
+            "ornic-bitmap-sim: gnuplot is not installed: %s NOT drawn (apt install gnuplot-nox, "
+            "then run "
             "'gnuplot %s')\n",
             o->plot, gp);
   } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {

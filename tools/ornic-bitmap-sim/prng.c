@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "prng.h"
 
 static uint64_t mix(uint64_t z) {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Seeded pseudo-random numbers for the experiments: splitmix64 (Steele, Lea
  * and Flood), one independent stream per (seed, purpose, index), so that the
  * arrivals of QP 7 do not depend on how many QPs or models run. */

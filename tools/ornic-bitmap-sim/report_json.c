@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The results as one JSON object (--json). Keys are documented in
  * docs/BITMAP_MODELS.md section 7. */
 #include <math.h>
@@ -5,8 +6,10 @@
 #include "results.h"
 
 static void num(FILE *f, double x) {
-  if (!isfinite(x)) fputs("null", f);
-  else fprintf(f, "%.10g", x);
+  if (!isfinite(x))
+    fputs("null", f);
+  else
+    fprintf(f, "%.10g", x);
 }
 
 static void stat(FILE *f, const char *key, const stat_acc *s) {
@@ -31,30 +34,41 @@ static void stat(FILE *f, const char *key, const stat_acc *s) {
 static void params(FILE *f, const options *o) {
   const exp_params *p = &o->exp;
   fprintf(f,
-          "\"params\": {\"block_bits\": %u, \"bitmap_bits\": %u, \"nslots\": %u, \"qps\": %u, \"active\": %u, "
-          "\"pool\": %u, \"reorder\": %u, \"wqe_pkts\": %u, \"retry_limit\": %u, \"seed\": %llu, \"seeds\": %u},\n",
-          p->block_bits, o->bitmap_bits, p->nslots, p->qps, p->active, p->pool, p->reorder, p->wqe_pkts,
-          p->retry_limit, (unsigned long long)o->seed, o->seeds);
+          "\"params\": {\"block_bits\": %u, \"bitmap_bits\": %u, \"nslots\": %u, \"qps\": %u, "
+          "\"active\": %u, "
+          "\"pool\": %u, \"reorder\": %u, \"wqe_pkts\": %u, \"retry_limit\": %u, \"seed\": %llu, "
+          "\"seeds\": %u},\n",
+          p->block_bits, o->bitmap_bits, p->nslots, p->qps, p->active, p->pool, p->reorder,
+          p->wqe_pkts, p->retry_limit, (unsigned long long)o->seed, o->seeds);
   if (o->exp.cost_pointer)
-    fputs("\"cost_model\": \"block accesses through a pointer, one cycle each: the per-QP entry (ORNIC slot; "
-          "list head/tail/cache pointer) is free, 1 per node read or written, 1 per next- or prev-pointer hop; "
-          "pool push/pop and release work not counted (docs/BITMAP_MODELS.md section 2a)\",\n",
-          f);
+    fputs(
+        "\"cost_model\": \"block accesses through a pointer, one cycle each: the per-QP entry "
+        "(ORNIC slot; "
+        "list head/tail/cache pointer) is free, 1 per node read or written, 1 per next- or "
+        "prev-pointer hop; "
+        "pool push/pop and release work not counted (docs/BITMAP_MODELS.md section 2a)\",\n",
+        f);
   else
-    fputs("\"cost_model\": \"memory accesses to reach the bit of a PSN, one cycle each: 1 for the per-QP "
-          "entry (ORNIC slot; list head/tail/cache pointer), 1 per node read or written, 1 per next-pointer "
-          "hop; pool push/pop and release work not counted (docs/BITMAP_MODELS.md section 2)\",\n",
-          f);
+    fputs(
+        "\"cost_model\": \"memory accesses to reach the bit of a PSN, one cycle each: 1 for the "
+        "per-QP "
+        "entry (ORNIC slot; list head/tail/cache pointer), 1 per node read or written, 1 per "
+        "next-pointer "
+        "hop; pool push/pop and release work not counted (docs/BITMAP_MODELS.md section 2)\",\n",
+        f);
   const bm_conf *c = &o->exp.conf;
   unsigned pb = options_pointer_bits(o), m = o->exp.block_bits;
   fprintf(f,
           "\"conventions\": {\"preset\": \"%s\", \"paper_conventions\": %s, \"arrivals\": \"%s\", "
-          "\"arrivals_bound\": %u, \"cost\": \"%s\", \"left_cache_update\": \"%s\", \"left_threshold\": ",
+          "\"arrivals_bound\": %u, \"cost\": \"%s\", \"left_cache_update\": \"%s\", "
+          "\"left_threshold\": ",
           o->paper ? "paper" : "none", options_paper_conventions(o) ? "true" : "false",
           arr_kind_name(o->exp.arrivals), o->exp.reorder, options_cost_name(o),
           c->left_threshold == BM_CACHE_EVERY ? "every" : "threshold");
-  if (c->left_threshold == BM_CACHE_EVERY) fputs("null", f);
-  else fprintf(f, "%d", c->left_threshold);
+  if (c->left_threshold == BM_CACHE_EVERY)
+    fputs("null", f);
+  else
+    fprintf(f, "%d", c->left_threshold);
   fprintf(f,
           ", \"leftplus_walk\": \"%s\", \"loss_scenario\": \"first_block\", \"pointer_bits\": %u, "
           "\"list_node_bits\": {\"next_only\": %u, \"next_and_prev\": %u}},\n",
@@ -79,10 +93,12 @@ static void scenario(FILE *f, const char *name, const model_stats *s) {
   fputs(", ", f);
   stat(f, "pool_peak", &s->pool_peak);
   fprintf(f,
-          ", \"arrivals\": %llu, \"ooo_arrivals\": %llu, \"pool_empty_arrivals\": %llu, \"aborted_wqes\": %llu, "
+          ", \"arrivals\": %llu, \"ooo_arrivals\": %llu, \"pool_empty_arrivals\": %llu, "
+          "\"aborted_wqes\": %llu, "
           "\"out_of_window_arrivals\": %llu}",
-          (unsigned long long)s->arrivals, (unsigned long long)s->ooo, (unsigned long long)s->pool_empty_total,
-          (unsigned long long)s->aborted_total, (unsigned long long)s->out_of_window_total);
+          (unsigned long long)s->arrivals, (unsigned long long)s->ooo,
+          (unsigned long long)s->pool_empty_total, (unsigned long long)s->aborted_total,
+          (unsigned long long)s->out_of_window_total);
 }
 
 static void models(FILE *f, const options *o, const results *r) {
@@ -124,9 +140,8 @@ static void exhaustion(FILE *f, const options *o, const results *r) {
 
 static void detectors(FILE *f, const options *o, const results *r) {
   const spray_params *sp = &o->spray;
-  fprintf(f,
-          ",\n\"detectors\": {\"payload_bytes\": %u, \"wire_bytes\": %u, \"pkt_time_us\": ", sp->payload_bytes,
-          sp->payload_bytes + 82);
+  fprintf(f, ",\n\"detectors\": {\"payload_bytes\": %u, \"wire_bytes\": %u, \"pkt_time_us\": ",
+          sp->payload_bytes, sp->payload_bytes + 82);
   num(f, r->pkt_time_us);
   fputs(", \"link_gbps\": ", f);
   num(f, sp->link_gbps);

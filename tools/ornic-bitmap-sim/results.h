@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a run of ornic-bitmap-sim measures, aggregated over seeds, and the
  * programs that print it (report_text.c, report_json.c, plot.c). */
 #ifndef BM_RESULTS_H
@@ -10,11 +11,11 @@
 
 /* One model in one scenario: per-seed figures as stat_acc, totals as sums. */
 typedef struct {
-  stat_acc cost_ooo;   /* mean access cost per out-of-order arrival, per seed */
-  stat_acc cost_all;   /* ... per arrival */
-  stat_acc node_ooo;   /* ... not counting the per-QP entry read */
-  stat_acc hops_ooo;   /* next-pointer hops per out-of-order arrival */
-  stat_acc max_blocks; /* most blocks one QP held, per seed */
+  stat_acc cost_ooo;    /* mean access cost per out-of-order arrival, per seed */
+  stat_acc cost_all;    /* ... per arrival */
+  stat_acc node_ooo;    /* ... not counting the per-QP entry read */
+  stat_acc hops_ooo;    /* next-pointer hops per out-of-order arrival */
+  stat_acc max_blocks;  /* most blocks one QP held, per seed */
   stat_acc mean_blocks; /* blocks held by the receiving QP after an arrival, mean per seed */
   stat_acc pool_peak, pool_empty, aborted;
   unsigned max_blocks_all, max_cost;

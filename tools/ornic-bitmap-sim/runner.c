@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +31,8 @@ static int run_models(const options *o, const exp_params *p, bool loss, model_st
     for (unsigned s = 0; s < o->seeds; s++) {
       exp_result e;
       if (exp_run(p, (bm_kind)k, loss, o->seed + s, &e) < 0) {
-        fprintf(stderr, "ornic-bitmap-sim: model %s, seed %llu: out of memory or blocks not returned\n",
+        fprintf(stderr,
+                "ornic-bitmap-sim: model %s, seed %llu: out of memory or blocks not returned\n",
                 bm_kind_name((bm_kind)k), (unsigned long long)(o->seed + s));
         return -1;
       }

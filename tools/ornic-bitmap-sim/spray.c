@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "spray.h"
 
 #include <stdlib.h>
@@ -5,7 +6,8 @@
 #include "prng.h"
 
 enum { PURPOSE_SPRAY = 5 };
-#define WIRE_OVERHEAD 82u /* 14 Eth + 20 IPv4 + 8 UDP + 12 BTH + 4 iCRC + 4 FCS + 8 preamble + 12 IFG */
+#define WIRE_OVERHEAD \
+  82u /* 14 Eth + 20 IPv4 + 8 UDP + 12 BTH + 4 iCRC + 4 FCS + 8 preamble + 12 IFG */
 
 typedef struct {
   double t;

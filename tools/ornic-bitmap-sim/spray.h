@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Arrivals of a packet stream sprayed over several paths, for the
  * loss-detector comparison.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mean, spread and 95% confidence interval of per-seed figures (Welford's
  * running mean and sum of squared deviations). */
 #ifndef BM_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic-decode: decode RoCEv2/RoCEv1 and ORNIC packets in pcap/pcapng
  * captures. This file holds the command line and the read loop; capture
  * input, decoding verdicts, output formats and statistics live in their
@@ -39,7 +40,7 @@ typedef struct {
 } dec_opts;
 
 typedef struct {
-  uint64_t shown;      /* packets that passed the filters and were not skipped */
+  uint64_t shown; /* packets that passed the filters and were not skipped */
   uint64_t icrc_bad, errors;
   bool damaged;
 } dec_run;
@@ -187,16 +188,22 @@ static void print_version(void) {
 
 enum { OPT_NO_ICRC = 256, OPT_STRICT, OPT_OTD, OPT_PMTU, OPT_NO_ANALYSIS };
 
-static const struct option long_opts[] = {
-    {"json", no_argument, NULL, 'j'},        {"stats", no_argument, NULL, 's'},
-    {"verbose", no_argument, NULL, 'v'},     {"qp", required_argument, NULL, 'q'},
-    {"count", required_argument, NULL, 'c'}, {"port", required_argument, NULL, 'p'},
-    {"no-icrc", no_argument, NULL, OPT_NO_ICRC}, {"strict", no_argument, NULL, OPT_STRICT},
-    {"otd", required_argument, NULL, OPT_OTD}, {"pmtu", required_argument, NULL, OPT_PMTU},
-    {"no-analysis", no_argument, NULL, OPT_NO_ANALYSIS},
-    {"line-buffered", no_argument, NULL, 'l'}, {"read", required_argument, NULL, 'r'},
-    {"help", no_argument, NULL, 'h'},        {"version", no_argument, NULL, 'V'},
-    {NULL, 0, NULL, 0}};
+static const struct option long_opts[] = {{"json", no_argument, NULL, 'j'},
+                                          {"stats", no_argument, NULL, 's'},
+                                          {"verbose", no_argument, NULL, 'v'},
+                                          {"qp", required_argument, NULL, 'q'},
+                                          {"count", required_argument, NULL, 'c'},
+                                          {"port", required_argument, NULL, 'p'},
+                                          {"no-icrc", no_argument, NULL, OPT_NO_ICRC},
+                                          {"strict", no_argument, NULL, OPT_STRICT},
+                                          {"otd", required_argument, NULL, OPT_OTD},
+                                          {"pmtu", required_argument, NULL, OPT_PMTU},
+                                          {"no-analysis", no_argument, NULL, OPT_NO_ANALYSIS},
+                                          {"line-buffered", no_argument, NULL, 'l'},
+                                          {"read", required_argument, NULL, 'r'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, 'V'},
+                                          {NULL, 0, NULL, 0}};
 
 /* Reads optarg as a number in [min, max] with the tree's one parser
  * (cli_num.h: decimal or 0x hex, never octal); on failure says which option
@@ -292,8 +299,10 @@ static bool wanted(const dec_opts *o, const dec_packet *pk) {
 static void print_packet(const dec_opts *o, const dec_packet *pk) {
   if (pk->cls == DEC_CLASS_SKIPPED) {
     if (!o->verbose) return;
-    if (o->json) dec_json_skipped(&out, pk);
-    else dec_text_skipped(&out, pk);
+    if (o->json)
+      dec_json_skipped(&out, pk);
+    else
+      dec_text_skipped(&out, pk);
   } else if (o->json) {
     dec_json_packet(&out, pk);
   } else {
@@ -305,7 +314,10 @@ static void print_packet(const dec_opts *o, const dec_packet *pk) {
  * packet, -q or not: pairing a QP needs both directions. Returns
  * dec_capture_next's last result. */
 static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stats *st, dec_run *r) {
-  dec_decode_cfg cfg = {.dlt = cap->dlt, .udp_port = o->port, .pmtu = o->pmtu, .verify_icrc = o->verify_icrc,
+  dec_decode_cfg cfg = {.dlt = cap->dlt,
+                        .udp_port = o->port,
+                        .pmtu = o->pmtu,
+                        .verify_icrc = o->verify_icrc,
                         .pcapng = cap->pcapng};
   const struct pcap_pkthdr *h;
   const uint8_t *data;
@@ -318,8 +330,10 @@ static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stat
       if (o->stats) dec_stats_add_filtered(st, &pk);
       continue;
     }
-    if (o->stats) dec_stats_add(st, &pk);
-    else print_packet(o, &pk);
+    if (o->stats)
+      dec_stats_add(st, &pk);
+    else
+      print_packet(o, &pk);
     r->icrc_bad += pk.icrc == DEC_ICRC_BAD;
     r->errors += pk.error != NULL;
     /* -c counts what passed -q and was not skipped; count 0 never matches. */
@@ -331,8 +345,10 @@ static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stat
 static int finish(const dec_opts *o, const dec_capture *cap, dec_stats *st, const dec_run *r) {
   if (o->stats) {
     st->damaged = r->damaged;
-    if (o->json) dec_stats_print_json(&out, st, cap->in.name);
-    else dec_stats_print_text(&out, st, cap->in.name);
+    if (o->json)
+      dec_stats_print_json(&out, st, cap->in.name);
+    else
+      dec_stats_print_text(&out, st, cap->in.name);
   }
   dec_out_flush(&out);
   if (out.failed || ferror(stdout)) {

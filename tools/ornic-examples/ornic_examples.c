@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ornic-examples: builds the worked examples of docs/PROTOCOL.md section 6
  * with ornic_frame_encode, decodes each one back with ornic_frame_decode,
  * checks its iCRC with ornic_icrc_verify, and prints the section in the
@@ -157,8 +158,8 @@ static void build_ack(ornic_frame *f) {
   f->ext.oacketh.count = 16;
 }
 
-static void set_nak(ornic_frame *f, uint8_t reason, uint32_t trigger, uint32_t base,
-                    uint32_t limit, const uint16_t *blocks, unsigned n, uint32_t msn) {
+static void set_nak(ornic_frame *f, uint8_t reason, uint32_t trigger, uint32_t base, uint32_t limit,
+                    const uint16_t *blocks, unsigned n, uint32_t msn) {
   f->bth.opcode = ORNIC_OP_NAK;
   f->bth.psn = base;
   f->ext.aeth.syndrome = ORNIC_AETH_NAK; /* 0x60 PSN sequence error */
@@ -253,89 +254,134 @@ static void patch_uc_send(uint8_t *frame, size_t len) {
 
 static const example examples[] = {
     {"fspot-ipv4", "OOO WRITE FSpot, IPv4",
-     "WQE: RDMA WRITE of 1001 bytes to Start_Addr 0x00007F3A12340000, R_Key 0x1234ABCD, PMTU 256, so N = 4\n"
-     "packets with PSNs 0xFFFFFE, 0xFFFFFF, 0x000000, 0x000001 (the PSN wraps inside the WQE). This is\n"
-     "packet 2 (offset 512), the first of the WQE to reach the responder, on path 1 (UDP source port 0xC001).\n"
-     "From it alone the responder derives Start_Addr = 0x00007F3A12340200 - 512 = 0x00007F3A12340000,\n"
-     "Start_PSN = 0x000000 - 512/256 = 0xFFFFFE (mod 2^24), N = ceil(1001/256) = 4 and Last_PSN = 0x000001.",
-     "WQE bytes 512-767; byte j of the WQE is j mod 251, so the payload starts 0a 0b 0c", build_fspot,
-     NULL},
+     "WQE: RDMA WRITE of 1001 bytes to Start_Addr 0x00007F3A12340000, R_Key 0x1234ABCD, PMTU 256, "
+     "so N = 4\n"
+     "packets with PSNs 0xFFFFFE, 0xFFFFFF, 0x000000, 0x000001 (the PSN wraps inside the WQE). "
+     "This is\n"
+     "packet 2 (offset 512), the first of the WQE to reach the responder, on path 1 (UDP source "
+     "port 0xC001).\n"
+     "From it alone the responder derives Start_Addr = 0x00007F3A12340200 - 512 = "
+     "0x00007F3A12340000,\n"
+     "Start_PSN = 0x000000 - 512/256 = 0xFFFFFE (mod 2^24), N = ceil(1001/256) = 4 and Last_PSN = "
+     "0x000001.",
+     "WQE bytes 512-767; byte j of the WQE is j mod 251, so the payload starts 0a 0b 0c",
+     build_fspot, NULL},
     {"spot-ipv4", "OOO WRITE Spot, IPv4",
-     "Packet 1 of the same WQE, sent after the requester saw ADDR_CACHED, on path 2. No extension header:\n"
+     "Packet 1 of the same WQE, sent after the requester saw ADDR_CACHED, on path 2. No extension "
+     "header:\n"
      "the responder places it at Start_Addr + (0xFFFFFF - 0xFFFFFE) * 256 = 0x00007F3A12340100.",
      "WQE bytes 256-511", build_spot, NULL},
     {"last-ipv4", "OOO WRITE Last, IPv4, PadCnt 3",
-     "Packet 3, the Last, on path 3: 1001 - 3*256 = 233 payload bytes placed at Start_Addr + 3*256 =\n"
-     "0x00007F3A12340300, followed by 3 zero pad bytes (PadCnt = 3). A = 1 asks for an immediate ACK. The\n"
-     "WQE completes, and the responder's MSN goes from 0 to 1, when packets 0-3 have all been placed, in\n"
+     "Packet 3, the Last, on path 3: 1001 - 3*256 = 233 payload bytes placed at Start_Addr + 3*256 "
+     "=\n"
+     "0x00007F3A12340300, followed by 3 zero pad bytes (PadCnt = 3). A = 1 asks for an immediate "
+     "ACK. The\n"
+     "WQE completes, and the responder's MSN goes from 0 to 1, when packets 0-3 have all been "
+     "placed, in\n"
      "whatever order they arrive.",
      "WQE bytes 768-1000", build_last, NULL},
     {"last-addr-imm-ipv6", "OOO WRITE Last with Address and Immediate, IPv6",
      "A single-packet WQE (N = 1) over IPv6: 64 bytes to 0x00007F3A12350000 with immediate data\n"
-     "0xDEADBEEF. A single-packet WQE always uses Last with Address: offset 0, VA = Start_Addr, DMA length =\n"
-     "payload length. SE = 1 asks for a solicited event with the completion. Traffic class 0x6A and flow\n"
-     "label 0x12345 are masked by the iCRC; the UDP checksum is computed, as IPv6 requires. The PSN follows\n"
+     "0xDEADBEEF. A single-packet WQE always uses Last with Address: offset 0, VA = Start_Addr, "
+     "DMA length =\n"
+     "payload length. SE = 1 asks for a solicited event with the completion. Traffic class 0x6A "
+     "and flow\n"
+     "label 0x12345 are masked by the iCRC; the UDP checksum is computed, as IPv6 requires. The "
+     "PSN follows\n"
      "the previous WQE; this WQE takes the responder's MSN to 2.",
      "WQE bytes 0-63", build_last_addr_imm_v6, NULL},
     {"read-req-ipv4", "OOO READ Request, IPv4",
-     "OOO READ of 602 bytes from remote address 0x00007F3A12360000, R_Key 0x5678EF01. N = ceil(602/256) = 3:\n"
-     "the responses carry PSNs 0x000003-0x000005 and the requester's next request PSN is 0x000006. The RETH\n"
+     "OOO READ of 602 bytes from remote address 0x00007F3A12360000, R_Key 0x5678EF01. N = "
+     "ceil(602/256) = 3:\n"
+     "the responses carry PSNs 0x000003-0x000005 and the requester's next request PSN is 0x000006. "
+     "The RETH\n"
      "is that of an IBA RDMA READ Request; only the opcode differs.",
      NULL, build_read_req, NULL},
     {"read-resp-last-ipv4", "OOO READ Response Last, IPv4, PadCnt 2",
-     "The last response of that READ, responder to requester (addresses swapped, DestQP = the requester's\n"
-     "QP 0x000011): PSN 0x000005 = P + 2 carries 602 - 2*256 = 90 bytes, placed at local_addr + 2*256, and\n"
-     "2 pad bytes. AETH 0x1F = ACK without credit information; MSN 3: the responder has executed three WQEs\n"
+     "The last response of that READ, responder to requester (addresses swapped, DestQP = the "
+     "requester's\n"
+     "QP 0x000011): PSN 0x000005 = P + 2 carries 602 - 2*256 = 90 bytes, placed at local_addr + "
+     "2*256, and\n"
+     "2 pad bytes. AETH 0x1F = ACK without credit information; MSN 3: the responder has executed "
+     "three WQEs\n"
      "(two WRITEs and this READ).",
      "remote bytes 512-601; remote byte j is j mod 251", build_read_resp_last, NULL},
     {"ack-addr-cached-ipv4", "ORNIC ACK with ADDR_CACHED, Count 16",
-     "WQE 4 (PSNs 0x000006-0x000045, 64 packets) is in flight; the ACK policy is EVERY_N with N = 16. Since\n"
-     "its previous ACK the responder accepted 16 new packets in arbitrary order; PSNs 0x000006-0x000010 have\n"
-     "all arrived, so BTH.PSN (the cumulative PSN) is 0x000010. MSN is still 3. ADDR_CACHED tells the\n"
-     "requester to send the rest of WQE 4 as Spot and Last. Count (16) exceeds the cumulative advance (11):\n"
+     "WQE 4 (PSNs 0x000006-0x000045, 64 packets) is in flight; the ACK policy is EVERY_N with N = "
+     "16. Since\n"
+     "its previous ACK the responder accepted 16 new packets in arbitrary order; PSNs "
+     "0x000006-0x000010 have\n"
+     "all arrived, so BTH.PSN (the cumulative PSN) is 0x000010. MSN is still 3. ADDR_CACHED tells "
+     "the\n"
+     "requester to send the rest of WQE 4 as Spot and Last. Count (16) exceeds the cumulative "
+     "advance (11):\n"
      "five of the packets arrived ahead of a hole.",
      NULL, build_ack, NULL},
     {"nak-1block-ipv4", "ORNIC NAK, reason 3, one block (PadCnt 2)",
-     "WQE 5 has N = 12 packets, PSNs 0x000046-0x000051. All arrived except 0x000048 and 0x00004B; the Last\n"
-     "(0x000051) arrived and T_last expired with the holes still open: reason 3. Base = ePSN = 0x000048,\n"
-     "trigger = Last_PSN = 0x000051, and for reason 3 the loss limit is the trigger: Limit = 0x000051.\n"
-     "n = floor((0x51 - 0x48)/16) + 1 = 1 block for PSNs 0x000048-0x000057: bits 1, 2 and 4-9 set = 0x03F6\n"
-     "(bits 10-15 are PSNs after the WQE). One block makes the NAKETH 14 bytes, 2 mod 4, so PadCnt = 2.\n"
+     "WQE 5 has N = 12 packets, PSNs 0x000046-0x000051. All arrived except 0x000048 and 0x00004B; "
+     "the Last\n"
+     "(0x000051) arrived and T_last expired with the holes still open: reason 3. Base = ePSN = "
+     "0x000048,\n"
+     "trigger = Last_PSN = 0x000051, and for reason 3 the loss limit is the trigger: Limit = "
+     "0x000051.\n"
+     "n = floor((0x51 - 0x48)/16) + 1 = 1 block for PSNs 0x000048-0x000057: bits 1, 2 and 4-9 set "
+     "= 0x03F6\n"
+     "(bits 10-15 are PSNs after the WQE). One block makes the NAKETH 14 bytes, 2 mod 4, so PadCnt "
+     "= 2.\n"
      "MSN 4.",
      NULL, build_nak1, NULL},
     {"nak-3blocks-ipv4", "ORNIC NAK, reason 1, three blocks (PadCnt 2)",
-     "WQE 6 starts at PSN 0x000052 on a QP configured with OTD = 32. ePSN is 0x000060 when PSN 0x000081\n"
-     "arrives: 0x81 - 0x60 = 33 > 32, reason 1. n = floor(33/16) + 1 = 3 blocks cover 0x000060-0x00008F.\n"
-     "Block 0 = 0xFF7C (0x60, 0x61 and 0x67 missing), block 1 = 0xFFDF (0x75 missing), block 2 = 0x002B\n"
-     "(0x80, 0x81, 0x83 and 0x85 received). A reason 1 NAK declares lost only PSNs more than OTD behind\n"
-     "the trigger: the responder writes Limit = 0x81 - 32 = 0x000061, and the others may still be on\n"
-     "slower paths. So the lost set is Base alone, and any reader sees it from the Limit without knowing\n"
-     "the OTD; 0x61, 0x67 and 0x75 go in a later NAK if they stay missing. Odd block count: PadCnt = 2.\n"
+     "WQE 6 starts at PSN 0x000052 on a QP configured with OTD = 32. ePSN is 0x000060 when PSN "
+     "0x000081\n"
+     "arrives: 0x81 - 0x60 = 33 > 32, reason 1. n = floor(33/16) + 1 = 3 blocks cover "
+     "0x000060-0x00008F.\n"
+     "Block 0 = 0xFF7C (0x60, 0x61 and 0x67 missing), block 1 = 0xFFDF (0x75 missing), block 2 = "
+     "0x002B\n"
+     "(0x80, 0x81, 0x83 and 0x85 received). A reason 1 NAK declares lost only PSNs more than OTD "
+     "behind\n"
+     "the trigger: the responder writes Limit = 0x81 - 32 = 0x000061, and the others may still be "
+     "on\n"
+     "slower paths. So the lost set is Base alone, and any reader sees it from the Limit without "
+     "knowing\n"
+     "the OTD; 0x61, 0x67 and 0x75 go in a later NAK if they stay missing. Odd block count: PadCnt "
+     "= 2.\n"
      "MSN 5.",
      NULL, build_nak3, NULL},
     {"nak-all-ones-ipv4", "ORNIC NAK, every bit set, across the PSN wrap",
      "The decoder edge case: four blocks with every bit set, Base 0xFFFFF0, so the bitmap covers\n"
-     "0xFFFFF0-0x00002F across the PSN wrap. Bit 0 of block 0 is reserved (Base is missing by definition),\n"
-     "so this NAK declares only Base lost; a conforming responder sends block 0 as 0xFFFE, and decoders\n"
-     "accept and preserve either. Reason 2 (timeout); trigger = the highest PSN received, 0x00002F, and\n"
+     "0xFFFFF0-0x00002F across the PSN wrap. Bit 0 of block 0 is reserved (Base is missing by "
+     "definition),\n"
+     "so this NAK declares only Base lost; a conforming responder sends block 0 as 0xFFFE, and "
+     "decoders\n"
+     "accept and preserve either. Reason 2 (timeout); trigger = the highest PSN received, "
+     "0x00002F, and\n"
      "Limit = the trigger. Even block count: PadCnt = 0.",
      NULL, build_nak_all, NULL},
     {"rc-write-first-vlan", "Standard RC RDMA WRITE First with an 802.1Q tag",
-     "An IBA RC RDMA WRITE First (opcode 0x06) behind an 802.1Q tag (PCP 3, VID 100); the tag is not\n"
-     "covered by the iCRC. The RETH describes the whole message (VA = message start, DMA length = 1024)\n"
-     "and the payload is one PMTU. Compare with example 6.1: a standard responder must receive this packet\n"
+     "An IBA RC RDMA WRITE First (opcode 0x06) behind an 802.1Q tag (PCP 3, VID 100); the tag is "
+     "not\n"
+     "covered by the iCRC. The RETH describes the whole message (VA = message start, DMA length = "
+     "1024)\n"
+     "and the payload is one PMTU. Compare with example 6.1: a standard responder must receive "
+     "this packet\n"
      "before any other packet of the message.",
      "message bytes 0-255", build_rc_write_first_vlan, NULL},
     {"cnp-connectx4", "RoCEv2 CNP captured on a ConnectX-4 Lx",
-     "A real CNP from Scapy's test/contrib/roce.uts, rebuilt field by field with ornic_frame_encode: opcode\n"
-     "0x81, BECN = 1 (BTH byte 4 = 0x40), DestQP 0x000118, PSN 0, 16 reserved zero bytes, UDP source port 0,\n"
-     "IPv4 TOS 0xC2. The iCRC below equals the captured `82 fd 00 2a`: an independent test vector for\n"
+     "A real CNP from Scapy's test/contrib/roce.uts, rebuilt field by field with "
+     "ornic_frame_encode: opcode\n"
+     "0x81, BECN = 1 (BTH byte 4 = 0x40), DestQP 0x000118, PSN 0, 16 reserved zero bytes, UDP "
+     "source port 0,\n"
+     "IPv4 TOS 0xC2. The iCRC below equals the captured `82 fd 00 2a`: an independent test vector "
+     "for\n"
      "section 2.6.",
      NULL, build_cnp, NULL},
     {"uc-send-only-scapy", "UC SEND Only: Scapy's RoCE test vector",
-     "Scapy's own vector from test/contrib/roce.uts: UC SEND Only (0x24), M = 1, 18 payload bytes and\n"
-     "PadCnt 2. Scapy also computed a UDP checksum (0xACA2) over IPv4; ornic_frame_encode writes 0, and the\n"
-     "generator then writes 0xACA2 into the frame. The iCRC masks the UDP checksum, so it stays valid. Scapy\n"
+     "Scapy's own vector from test/contrib/roce.uts: UC SEND Only (0x24), M = 1, 18 payload bytes "
+     "and\n"
+     "PadCnt 2. Scapy also computed a UDP checksum (0xACA2) over IPv4; ornic_frame_encode writes "
+     "0, and the\n"
+     "generator then writes 0xACA2 into the frame. The iCRC masks the UDP checksum, so it stays "
+     "valid. Scapy\n"
      "expects IP checksum 0xB4D5 and `icrc == 0x78f353f3`, i.e. wire bytes `78 f3 53 f3`.",
      "the 18 bytes of the Scapy test", build_uc_send, patch_uc_send},
 };
@@ -424,12 +470,15 @@ static void print_fields(const example *ex, const ornic_frame *d, const uint8_t 
   row("Ethernet", "source", "%s", mac_str(d->eth.src, b2));
   if (d->eth.has_vlan)
     row("802.1Q", "TPID, TCI", "0x%04X, 0x%04X (PCP %u, DEI %u, VID %u)", d->eth.vlan_tpid,
-        d->eth.vlan_tci, d->eth.vlan_tci >> 13, (d->eth.vlan_tci >> 12) & 1, d->eth.vlan_tci & 0xfff);
-  row("Ethernet", "EtherType", "0x%04X (%s)", d->eth.ethertype, d->l3 == ORNIC_L3_IPV4 ? "IPv4" : "IPv6");
+        d->eth.vlan_tci, d->eth.vlan_tci >> 13, (d->eth.vlan_tci >> 12) & 1,
+        d->eth.vlan_tci & 0xfff);
+  row("Ethernet", "EtherType", "0x%04X (%s)", d->eth.ethertype,
+      d->l3 == ORNIC_L3_IPV4 ? "IPv4" : "IPv6");
   if (d->l3 == ORNIC_L3_IPV4) {
     const ornic_ip *ip = &d->ip;
     row("IPv4", "version, IHL", "4, %u (%u bytes)", ip->hdr_len / 4, ip->hdr_len);
-    row("IPv4", "TOS", "0x%02X (DSCP %u, %s); iCRC: 0xFF", ip->tos, ip->tos >> 2, ecn_name(ip->tos));
+    row("IPv4", "TOS", "0x%02X (DSCP %u, %s); iCRC: 0xFF", ip->tos, ip->tos >> 2,
+        ecn_name(ip->tos));
     row("IPv4", "total length", "%u", ip->total_len);
     row("IPv4", "identification", "0x%04X", ip->id);
     row("IPv4", "flags, fragment offset", "0x%04X%s", ip->frag, ip->frag == 0x4000 ? " (DF)" : "");
@@ -454,7 +503,9 @@ static void print_fields(const example *ex, const ornic_frame *d, const uint8_t 
   row("UDP", "destination port", "%u", d->udp.dport);
   row("UDP", "length", "%u", d->udp.len);
   row("UDP", "checksum", "0x%04X (%s); iCRC: 0xFFFF", d->udp.checksum,
-      d->l3 == ORNIC_L3_IPV6 ? "computed" : d->udp.checksum ? "set by Scapy" : "not used on IPv4");
+      d->l3 == ORNIC_L3_IPV6 ? "computed"
+      : d->udp.checksum      ? "set by Scapy"
+                             : "not used on IPv4");
   row("BTH", "OpCode", "0x%02X (%s)", bth->opcode, ornic_opcode_name(bth->opcode));
   row("BTH", "SE, M, PadCnt, TVer", "%u, %u, %u, %u", bth->se, bth->m, bth->padcnt, bth->tver);
   row("BTH", "P_Key", "0x%04X", bth->pkey);
@@ -476,7 +527,10 @@ static void print_fields(const example *ex, const ornic_frame *d, const uint8_t 
   if (e->present & ORNIC_HDR_OACKETH) {
     uint8_t fl = e->oacketh.flags;
     row("OACKETH", "flags", "0x%02X (%s%s%s)", fl, fl & ORNIC_OACK_ADDR_CACHED ? "ADDR_CACHED" : "",
-        (fl & 3) == 3 ? ", " : "", fl & ORNIC_OACK_WQE_DONE ? "WQE_DONE" : fl ? "" : "none");
+        (fl & 3) == 3 ? ", " : "",
+        fl & ORNIC_OACK_WQE_DONE ? "WQE_DONE"
+        : fl                     ? ""
+                                 : "none");
     row("OACKETH", "resv", "%u", e->oacketh.resv);
     row("OACKETH", "count", "%u", e->oacketh.count);
   }
@@ -545,18 +599,27 @@ static int run(const example *ex, unsigned number) {
 }
 
 static void print_intro(void) {
-  printf("### 6.0 How to read the examples\n\n"
-         "Generated by `build/bin/ornic-examples` (tools/ornic-examples): each frame is built with\n"
-         "`ornic_frame_encode`, decoded back with `ornic_frame_decode`, and its iCRC checked with\n"
-         "`ornic_icrc_verify`; the field tables are printed from the decoded frame. The same text is in\n"
-         "`docs/examples.txt`. `tests/e2e/check_examples_scapy.py` recomputes every iCRC independently\n"
-         "(Scapy for IPv4, zlib for IPv6) and checks that this section equals `docs/examples.txt`.\n\n"
-         "Common values, unless an example says otherwise: PMTU 256; requester 02:00:00:00:00:01, 10.0.0.1\n"
-         "(fd00::1), QP 0x000011; responder 02:00:00:00:00:02, 10.0.0.2 (fd00::2), QP 0x000012; IPv4 TOS and\n"
-         "IPv6 traffic class 0x6A (DSCP 26, ECT(0)); TTL / hop limit 64; IPv4 DF set; P_Key 0xFFFF; UDP\n"
-         "destination port 4791, source port = path (0xC0xx requester, 0xC1xx responder). Examples 6.1 to\n"
-         "6.10 follow one QP through six WQEs. Hex lines start with the byte offset in the frame (Ethernet\n"
-         "first, no FCS), then 16 bytes. \"iCRC: 0xFF\" in a table marks a field the iCRC covers as ones.\n\n");
+  printf(
+      "### 6.0 How to read the examples\n\n"
+      "Generated by `build/bin/ornic-examples` (tools/ornic-examples): each frame is built with\n"
+      "`ornic_frame_encode`, decoded back with `ornic_frame_decode`, and its iCRC checked with\n"
+      "`ornic_icrc_verify`; the field tables are printed from the decoded frame. The same text is "
+      "in\n"
+      "`docs/examples.txt`. `tests/e2e/check_examples_scapy.py` recomputes every iCRC "
+      "independently\n"
+      "(Scapy for IPv4, zlib for IPv6) and checks that this section equals `docs/examples.txt`.\n\n"
+      "Common values, unless an example says otherwise: PMTU 256; requester 02:00:00:00:00:01, "
+      "10.0.0.1\n"
+      "(fd00::1), QP 0x000011; responder 02:00:00:00:00:02, 10.0.0.2 (fd00::2), QP 0x000012; IPv4 "
+      "TOS and\n"
+      "IPv6 traffic class 0x6A (DSCP 26, ECT(0)); TTL / hop limit 64; IPv4 DF set; P_Key 0xFFFF; "
+      "UDP\n"
+      "destination port 4791, source port = path (0xC0xx requester, 0xC1xx responder). Examples "
+      "6.1 to\n"
+      "6.10 follow one QP through six WQEs. Hex lines start with the byte offset in the frame "
+      "(Ethernet\n"
+      "first, no FCS), then 16 bytes. \"iCRC: 0xFF\" in a table marks a field the iCRC covers as "
+      "ones.\n\n");
 }
 
 /* ---- capture ----------------------------------------------------------- */
@@ -608,26 +671,28 @@ static int write_pcap(const char *path, const bool *wanted) {
 /* ---- command line ------------------------------------------------------ */
 
 typedef struct {
-  const char *pcap;         /* --pcap FILE; NULL: print the text */
-  bool named;               /* any NAME given: only those are wanted */
+  const char *pcap; /* --pcap FILE; NULL: print the text */
+  bool named;       /* any NAME given: only those are wanted */
   bool wanted[NEXAMPLES];
 } cmdline;
 
 static void usage(void) {
-  printf("usage: ornic-examples [NAME...]\n"
-         "       ornic-examples --pcap FILE [NAME...]\n"
-         "Prints the worked examples of docs/PROTOCOL.md section 6 (docs/examples.txt is\n"
-         "this output), or only the named ones in document order.\n"
-         "  --pcap FILE  write the examples (all, or the named ones) as the frames of a\n"
-         "               classic pcap instead, 1 us apart; FILE '-' is standard output,\n"
-         "               refused when that is a terminal\n"
-         "  -h, --help   this text\n"
-         "NAME is one of:\n");
+  printf(
+      "usage: ornic-examples [NAME...]\n"
+      "       ornic-examples --pcap FILE [NAME...]\n"
+      "Prints the worked examples of docs/PROTOCOL.md section 6 (docs/examples.txt is\n"
+      "this output), or only the named ones in document order.\n"
+      "  --pcap FILE  write the examples (all, or the named ones) as the frames of a\n"
+      "               classic pcap instead, 1 us apart; FILE '-' is standard output,\n"
+      "               refused when that is a terminal\n"
+      "  -h, --help   this text\n"
+      "NAME is one of:\n");
   for (size_t i = 0; i < NEXAMPLES; i++) printf("  %s\n", examples[i].name);
-  printf("Exit status: 0 success; 1 an example failed to encode, decode or verify, or\n"
-         "output could not be written; 2 bad command line (unknown option or NAME,\n"
-         "--pcap without FILE or given twice, --pcap - on a terminal), with a message\n"
-         "on stderr naming the argument.\n");
+  printf(
+      "Exit status: 0 success; 1 an example failed to encode, decode or verify, or\n"
+      "output could not be written; 2 bad command line (unknown option or NAME,\n"
+      "--pcap without FILE or given twice, --pcap - on a terminal), with a message\n"
+      "on stderr naming the argument.\n");
 }
 
 #if defined(__GNUC__)
@@ -667,8 +732,10 @@ static int want(cmdline *c, const char *name) {
 /* --pcap FILE or --pcap=FILE; *i moves past a separate FILE. */
 static int pcap_arg(cmdline *c, int argc, char **argv, int *i) {
   const char *a = argv[*i], *file = NULL;
-  if (strncmp(a, "--pcap=", 7) == 0) file = a + 7;
-  else if (*i + 1 < argc) file = argv[++*i];
+  if (strncmp(a, "--pcap=", 7) == 0)
+    file = a + 7;
+  else if (*i + 1 < argc)
+    file = argv[++*i];
   if (!file || !*file) return usage_error("--pcap: missing FILE (use '-' for standard output)");
   /* "--pcap --json" is a forgotten FILE, not a file named "--json" (./--json is). */
   if (file[0] == '-' && file[1]) return usage_error("--pcap: missing FILE before '%s'", file);
@@ -687,9 +754,12 @@ static int parse_args(cmdline *c, int argc, char **argv) {
       usage();
       return -1;
     }
-    if (strcmp(a, "--pcap") == 0 || strncmp(a, "--pcap=", 7) == 0) rc = pcap_arg(c, argc, argv, &i);
-    else if (a[0] == '-') rc = usage_error("unknown option '%s'", a);
-    else rc = want(c, a);
+    if (strcmp(a, "--pcap") == 0 || strncmp(a, "--pcap=", 7) == 0)
+      rc = pcap_arg(c, argc, argv, &i);
+    else if (a[0] == '-')
+      rc = usage_error("unknown option '%s'", a);
+    else
+      rc = want(c, a);
     if (rc) return rc;
   }
   /* A capture is binary: on a terminal it is garbage and can upset the terminal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Classic pcap (libpcap's savefile format), written in host byte order: the
  * magic number tells readers which order that is. */
 #include "pcap_out.h"
@@ -16,8 +17,8 @@ int pcap_out_begin(FILE *fp) {
 }
 
 int pcap_out_frame(FILE *fp, uint64_t ts_ns, const uint8_t *frame, size_t len) {
-  uint32_t rec[4] = {(uint32_t)(ts_ns / 1000000000u), (uint32_t)(ts_ns % 1000000000u), (uint32_t)len,
-                     (uint32_t)len};
+  uint32_t rec[4] = {(uint32_t)(ts_ns / 1000000000u), (uint32_t)(ts_ns % 1000000000u),
+                     (uint32_t)len, (uint32_t)len};
   if (fwrite(rec, sizeof rec, 1, fp) != 1) return -1;
   return fwrite(frame, 1, len, fp) == len ? 0 : -1;
 }

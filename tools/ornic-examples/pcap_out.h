@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tiny classic-pcap writer, so the demo needs nothing but the library. */
 #ifndef ORNIC_EXAMPLES_PCAP_OUT_H
 #define ORNIC_EXAMPLES_PCAP_OUT_H

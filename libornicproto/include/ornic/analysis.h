@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Passive conversation analysis: what an observer of a capture can infer
  * about RC, UC, XRC and ORNIC queue-pair traffic. Feed decoded frames in
  * capture order; get one verdict per packet and per-conversation state.
@@ -68,10 +69,10 @@ ORNIC_API void ornic_analysis_reset(ornic_analysis *a);
 
 /* One packet, as the caller decoded it. */
 typedef struct {
-  uint64_t frame;           /* capture frame number, 1-based, increasing */
-  int64_t sec;              /* capture time */
+  uint64_t frame; /* capture frame number, 1-based, increasing */
+  int64_t sec;    /* capture time */
   uint32_t nsec;
-  const ornic_frame *f;     /* decoded; its BTH must have been read. Only the extension
+  const ornic_frame *f; /* decoded; its BTH must have been read. Only the extension
                              * headers in f->ext.present are used (a frame
                              * cut by the snaplen is analysed as far as it goes) */
   /* Addresses of the IP header (or GRH). NULL: taken from f->ip when f->l3
@@ -94,66 +95,67 @@ typedef enum {
 
 /* Verdict flags. The first group are problems (ornic.analysis.flags): */
 enum {
-  ORNIC_AN_RETRANS = 1u << 0,      /* a repeat the sender was asked for (NAK, READ retry) or timed out on */
-  ORNIC_AN_DUP = 1u << 1,          /* a repeat nobody asked for */
-  ORNIC_AN_LOSS = 1u << 2,         /* this packet proves loss_count PSNs lost: a NAK, a READ retry, or
+  ORNIC_AN_RETRANS =
+      1u << 0,             /* a repeat the sender was asked for (NAK, READ retry) or timed out on */
+  ORNIC_AN_DUP = 1u << 1,  /* a repeat nobody asked for */
+  ORNIC_AN_LOSS = 1u << 2, /* this packet proves loss_count PSNs lost: a NAK, a READ retry, or
                                     * a retransmission whose original the capture never saw */
-  ORNIC_AN_NAK = 1u << 3,          /* a NAK: sequence error, RNR or fatal */
+  ORNIC_AN_NAK = 1u << 3,  /* a NAK: sequence error, RNR or fatal */
   ORNIC_AN_NOT_CAPTURED = 1u << 4, /* this ACK covers not_captured PSNs the capture never saw:
                                     * delivered, but missing from the file (a capture artefact) */
   ORNIC_AN_PROBLEMS = 0x1fu,
   /* Information: */
-  ORNIC_AN_ACK_STALE = 1u << 5,    /* an ACK whose PSN is before the cumulative PSN already acked
+  ORNIC_AN_ACK_STALE = 1u << 5,     /* an ACK whose PSN is before the cumulative PSN already acked
                                     * (ACKs cross a sprayed fabric too: reordered, ignored, 4.2) */
-  ORNIC_AN_OOO = 1u << 8,          /* a first arrival below the highest PSN: ooo_distance */
-  ORNIC_AN_PROBE = 1u << 9,        /* ORNIC request with A = 1 sent again on a timeout (4.2) */
-  ORNIC_AN_OTD_EXCEEDED = 1u << 10,/* this arrival is more than OTD past ePSN: the responder should
+  ORNIC_AN_OOO = 1u << 8,           /* a first arrival below the highest PSN: ooo_distance */
+  ORNIC_AN_PROBE = 1u << 9,         /* ORNIC request with A = 1 sent again on a timeout (4.2) */
+  ORNIC_AN_OTD_EXCEEDED = 1u << 10, /* this arrival is more than OTD past ePSN: the responder should
                                     * now declare loss (4.4 reason 1); hole_first/hole_count */
-  ORNIC_AN_ADDR = 1u << 11,        /* addr is the packet's placement (WRITE) / source (READ) address */
-  ORNIC_AN_ADDR_UNKNOWN = 1u << 12,/* the address exists but its WQE started before the capture */
-  ORNIC_AN_PMTU_UNKNOWN = 1u << 13,/* the address needs the PMTU, not known yet */
-  ORNIC_AN_WQE = 1u << 14,         /* wqe fields valid */
-  ORNIC_AN_NEW_WQE = 1u << 15,     /* this packet revealed a new WQE / message */
-  ORNIC_AN_ACK = 1u << 16,         /* a cumulative acknowledgement: ack_* fields valid */
-  ORNIC_AN_MSN = 1u << 17,         /* msn_delta valid */
-  ORNIC_AN_WQE_DONE = 1u << 18,    /* the responder completed WQE wqe_completed */
-  ORNIC_AN_SEQ = 1u << 19,         /* hpsn / epsn valid */
-  ORNIC_AN_ECN = 1u << 20,         /* IP ECN CE, or BTH FECN/BECN set */
-  ORNIC_AN_READ_RETRY = 1u << 21,  /* a READ request inside an earlier READ's range (4.5) */
+  ORNIC_AN_ADDR = 1u << 11, /* addr is the packet's placement (WRITE) / source (READ) address */
+  ORNIC_AN_ADDR_UNKNOWN = 1u << 12, /* the address exists but its WQE started before the capture */
+  ORNIC_AN_PMTU_UNKNOWN = 1u << 13, /* the address needs the PMTU, not known yet */
+  ORNIC_AN_WQE = 1u << 14,          /* wqe fields valid */
+  ORNIC_AN_NEW_WQE = 1u << 15,      /* this packet revealed a new WQE / message */
+  ORNIC_AN_ACK = 1u << 16,          /* a cumulative acknowledgement: ack_* fields valid */
+  ORNIC_AN_MSN = 1u << 17,          /* msn_delta valid */
+  ORNIC_AN_WQE_DONE = 1u << 18,     /* the responder completed WQE wqe_completed */
+  ORNIC_AN_SEQ = 1u << 19,          /* hpsn / epsn valid */
+  ORNIC_AN_ECN = 1u << 20,          /* IP ECN CE, or BTH FECN/BECN set */
+  ORNIC_AN_READ_RETRY = 1u << 21,   /* a READ request inside an earlier READ's range (4.5) */
   ORNIC_AN_BEFORE_CAPTURE = 1u << 22, /* about PSNs sent before the capture started: not judged */
-  ORNIC_AN_UNTRACKED = 1u << 23,   /* conversation table full: not analysed */
-  ORNIC_AN_PAIRED = 1u << 24       /* this packet paired the conversation's two QPs */
+  ORNIC_AN_UNTRACKED = 1u << 23,      /* conversation table full: not analysed */
+  ORNIC_AN_PAIRED = 1u << 24          /* this packet paired the conversation's two QPs */
 };
 
 typedef struct {
   uint32_t flags;
-  uint32_t conv;       /* conversation id, 1-based; 0 when not analysed */
-  uint8_t dir;         /* ORNIC_AN_DIR_*: the PSN space the packet belongs to */
-  uint8_t role;        /* ornic_an_role */
-  uint32_t pmtu;       /* known PMTU of the conversation, 0 unknown */
+  uint32_t conv; /* conversation id, 1-based; 0 when not analysed */
+  uint8_t dir;   /* ORNIC_AN_DIR_*: the PSN space the packet belongs to */
+  uint8_t role;  /* ornic_an_role */
+  uint32_t pmtu; /* known PMTU of the conversation, 0 unknown */
   /* sequence (requests and READ responses) */
-  uint32_t hpsn, epsn;       /* highest PSN seen before this packet; first PSN not yet seen */
-  uint32_t ooo_distance;     /* OOO / DUP / RETRANS: PSNs below the highest */
-  uint64_t first_frame;      /* DUP / RETRANS: the frame of the first copy (0 unknown) */
-  uint64_t asked_frame;      /* RETRANS: the NAK or READ retry that asked for it (0: timeout) */
+  uint32_t hpsn, epsn;   /* highest PSN seen before this packet; first PSN not yet seen */
+  uint32_t ooo_distance; /* OOO / DUP / RETRANS: PSNs below the highest */
+  uint64_t first_frame;  /* DUP / RETRANS: the frame of the first copy (0 unknown) */
+  uint64_t asked_frame;  /* RETRANS: the NAK or READ retry that asked for it (0: timeout) */
   uint32_t hole_first, hole_count; /* OTD_EXCEEDED: the missing PSNs from ePSN (of the first 256) */
   /* WQE / message */
-  uint64_t addr;             /* ADDR */
-  uint32_t wqe;              /* WQE number in the direction, 1-based */
+  uint64_t addr; /* ADDR */
+  uint32_t wqe;  /* WQE number in the direction, 1-based */
   uint32_t wqe_start_psn, wqe_last_psn, wqe_npkts, wqe_pkt; /* npkts 0: unknown */
   uint64_t wqe_start_addr;
   uint32_t wqe_len;
-  uint64_t wqe_frame;        /* frame that revealed the WQE (RETH) */
-  uint64_t read_frame;       /* READ response / retry: the READ request's frame */
+  uint64_t wqe_frame;  /* frame that revealed the WQE (RETH) */
+  uint64_t read_frame; /* READ response / retry: the READ request's frame */
   /* acknowledgement */
-  uint32_t ack_prev;         /* ACK: the cumulative PSN before this one */
-  uint32_t ack_newly;        /* ACK: PSNs newly acknowledged */
-  uint64_t ack_frame_of;     /* ACK: frame of the newest packet it newly covers (0 none seen) */
-  uint32_t not_captured_first, not_captured;  /* NOT_CAPTURED */
-  uint32_t loss_first_psn, loss_count;        /* LOSS */
-  uint32_t msn_delta;        /* MSN */
-  uint32_t wqe_completed;    /* WQE_DONE */
-  uint32_t nak_lost;         /* ORNIC NAK: size of the lost set (4.4) */
+  uint32_t ack_prev;     /* ACK: the cumulative PSN before this one */
+  uint32_t ack_newly;    /* ACK: PSNs newly acknowledged */
+  uint64_t ack_frame_of; /* ACK: frame of the newest packet it newly covers (0 none seen) */
+  uint32_t not_captured_first, not_captured; /* NOT_CAPTURED */
+  uint32_t loss_first_psn, loss_count;       /* LOSS */
+  uint32_t msn_delta;                        /* MSN */
+  uint32_t wqe_completed;                    /* WQE_DONE */
+  uint32_t nak_lost;                         /* ORNIC NAK: size of the lost set (4.4) */
   uint64_t reserved[4]; /* README.md "ABI policy"; ornic_analysis_add zeroes it */
 } ornic_an_verdict;
 
@@ -175,7 +177,7 @@ typedef struct {
   int64_t first_sec, last_sec;
   uint32_t first_nsec, last_nsec;
   bool have_psn;
-  uint32_t psn_first, psn_high;      /* first request PSN seen, highest request PSN */
+  uint32_t psn_first, psn_high; /* first request PSN seen, highest request PSN */
 } ornic_an_dir_stats;
 
 typedef struct {
@@ -191,7 +193,8 @@ typedef struct {
 
 /* Analyses one packet. out is always fully written. Returns ORNIC_OK, or
  * ORNIC_ERR_INVALID_ARG (NULL pointers, no BTH) with out zeroed. */
-ORNIC_API int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *out);
+ORNIC_API int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in,
+                                 ornic_an_verdict *out);
 
 /* Conversations: ids 1 .. count. A conversation that was merged into
  * another (its two QPs were found to be one pair) has merged_into set;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ORNIC_API marks the functions libornicproto exports from its shared
  * library. Everything else is compiled with hidden visibility
  * (-fvisibility=hidden), so that only the documented API can be linked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Whole RoCE frames: decode into a caller-owned struct, encode into a caller buffer. */
 #ifndef ORNIC_FRAME_H
 #define ORNIC_FRAME_H
@@ -56,7 +57,9 @@ typedef struct {
   uint8_t src[16], dst[16];
 } ornic_ip;
 
-typedef struct { uint16_t sport, dport, len, checksum; } ornic_udp;
+typedef struct {
+  uint16_t sport, dport, len, checksum;
+} ornic_udp;
 
 /* Native InfiniBand Local Route Header (IBA 7.7), 8 bytes; see ornic/ib.h. */
 typedef struct {
@@ -84,17 +87,17 @@ enum {
  * ORNIC_ERR_MALFORMED; a frame can break several (a short UDP length and
  * then a PadCnt that does not fit, ...). */
 enum {
-  ORNIC_MAL_IP_HEADER = 1u << 0,  /* D1: IP version or IPv4 IHL (< 5) wrong; nothing after it read */
-  ORNIC_MAL_IP_LEN = 1u << 1,     /* D3: the IP datagram ends before its UDP header does (IPv4
+  ORNIC_MAL_IP_HEADER = 1u << 0, /* D1: IP version or IPv4 IHL (< 5) wrong; nothing after it read */
+  ORNIC_MAL_IP_LEN = 1u << 1,    /* D3: the IP datagram ends before its UDP header does (IPv4
                                      total length < IHL*4 + 8, IPv6 payload length < 8); no UDP */
-  ORNIC_MAL_UDP_SHORT = 1u << 2,  /* D3: UDP length < the IP payload: bytes of the IP datagram
+  ORNIC_MAL_UDP_SHORT = 1u << 2, /* D3: UDP length < the IP payload: bytes of the IP datagram
                                      follow the UDP datagram (the iCRC is located by UDP) */
-  ORNIC_MAL_UDP_LONG = 1u << 3,   /* D3: UDP length > the IP payload: the iCRC is not located */
+  ORNIC_MAL_UDP_LONG = 1u << 3,  /* D3: UDP length > the IP payload: the iCRC is not located */
   ORNIC_MAL_ROCE_SHORT = 1u << 4, /* D3: the UDP payload (GRH payload) cannot hold a BTH and an
                                      iCRC, 16 bytes (UDP length < 24 included) */
-  ORNIC_MAL_EXT = 1u << 5,        /* D5: the opcode's extension headers do not fit before the iCRC */
-  ORNIC_MAL_PAD = 1u << 6,        /* D5: PadCnt exceeds the bytes after the headers */
-  ORNIC_MAL_PAYLOAD = 1u << 7,    /* D5: payload bytes on an opcode that carries none */
+  ORNIC_MAL_EXT = 1u << 5,     /* D5: the opcode's extension headers do not fit before the iCRC */
+  ORNIC_MAL_PAD = 1u << 6,     /* D5: PadCnt exceeds the bytes after the headers */
+  ORNIC_MAL_PAYLOAD = 1u << 7, /* D5: payload bytes on an opcode that carries none */
   ORNIC_MAL_NAK_BLOCKS = 1u << 8, /* D6: NAKETH nblocks is 0 */
   ORNIC_MAL_ALIGN = 1u << 9,      /* D7: an ORNIC opcode's BTH..iCRC is not whole 4-byte words */
   ORNIC_MAL_LRH_LEN = 1u << 10    /* D12: native IB: LRH PktLen cannot hold LRH [+ GRH] + BTH +
@@ -120,22 +123,22 @@ typedef struct {
   bool icrc_present;      /* the iCRC was located (icrc_off != 0) and captured */
   /* offsets from the start of the input */
   size_t l3_off, l4_off, bth_off, ext_off, payload_off;
-  size_t icrc_off;        /* 0 while the lengths do not locate the iCRC */
-  size_t roce_end;        /* end of the RoCE bytes per the lengths: the UDP datagram's end,
+  size_t icrc_off;    /* 0 while the lengths do not locate the iCRC */
+  size_t roce_end;    /* end of the RoCE bytes per the lengths: the UDP datagram's end,
                              or the IP datagram's if that comes first (GRH: its payload
                              length); just past the iCRC when icrc_off != 0. Set once the
                              UDP header (GRH) was read */
-  size_t caplen;          /* bytes given to decode */
-  uint16_t malformed;     /* ORNIC_MAL_* rules broken; 0 unless decode returned MALFORMED */
-  uint8_t layers;         /* ORNIC_LAYER_* read whole: the one test of "was X read" (an
+  size_t caplen;      /* bytes given to decode */
+  uint16_t malformed; /* ORNIC_MAL_* rules broken; 0 unless decode returned MALFORMED */
+  uint8_t layers;     /* ORNIC_LAYER_* read whole: the one test of "was X read" (an
                              offset of 0 is a valid offset; ornic_roce_decode's BTH is at 0) */
   /* Native InfiniBand (link ORNIC_LINK_IB); appended last so that the fields
    * above keep their offsets. The GRH, when LNH is 3, is in ip/l3/l3_off. */
-  ornic_lrh lrh;          /* valid when layers has ORNIC_LAYER_LRH */
-  uint16_t vcrc;          /* as on the wire: little-endian u16 of the 2 bytes */
-  bool vcrc_present;      /* the VCRC was located (vcrc_off != 0) and captured */
-  size_t vcrc_off;        /* lrh.pktlen * 4 once the LRH was read and PktLen covers it; else 0 */
-  uint64_t reserved[8];   /* README.md "ABI policy": later fields come from here; decode and
+  ornic_lrh lrh;        /* valid when layers has ORNIC_LAYER_LRH */
+  uint16_t vcrc;        /* as on the wire: little-endian u16 of the 2 bytes */
+  bool vcrc_present;    /* the VCRC was located (vcrc_off != 0) and captured */
+  size_t vcrc_off;      /* lrh.pktlen * 4 once the LRH was read and PktLen covers it; else 0 */
+  uint64_t reserved[8]; /* README.md "ABI policy": later fields come from here; decode and
                              ornic_frame_init zero it, encode ignores it */
 } ornic_frame;
 
@@ -203,7 +206,7 @@ enum {
  * The iCRC is not verified here: see ornic_icrc_verify. Never allocates. */
 #define ORNIC_UDP_PORT_ANY 0
 ORNIC_API int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
-                       uint16_t udp_port);
+                                 uint16_t udp_port);
 
 /* Same, but starts at the BTH of a UDP payload: layers has no ETH, L3 or UDP
  * bit, the BTH is at offset 0 (ORNIC_LAYER_BTH says whether it was read), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* BTH and extension headers: value structs and their byte-exact codecs.
  *
  * Every decoder has the form  int X_decode(X *out, const uint8_t *p, size_t len)
@@ -35,10 +36,10 @@ typedef ptrdiff_t ornic_ssize;
 
 typedef struct {
   uint8_t opcode;
-  uint8_t se;      /* 1 bit */
-  uint8_t m;       /* 1 bit, MigReq */
-  uint8_t padcnt;  /* 2 bits */
-  uint8_t tver;    /* 4 bits */
+  uint8_t se;     /* 1 bit */
+  uint8_t m;      /* 1 bit, MigReq */
+  uint8_t padcnt; /* 2 bits */
+  uint8_t tver;   /* 4 bits */
   uint16_t pkey;
   uint8_t fecn;    /* 1 bit; byte 4 is variant (masked by the iCRC) */
   uint8_t becn;    /* 1 bit */
@@ -49,28 +50,60 @@ typedef struct {
   uint32_t psn;    /* 24 bits */
 } ornic_bth;
 
-typedef struct { uint8_t resv; uint32_t een; } ornic_rdeth;
-typedef struct { uint32_t qkey; uint8_t resv; uint32_t srcqp; } ornic_deth;
-typedef struct { uint8_t resv; uint32_t xrcsrq; } ornic_xrceth;
-typedef struct { uint32_t value; } ornic_feth; /* kept whole: its sub-fields are IBA 1.5's business */
-typedef struct { uint64_t va; uint32_t rkey; uint32_t dmalen; } ornic_reth;
+typedef struct {
+  uint8_t resv;
+  uint32_t een;
+} ornic_rdeth;
+typedef struct {
+  uint32_t qkey;
+  uint8_t resv;
+  uint32_t srcqp;
+} ornic_deth;
+typedef struct {
+  uint8_t resv;
+  uint32_t xrcsrq;
+} ornic_xrceth;
+typedef struct {
+  uint32_t value;
+} ornic_feth; /* kept whole: its sub-fields are IBA 1.5's business */
+typedef struct {
+  uint64_t va;
+  uint32_t rkey;
+  uint32_t dmalen;
+} ornic_reth;
 /* ORNIC: byte offset of this packet's payload within its WQE. */
-typedef struct { uint32_t offset; } ornic_offeth;
-typedef struct { uint64_t va; uint32_t rkey; uint64_t swap_add; uint64_t compare; } ornic_atomiceth;
-typedef struct { uint8_t syndrome; uint32_t msn; } ornic_aeth;
-typedef struct { uint64_t orig; } ornic_atomicacketh;
+typedef struct {
+  uint32_t offset;
+} ornic_offeth;
+typedef struct {
+  uint64_t va;
+  uint32_t rkey;
+  uint64_t swap_add;
+  uint64_t compare;
+} ornic_atomiceth;
+typedef struct {
+  uint8_t syndrome;
+  uint32_t msn;
+} ornic_aeth;
+typedef struct {
+  uint64_t orig;
+} ornic_atomicacketh;
 
 /* ORNIC ACK extension (OACKETH) flags. */
 enum {
   ORNIC_OACK_ADDR_CACHED = 0x01, /* responder holds Start_Addr of the WQE in flight */
   ORNIC_OACK_WQE_DONE = 0x02     /* the cumulative PSN completes a WQE (MSN advanced) */
 };
-typedef struct { uint8_t flags; uint8_t resv; uint16_t count; } ornic_oacketh;
+typedef struct {
+  uint8_t flags;
+  uint8_t resv;
+  uint16_t count;
+} ornic_oacketh;
 
 /* ORNIC NAK reasons. */
 enum {
-  ORNIC_NAKETH_OTD_EXCEEDED = 1, /* a packet arrived more than OTD past the expected PSN */
-  ORNIC_NAKETH_TIMEOUT = 2,      /* responder-side timer, nothing newer arrived */
+  ORNIC_NAKETH_OTD_EXCEEDED = 1,   /* a packet arrived more than OTD past the expected PSN */
+  ORNIC_NAKETH_TIMEOUT = 2,        /* responder-side timer, nothing newer arrived */
   ORNIC_NAKETH_LAST_INCOMPLETE = 3 /* Last arrived but the WQE has holes */
 };
 #define ORNIC_NAKETH_FIXED_LEN 12
@@ -90,9 +123,15 @@ typedef struct {
   uint32_t limit_psn;   /* 24 bits */
   const uint8_t *bitmap;
 } ornic_naketh;
-typedef struct { uint32_t data; } ornic_immdt;
-typedef struct { uint32_t rkey; } ornic_ieth;
-typedef struct { uint8_t resv[16]; } ornic_cnp;
+typedef struct {
+  uint32_t data;
+} ornic_immdt;
+typedef struct {
+  uint32_t rkey;
+} ornic_ieth;
+typedef struct {
+  uint8_t resv[16];
+} ornic_cnp;
 
 /* All extension headers of one packet; `present` says which are valid. */
 typedef struct {
@@ -120,11 +159,13 @@ ORNIC_API ornic_ssize ornic_bth_encode(uint8_t *out, size_t cap, const ornic_bth
  * decode also sets the bit in ext->present; NAKETH additionally returns
  * ORNIC_ERR_MALFORMED for a block count of 0. */
 ORNIC_API int ornic_ext_decode_one(ornic_ext *ext, uint16_t hdr_bit, const uint8_t *p, size_t len);
-ORNIC_API ornic_ssize ornic_ext_encode_one(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdr_bit);
+ORNIC_API ornic_ssize ornic_ext_encode_one(uint8_t *out, size_t cap, const ornic_ext *ext,
+                                           uint16_t hdr_bit);
 
 /* Every header in `hdrs`, in wire order. decode returns the total consumed. */
 ORNIC_API int ornic_ext_decode(ornic_ext *ext, uint16_t hdrs, const uint8_t *p, size_t len);
-ORNIC_API ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdrs);
+ORNIC_API ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *ext,
+                                       uint16_t hdrs);
 /* Bytes `hdrs` take on the wire for this ext (NAKETH depends on nblocks). */
 ORNIC_API size_t ornic_ext_size(const ornic_ext *ext, uint16_t hdrs);
 
@@ -190,8 +231,8 @@ ORNIC_API const char *ornic_naketh_reason_name(uint8_t reason);
  * `nak` must stay valid while the iterator is used. Never allocates. */
 typedef struct {
   const ornic_naketh *nak;
-  uint32_t span; /* ornic_naketh_lost_span */
-  uint32_t d;    /* next distance from Base to look at */
+  uint32_t span;        /* ornic_naketh_lost_span */
+  uint32_t d;           /* next distance from Base to look at */
   uint64_t reserved[2]; /* README.md "ABI policy" */
 } ornic_naketh_lost_iter;
 ORNIC_API void ornic_naketh_lost_begin(ornic_naketh_lost_iter *it, const ornic_naketh *nak);

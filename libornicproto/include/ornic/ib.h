@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Native InfiniBand: the Local Route Header and the variant CRC.
  *
  * A native IB packet (link ORNIC_LINK_IB, pcap LINKTYPE_INFINIBAND) is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The IBA invariant CRC (RoCEv2, RoCEv1 and native InfiniBand) and the
  * CRC-32 backend under it. docs/PROTOCOL.md 2.6 (RoCE) and 2.7 (native IB)
  * list the bytes covered and the fields masked. */
@@ -36,8 +37,8 @@ ORNIC_API const char *ornic_crc32_backend(void);
  * before the BTH's end, or a bth_off that is not where the header bytes put
  * the BTH (IPv4 version != 4 or IHL < 5, IPv6 version != 6). *icrc is
  * written only on ORNIC_OK. Never allocates. */
-ORNIC_API int ornic_icrc_compute_at(const uint8_t *l3, size_t len, ornic_l3 l3_kind,
-                                    size_t bth_off, size_t icrc_off, uint32_t *icrc);
+ORNIC_API int ornic_icrc_compute_at(const uint8_t *l3, size_t len, ornic_l3 l3_kind, size_t bth_off,
+                                    size_t icrc_off, uint32_t *icrc);
 
 /* The same for a native InfiniBand packet, from its LRH. The LNH (lrh[1]
  * bits 1:0) places the BTH: 2 at offset 8, 3 after the GRH at 48.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Field layouts of the BTH and of every extension header: where each field
  * sits in its header's bytes, for readers that show or edit raw bytes (a
  * Wireshark dissector, a hex annotator) and want the library's layout

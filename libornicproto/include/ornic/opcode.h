@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The BTH opcode table: one row per opcode, shared by every tool. */
 #ifndef ORNIC_OPCODE_H
 #define ORNIC_OPCODE_H
@@ -14,20 +15,20 @@ extern "C" {
  * the order of these bits (lowest first), which holds for every IBA and ORNIC
  * opcode; the table relies on it. */
 enum {
-  ORNIC_HDR_RDETH = 1u << 0,      /* 4 B, RD only */
-  ORNIC_HDR_DETH = 1u << 1,       /* 8 B */
-  ORNIC_HDR_XRCETH = 1u << 2,     /* 4 B, XRC only */
-  ORNIC_HDR_FETH = 1u << 3,       /* 4 B, RC FLUSH */
-  ORNIC_HDR_RETH = 1u << 4,       /* 16 B */
-  ORNIC_HDR_OFFETH = 1u << 5,     /* 4 B, ORNIC: payload byte offset in WQE */
-  ORNIC_HDR_ATOMICETH = 1u << 6,  /* 28 B */
-  ORNIC_HDR_AETH = 1u << 7,       /* 4 B */
+  ORNIC_HDR_RDETH = 1u << 0,        /* 4 B, RD only */
+  ORNIC_HDR_DETH = 1u << 1,         /* 8 B */
+  ORNIC_HDR_XRCETH = 1u << 2,       /* 4 B, XRC only */
+  ORNIC_HDR_FETH = 1u << 3,         /* 4 B, RC FLUSH */
+  ORNIC_HDR_RETH = 1u << 4,         /* 16 B */
+  ORNIC_HDR_OFFETH = 1u << 5,       /* 4 B, ORNIC: payload byte offset in WQE */
+  ORNIC_HDR_ATOMICETH = 1u << 6,    /* 28 B */
+  ORNIC_HDR_AETH = 1u << 7,         /* 4 B */
   ORNIC_HDR_ATOMICACKETH = 1u << 8, /* 8 B */
-  ORNIC_HDR_OACKETH = 1u << 9,    /* 4 B, ORNIC ACK flags + aggregation */
-  ORNIC_HDR_NAKETH = 1u << 10,    /* 12 B + 2 B per bitmap block, ORNIC NAK */
-  ORNIC_HDR_IMMDT = 1u << 11,     /* 4 B */
-  ORNIC_HDR_IETH = 1u << 12,      /* 4 B */
-  ORNIC_HDR_CNP = 1u << 13        /* 16 reserved bytes of a RoCEv2 CNP */
+  ORNIC_HDR_OACKETH = 1u << 9,      /* 4 B, ORNIC ACK flags + aggregation */
+  ORNIC_HDR_NAKETH = 1u << 10,      /* 12 B + 2 B per bitmap block, ORNIC NAK */
+  ORNIC_HDR_IMMDT = 1u << 11,       /* 4 B */
+  ORNIC_HDR_IETH = 1u << 12,        /* 4 B */
+  ORNIC_HDR_CNP = 1u << 13          /* 16 reserved bytes of a RoCEv2 CNP */
 };
 #define ORNIC_HDR_COUNT 14
 
@@ -77,25 +78,25 @@ enum {
 
 /* Role flags of an opcode, for tools that follow conversations. */
 enum {
-  ORNIC_OPF_PAYLOAD = 1u << 0,   /* may carry payload bytes */
-  ORNIC_OPF_REQUEST = 1u << 1,   /* requester -> responder */
-  ORNIC_OPF_RESPONSE = 1u << 2,  /* responder -> requester */
-  ORNIC_OPF_FIRST = 1u << 3,     /* starts a message */
-  ORNIC_OPF_LAST = 1u << 4,      /* ends a message (Only = FIRST|LAST) */
-  ORNIC_OPF_OOO = 1u << 5,       /* ORNIC out-of-order opcode */
+  ORNIC_OPF_PAYLOAD = 1u << 0,  /* may carry payload bytes */
+  ORNIC_OPF_REQUEST = 1u << 1,  /* requester -> responder */
+  ORNIC_OPF_RESPONSE = 1u << 2, /* responder -> requester */
+  ORNIC_OPF_FIRST = 1u << 3,    /* starts a message */
+  ORNIC_OPF_LAST = 1u << 4,     /* ends a message (Only = FIRST|LAST) */
+  ORNIC_OPF_OOO = 1u << 5,      /* ORNIC out-of-order opcode */
   ORNIC_OPF_WRITE = 1u << 6,
   ORNIC_OPF_READ = 1u << 7,
   ORNIC_OPF_SEND = 1u << 8,
   ORNIC_OPF_ATOMIC = 1u << 9,
-  ORNIC_OPF_ACK = 1u << 10       /* acknowledgement (ACK, NAK, atomic ACK) */
+  ORNIC_OPF_ACK = 1u << 10 /* acknowledgement (ACK, NAK, atomic ACK) */
 };
 
 typedef struct {
-  const char *name;      /* "RC RDMA WRITE First", "ORNIC OOO WRITE Spot"; NULL if unknown */
+  const char *name;       /* "RC RDMA WRITE First", "ORNIC OOO WRITE Spot"; NULL if unknown */
   const char *short_name; /* "RC_RDMA_WRITE_FIRST", as Scapy/kernel spell them */
-  uint16_t hdrs;         /* ORNIC_HDR_* mask, in wire order by bit */
-  uint16_t flags;        /* ORNIC_OPF_* */
-  uint8_t transport;     /* ornic_transport */
+  uint16_t hdrs;          /* ORNIC_HDR_* mask, in wire order by bit */
+  uint16_t flags;         /* ORNIC_OPF_* */
+  uint8_t transport;      /* ornic_transport */
 } ornic_opcode_info;
 
 /* Never NULL: an opcode with no defined layout has name == NULL and hdrs == 0. */

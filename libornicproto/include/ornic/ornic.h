@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libornicproto: byte-exact codec for RoCEv2 and the ORNIC out-of-order extension.
  * The wire format is specified in docs/PROTOCOL.md. */
 #ifndef ORNIC_ORNIC_H

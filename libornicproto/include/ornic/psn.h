@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 24-bit packet sequence number arithmetic (IBA PSNs wrap at 2^24). */
 #ifndef ORNIC_PSN_H
 #define ORNIC_PSN_H

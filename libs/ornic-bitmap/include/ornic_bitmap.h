@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ORNIC receive bitmap (docs/PROTOCOL.md 4.7), one implementation shared by
  * the pcapgen responder (and the OOO READ requester) and the bitmap-model
  * experiment of issue 6.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Numbers on the command line, one parser for every program of the tree
  * (ornic-decode, ornic-pcapgen, ornic-examples, ornic-bitmap-sim,
  * ornic-bench): decimal or 0x-hex, never octal ("010" is ten), no sign, no
@@ -21,7 +22,6 @@ int cli_parse_size(const char *s, uint64_t min, uint64_t max, uint64_t *out, cha
 
 /* A finite decimal number (123, 0.5, 1e-3) in [min, max]; no hex, no inf or
  * nan. */
-int cli_parse_double(const char *s, double min, double max, double *out, char *why,
-                     size_t why_cap);
+int cli_parse_double(const char *s, double min, double max, double *out, char *why, size_t why_cap);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Packet -> engine input. The engine keys packets by the IP (or GRH)
  * addresses of the decoded frame and the BTH DestQP. */
 #include "analysis.h"
@@ -5,10 +6,7 @@
 void dec_analyse(ornic_analysis *a, dec_packet *pk) {
   pk->analysed = false;
   if (pk->cls != DEC_CLASS_ROCE || !pk->has_bth) return;
-  ornic_an_input in = {.frame = pk->frame,
-                       .sec = pk->sec,
-                       .nsec = pk->nsec,
-                       .f = &pk->f};
+  ornic_an_input in = {.frame = pk->frame, .sec = pk->sec, .nsec = pk->nsec, .f = &pk->f};
   pk->analysed = ornic_analysis_add(a, &in, &pk->an) == ORNIC_OK;
 }
 

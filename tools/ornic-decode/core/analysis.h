@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The link to libornicproto's conversation-analysis engine (ornic/analysis.h):
  * which packets it sees, and the per-packet verdict's text forms. Every
  * per-QP judgement (out of order, duplicate, retransmission, loss, ...) is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libpcap reader. The offset of a damaged record is what a user needs to
  * cut a file back to its good part (head -c), so it is tracked per record:
  * for pcap it is computed (file header + record headers + captured bytes),
@@ -92,8 +93,10 @@ int dec_capture_next(dec_capture *c, const struct pcap_pkthdr **hdr, const uint8
   int rc = pcap_next_ex(c->pcap, &h, data);
   if (rc == 1) {
     c->records++;
-    if (c->pcapng && !offset_by_rescan(c)) c->next_off = dec_input_tell(&c->in);
-    else c->next_off += c->rec_hdr_len + h->caplen;
+    if (c->pcapng && !offset_by_rescan(c))
+      c->next_off = dec_input_tell(&c->in);
+    else
+      c->next_off += c->rec_hdr_len + h->caplen;
     *hdr = h;
     return 1;
   }
@@ -130,8 +133,10 @@ static void damage_reason(const dec_capture *c, char *buf, size_t len) {
   const char *z = dec_input_error(&c->in);
   const char *p = pcap_geterr(c->pcap);
   if (trailer_after_last(c))
-    snprintf(buf, len, "%s after the last packet: every record was read whole, but the data may "
-             "be corrupt", dec_input_trailer_error(&c->in));
+    snprintf(buf, len,
+             "%s after the last packet: every record was read whole, but the data may "
+             "be corrupt",
+             dec_input_trailer_error(&c->in));
   else if (z && strncmp(p, "error reading dump file", 23) == 0)
     snprintf(buf, len, "%s", z);
   else

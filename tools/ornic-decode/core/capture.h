@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capture files through libpcap: pcap (micro- or nanosecond) and pcapng,
  * plain or gzip, from a path or stdin; packets with nanosecond timestamps;
  * and, when a file turns out damaged, where. */

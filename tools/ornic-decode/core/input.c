@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Input stream: plain files go to libpcap as they are (seekable, so ftell
  * works and stdio reads straight from the page cache). Pipes and gzip files
  * go through a fopencookie() stream, which replays the bytes we peeked at
@@ -14,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define DEC_RAW_BUF (256u * 1024u)  /* compressed / piped bytes read at once */
+#define DEC_RAW_BUF (256u * 1024u)   /* compressed / piped bytes read at once */
 #define DEC_STDIO_BUF (256u * 1024u) /* stdio buffer libpcap reads through (fits L2) */
 
 struct dec_source {
@@ -25,7 +26,7 @@ struct dec_source {
   bool failed;
   const char *trailer_error; /* failed on a gzip member's CRC-32 or length check: which */
   z_stream z;
-  uint8_t *raw;     /* raw input; its first bytes are the peeked prefix */
+  uint8_t *raw; /* raw input; its first bytes are the peeked prefix */
   size_t raw_pos, raw_len;
   uint64_t out_pos; /* bytes handed to stdio so far */
   uint8_t magic[4];
@@ -115,10 +116,14 @@ static ssize_t src_inflate(dec_source *s, char *buf, size_t size) {
   s->z.avail_out = (uInt)(size < 0x40000000u ? size : 0x40000000u);
   int zr = inflate(&s->z, Z_NO_FLUSH);
   size_t produced = (size_t)((Bytef *)s->z.next_out - (Bytef *)buf);
-  if (zr == Z_STREAM_END) s->member_done = true;
-  else if (zr != Z_OK && zr != Z_BUF_ERROR) src_inflate_failed(s, zr);
-  if (produced) src_account(s, buf, produced);
-  else if (s->failed) return -1;
+  if (zr == Z_STREAM_END)
+    s->member_done = true;
+  else if (zr != Z_OK && zr != Z_BUF_ERROR)
+    src_inflate_failed(s, zr);
+  if (produced)
+    src_account(s, buf, produced);
+  else if (s->failed)
+    return -1;
   return (ssize_t)produced;
 }
 
@@ -306,6 +311,4 @@ const char *dec_input_trailer_error(const dec_input *in) {
   return in->src && in->src->failed ? in->src->trailer_error : NULL;
 }
 
-uint64_t dec_input_yielded(const dec_input *in) {
-  return in->src ? in->src->out_pos : 0;
-}
+uint64_t dec_input_yielded(const dec_input *in) { return in->src ? in->src->out_pos : 0; }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The byte stream under the capture reader: a file or stdin, plain or
  * gzip-compressed, handed to libpcap as a FILE*. */
 #ifndef DEC_INPUT_H
@@ -11,14 +12,14 @@
 typedef struct dec_source dec_source;
 
 typedef struct {
-  FILE *fp;           /* give to libpcap, which fclose()s it */
-  const char *name;   /* for messages: the path, or "<stdin>" */
-  bool gzip;          /* fp yields the decompressed bytes */
-  bool seekable;      /* fp is the plain file itself */
-  uint64_t start;     /* file position the capture starts at (stdin may be mid-file) */
-  dec_source *src;    /* stream state behind fp when not a plain file; owned by fp */
-  char *iobuf;        /* fp's stdio buffer: free with dec_input_free_buffer after fclose */
-  uint8_t magic[4];   /* first bytes of a plain file */
+  FILE *fp;         /* give to libpcap, which fclose()s it */
+  const char *name; /* for messages: the path, or "<stdin>" */
+  bool gzip;        /* fp yields the decompressed bytes */
+  bool seekable;    /* fp is the plain file itself */
+  uint64_t start;   /* file position the capture starts at (stdin may be mid-file) */
+  dec_source *src;  /* stream state behind fp when not a plain file; owned by fp */
+  char *iobuf;      /* fp's stdio buffer: free with dec_input_free_buffer after fclose */
+  uint8_t magic[4]; /* first bytes of a plain file */
   size_t magic_len;
 } dec_input;
 

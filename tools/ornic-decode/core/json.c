@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One JSON object per line, keys after Wireshark's infiniband.* fields.
  * 64-bit values (RETH/AtomicETH VA, atomic operands) are hex strings: JSON
  * numbers lose precision above 2^53 in most parsers. The timestamp is a
@@ -147,7 +148,10 @@ static void put_atomiceth(dec_out *o, const ornic_atomiceth *a, bool *outer) {
 static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, bool *outer) {
   bool f;
   switch (bit) {
-  case ORNIC_HDR_RDETH: obj_open(o, K("rdeth"), outer, &f); num(o, K("een"), e->rdeth.een, &f); break;
+  case ORNIC_HDR_RDETH:
+    obj_open(o, K("rdeth"), outer, &f);
+    num(o, K("een"), e->rdeth.een, &f);
+    break;
   case ORNIC_HDR_DETH:
     obj_open(o, K("deth"), outer, &f);
     num(o, K("q_key"), e->deth.qkey, &f);
@@ -157,7 +161,10 @@ static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, bool *outer) {
     obj_open(o, K("xrceth"), outer, &f);
     num(o, K("xrcsrq"), e->xrceth.xrcsrq, &f);
     break;
-  case ORNIC_HDR_FETH: obj_open(o, K("feth"), outer, &f); num(o, K("value"), e->feth.value, &f); break;
+  case ORNIC_HDR_FETH:
+    obj_open(o, K("feth"), outer, &f);
+    num(o, K("value"), e->feth.value, &f);
+    break;
   case ORNIC_HDR_RETH:
     obj_open(o, K("reth"), outer, &f);
     hexstr(o, K("va"), e->reth.va, 16, &f);
@@ -284,8 +291,10 @@ static void put_transport(dec_out *o, const dec_packet *pk, bool *f) {
 /* A frame number, null when 0 (unknown). */
 static void frame_ref(dec_out *o, const char *k, size_t n, uint64_t v, bool *first) {
   key(o, k, n, first);
-  if (v) dec_out_u64(o, v);
-  else dec_out_lit(o, "null");
+  if (v)
+    dec_out_u64(o, v);
+  else
+    dec_out_lit(o, "null");
 }
 
 static void put_an_flags(dec_out *o, uint32_t flags, bool *outer) {
@@ -358,10 +367,12 @@ static void put_analysis(dec_out *o, const dec_packet *pk, bool *outer) {
     num(o, K("hpsn"), v->hpsn, &f);
     num(o, K("epsn"), v->epsn, &f);
   }
-  if (fl & (ORNIC_AN_OOO | ORNIC_AN_DUP | ORNIC_AN_RETRANS)) num(o, K("ooo_distance"), v->ooo_distance, &f);
+  if (fl & (ORNIC_AN_OOO | ORNIC_AN_DUP | ORNIC_AN_RETRANS))
+    num(o, K("ooo_distance"), v->ooo_distance, &f);
   if (fl & (ORNIC_AN_DUP | ORNIC_AN_RETRANS)) frame_ref(o, K("first_frame"), v->first_frame, &f);
   if (fl & ORNIC_AN_RETRANS) frame_ref(o, K("asked_frame"), v->asked_frame, &f);
-  if (fl & ORNIC_AN_OTD_EXCEEDED) put_an_run(o, K("hole"), K("first_psn"), v->hole_first, v->hole_count, &f);
+  if (fl & ORNIC_AN_OTD_EXCEEDED)
+    put_an_run(o, K("hole"), K("first_psn"), v->hole_first, v->hole_count, &f);
   if (fl & ORNIC_AN_ADDR) hexstr(o, K("addr"), v->addr, 16, &f);
   if (fl & ORNIC_AN_WQE) put_an_wqe(o, v, &f);
   if (v->read_frame) num(o, K("read_frame"), v->read_frame, &f);
@@ -375,10 +386,12 @@ static void put_analysis(dec_out *o, const dec_packet *pk, bool *outer) {
   }
   if (fl & ORNIC_AN_NOT_CAPTURED)
     put_an_run(o, K("not_captured"), K("first"), v->not_captured_first, v->not_captured, &f);
-  if (fl & ORNIC_AN_LOSS) put_an_run(o, K("loss"), K("first_psn"), v->loss_first_psn, v->loss_count, &f);
+  if (fl & ORNIC_AN_LOSS)
+    put_an_run(o, K("loss"), K("first_psn"), v->loss_first_psn, v->loss_count, &f);
   if (fl & ORNIC_AN_MSN) num(o, K("msn_delta"), v->msn_delta, &f);
   if (fl & ORNIC_AN_WQE_DONE) num(o, K("wqe_completed"), v->wqe_completed, &f);
-  if ((fl & ORNIC_AN_NAK) && (pk->f.ext.present & ORNIC_HDR_NAKETH)) num(o, K("nak_lost"), v->nak_lost, &f);
+  if ((fl & ORNIC_AN_NAK) && (pk->f.ext.present & ORNIC_HDR_NAKETH))
+    num(o, K("nak_lost"), v->nak_lost, &f);
   dec_out_char(o, '}');
 }
 
@@ -390,8 +403,10 @@ void dec_json_packet(dec_out *o, const dec_packet *pk) {
   if (pk->has_bth) put_transport(o, pk, &f);
   if (dec_has_verdict(pk)) put_analysis(o, pk, &f);
   key(o, K("error"), &f);
-  if (pk->error) dec_out_json_str(o, pk->error);
-  else dec_out_lit(o, "null");
+  if (pk->error)
+    dec_out_json_str(o, pk->error);
+  else
+    dec_out_lit(o, "null");
   dec_out_char(o, '}');
   dec_out_eol(o);
 }

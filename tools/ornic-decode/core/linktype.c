@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Link types. Ethernet (with its optional 802.1Q tag and RoCEv1's EtherType
  * 0x8915) is the library's business; raw IP starts at byte 0. Linux cooked
  * captures (`tcpdump -i any`) carry a protocol field instead of an Ethernet
@@ -9,9 +10,9 @@
 
 #include <pcap/pcap.h>
 
-#define SLL_LEN 16      /* pkttype 2, hatype 2, halen 2, addr 8, protocol 2 */
+#define SLL_LEN 16 /* pkttype 2, hatype 2, halen 2, addr 8, protocol 2 */
 #define SLL_PROTO_OFF 14
-#define SLL2_LEN 20     /* protocol 2, resv 2, ifindex 4, hatype 2, pkttype 1, halen 1, addr 8 */
+#define SLL2_LEN 20 /* protocol 2, resv 2, ifindex 4, hatype 2, pkttype 1, halen 1, addr 8 */
 #define SLL2_PROTO_OFF 0
 #define VLAN_TAG_LEN 4
 #define LINKTYPE_RAW_VALUE 101 /* what libpcap maps to DLT_RAW; accepted in case it does not */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Capture link types ornic-decode accepts, and where in each frame the
  * codec library starts decoding. */
 #ifndef DEC_LINKTYPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output buffer and hand-written formatters (see outbuf.h for why). */
 #include "outbuf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A large output buffer with allocation-free formatters for the per-packet
  * printers. printf re-parses its format for every field; at millions of
  * lines that parsing dominates, so numbers are formatted by hand here and

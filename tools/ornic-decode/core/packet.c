@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Frame -> verdict. The library says what it could read; this file decides
  * what that means for a capture: a frame cut by the capture's snaplen
  * (caplen < original length) is normal and shown as far as it goes, while a
@@ -15,12 +16,11 @@ static const char *const skip_texts[DEC_SKIP_COUNT] = {
     [DEC_SKIP_FRAGMENT] = "IPv4 fragment",
     [DEC_SKIP_SNAPLEN] = "cut by snaplen before the BTH",
     [DEC_SKIP_UNSUPPORTED] = "unsupported by the decoder"};
-static const char *const skip_keys[DEC_SKIP_COUNT] = {
-    [DEC_SKIP_NONE] = "",
-    [DEC_SKIP_NOT_ROCE] = "not_roce",
-    [DEC_SKIP_FRAGMENT] = "ipv4_fragment",
-    [DEC_SKIP_SNAPLEN] = "snaplen_before_bth",
-    [DEC_SKIP_UNSUPPORTED] = "unsupported"};
+static const char *const skip_keys[DEC_SKIP_COUNT] = {[DEC_SKIP_NONE] = "",
+                                                      [DEC_SKIP_NOT_ROCE] = "not_roce",
+                                                      [DEC_SKIP_FRAGMENT] = "ipv4_fragment",
+                                                      [DEC_SKIP_SNAPLEN] = "snaplen_before_bth",
+                                                      [DEC_SKIP_UNSUPPORTED] = "unsupported"};
 
 const char *dec_skip_text(dec_skip s) { return s < DEC_SKIP_COUNT ? skip_texts[s] : "?"; }
 const char *dec_skip_key(dec_skip s) { return s < DEC_SKIP_COUNT ? skip_keys[s] : "?"; }
@@ -35,8 +35,8 @@ static void error_truncated(dec_packet *pk) {
   const ornic_frame *f = &pk->f;
   if (f->roce_end)
     snprintf(pk->errbuf, sizeof pk->errbuf,
-             "truncated: the frame has %u bytes but its IP/UDP lengths end at byte %zu",
-             pk->caplen, pk->link_off + f->roce_end);
+             "truncated: the frame has %u bytes but its IP/UDP lengths end at byte %zu", pk->caplen,
+             pk->link_off + f->roce_end);
   else
     snprintf(pk->errbuf, sizeof pk->errbuf, "truncated: the %u-byte frame ends inside a header",
              pk->caplen);
@@ -86,10 +86,14 @@ static void check_icrc(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t 
     pk->icrc = pk->icrc_want == pk->f.icrc ? DEC_ICRC_OK : DEC_ICRC_BAD;
   }
   /* Native InfiniBand: the VCRC the same way (--no-icrc skips it too). */
-  if (!pk->f.vcrc_present) pk->vcrc = DEC_ICRC_NA;
-  else if (!cfg->verify_icrc) pk->vcrc = DEC_ICRC_UNCHECKED;
-  else if (ornic_vcrc_compute(&pk->f, l2, &pk->vcrc_want) != ORNIC_OK) pk->vcrc = DEC_ICRC_NA;
-  else pk->vcrc = pk->vcrc_want == pk->f.vcrc ? DEC_ICRC_OK : DEC_ICRC_BAD;
+  if (!pk->f.vcrc_present)
+    pk->vcrc = DEC_ICRC_NA;
+  else if (!cfg->verify_icrc)
+    pk->vcrc = DEC_ICRC_UNCHECKED;
+  else if (ornic_vcrc_compute(&pk->f, l2, &pk->vcrc_want) != ORNIC_OK)
+    pk->vcrc = DEC_ICRC_NA;
+  else
+    pk->vcrc = pk->vcrc_want == pk->f.vcrc ? DEC_ICRC_OK : DEC_ICRC_BAD;
 }
 
 static void classify(dec_packet *pk) {

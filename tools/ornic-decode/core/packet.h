@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One captured frame run through the codec, with the verdicts every output
  * needs: RoCE or skipped (and why), error text, iCRC state. */
 #ifndef DEC_PACKET_H
@@ -19,9 +20,9 @@ typedef enum {
 
 typedef enum {
   DEC_SKIP_NONE,
-  DEC_SKIP_NOT_ROCE,   /* another protocol, UDP port or link-layer type */
-  DEC_SKIP_FRAGMENT,   /* an IPv4 fragment: the UDP datagram is not whole */
-  DEC_SKIP_SNAPLEN,    /* snaplen cut the frame before its BTH */
+  DEC_SKIP_NOT_ROCE, /* another protocol, UDP port or link-layer type */
+  DEC_SKIP_FRAGMENT, /* an IPv4 fragment: the UDP datagram is not whole */
+  DEC_SKIP_SNAPLEN,  /* snaplen cut the frame before its BTH */
   DEC_SKIP_UNSUPPORTED,
   DEC_SKIP_COUNT
 } dec_skip;
@@ -38,7 +39,7 @@ typedef struct {
   uint16_t udp_port; /* 0: 4791 */
   bool verify_icrc;
   uint32_t pmtu; /* the QPs' PMTU when given (--pmtu), for lint rules L11, L12; else 0 */
-  bool pcapng;  /* timestamps are pcapng's 64-bit ones, not a pcap record's 32-bit seconds */
+  bool pcapng;   /* timestamps are pcapng's 64-bit ones, not a pcap record's 32-bit seconds */
 } dec_decode_cfg;
 
 typedef struct {
@@ -46,8 +47,8 @@ typedef struct {
   int64_t sec;
   uint32_t nsec;
   uint32_t caplen, wire_len;
-  size_t link_off;  /* bytes of link header before what the library decoded */
-  bool snap_cut;    /* caplen < wire_len: the capture kept only a prefix */
+  size_t link_off; /* bytes of link header before what the library decoded */
+  bool snap_cut;   /* caplen < wire_len: the capture kept only a prefix */
   dec_class cls;
   dec_skip skip;
   int rc;           /* ornic_frame_decode's result */
@@ -58,13 +59,13 @@ typedef struct {
   bool has_payload; /* f.payload_len / payload_caplen valid */
   dec_icrc icrc;
   uint32_t icrc_want;
-  dec_icrc vcrc;       /* native InfiniBand: the VCRC's state, as icrc's; else n/a */
+  dec_icrc vcrc; /* native InfiniBand: the VCRC's state, as icrc's; else n/a */
   uint16_t vcrc_want;
   uint32_t warnings; /* ORNIC_LINT_* (ornic/lint.h) */
   const char *error; /* NULL, or text (may point into errbuf) */
-  char errbuf[320]; /* several malformed rules can be named at once */
+  char errbuf[320];  /* several malformed rules can be named at once */
   ornic_frame f;
-  bool analysed;      /* an valid: the conversation engine saw the packet (analysis.h) */
+  bool analysed; /* an valid: the conversation engine saw the packet (analysis.h) */
   ornic_an_verdict an;
 } dec_packet;
 

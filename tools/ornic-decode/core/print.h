@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-packet output: one text line, or one JSON object per line. */
 #ifndef DEC_PRINT_H
 #define DEC_PRINT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Statistics collection: counters over the whole capture. Everything per
  * queue pair (order, duplicates, loss, ...) is the conversation engine's
  * (analysis.c); its counters are read at report time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* --stats: counters over the whole capture, plus the conversation engine's
  * per-conversation, per-direction counters (ornic/analysis.h). */
 #ifndef DEC_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The --stats summary, as text for people or one JSON object. Conversations
  * are the analysis engine's, listed by id (the order they were first seen),
  * so two runs diff cleanly; conversations merged into another are not
@@ -24,7 +25,8 @@ static const char *opcode_short(uint8_t op) {
 /* ---- text ---- */
 
 static void text_summary(dec_out *o, const dec_stats *st, const char *name) {
-  dec_out_printf(o, "capture   %s%s\n", name, st->damaged ? " (damaged: statistics cover the packets before the damage)" : "");
+  dec_out_printf(o, "capture   %s%s\n", name,
+                 st->damaged ? " (damaged: statistics cover the packets before the damage)" : "");
   dec_out_printf(o, "packets   %llu total: %llu RoCE, %llu skipped, %llu broken",
                  (unsigned long long)st->total, (unsigned long long)st->roce,
                  (unsigned long long)skipped_total(st), (unsigned long long)st->broken);
@@ -34,10 +36,10 @@ static void text_summary(dec_out *o, const dec_stats *st, const char *name) {
     dec_out_printf(o, " %s=%llu", dec_skip_key((dec_skip)i), (unsigned long long)st->skipped[i]);
   dec_out_printf(o, "\nerrors    %llu (packets with a decode error), warnings %llu (packets)\n",
                  (unsigned long long)st->errors, (unsigned long long)st->warned);
-  dec_out_printf(o, "icrc      ok=%llu bad=%llu n/a=%llu unchecked=%llu\n",
-                 (unsigned long long)st->icrc[DEC_ICRC_OK], (unsigned long long)st->icrc[DEC_ICRC_BAD],
-                 (unsigned long long)st->icrc[DEC_ICRC_NA],
-                 (unsigned long long)st->icrc[DEC_ICRC_UNCHECKED]);
+  dec_out_printf(
+      o, "icrc      ok=%llu bad=%llu n/a=%llu unchecked=%llu\n",
+      (unsigned long long)st->icrc[DEC_ICRC_OK], (unsigned long long)st->icrc[DEC_ICRC_BAD],
+      (unsigned long long)st->icrc[DEC_ICRC_NA], (unsigned long long)st->icrc[DEC_ICRC_UNCHECKED]);
   if (!st->have_time) return;
   dec_out_lit(o, "time      ");
   dec_out_time(o, st->first_sec, st->first_nsec);
@@ -108,8 +110,10 @@ static void put_conv_addr(dec_out *o, const ornic_an_conv *c, const uint8_t *add
 
 static void text_qp(dec_out *o, bool known, uint32_t qp) {
   dec_out_lit(o, " QP ");
-  if (known) dec_out_hex(o, qp, 6);
-  else dec_out_char(o, '?');
+  if (known)
+    dec_out_hex(o, qp, 6);
+  else
+    dec_out_char(o, '?');
 }
 
 static void text_conv_label(dec_out *o, const ornic_an_conv *c) {
@@ -138,11 +142,13 @@ static void text_ooo_hist(dec_out *o, const ornic_an_dir_stats *d) {
 #define U(x) ((unsigned long long)(x))
 
 static void text_dir(dec_out *o, uint32_t id, const char *dir, const ornic_an_dir_stats *d) {
-  dec_out_printf(o, "  %-5u %-4s %10llu %14llu %10llu %7llu %7llu %9llu %7u %8llu %8llu %8llu %8llu %6llu "
-                    "%9llu %6llu %7llu %6llu ",
-                 id, dir, U(d->req_packets), U(d->req_bytes), U(d->resp_packets), U(d->wqes),
-                 U(d->wqes_done), U(d->ooo), d->ooo_max, U(d->retrans), U(d->dups), U(d->loss),
-                 U(d->not_captured), U(d->naks), U(d->acks), U(d->acks_stale), U(d->ecn), U(d->cnp));
+  dec_out_printf(
+      o,
+      "  %-5u %-4s %10llu %14llu %10llu %7llu %7llu %9llu %7u %8llu %8llu %8llu %8llu %6llu "
+      "%9llu %6llu %7llu %6llu ",
+      id, dir, U(d->req_packets), U(d->req_bytes), U(d->resp_packets), U(d->wqes), U(d->wqes_done),
+      U(d->ooo), d->ooo_max, U(d->retrans), U(d->dups), U(d->loss), U(d->not_captured), U(d->naks),
+      U(d->acks), U(d->acks_stale), U(d->ecn), U(d->cnp));
   if (d->have_time) {
     char buf[32];
     dir_span t = dir_duration(d);
@@ -165,15 +171,19 @@ static void text_convs(dec_out *o, const dec_stats *st) {
   dec_out_printf(o, "conversations %u", n);
   if (st->have_qp) dec_out_printf(o, " of QP 0x%06x", st->qp);
   dec_out_printf(o, " (otd %u, pmtu ", cfg->otd ? cfg->otd : 64);
-  if (cfg->pmtu) dec_out_printf(o, "%u", cfg->pmtu);
-  else dec_out_lit(o, "learnt");
+  if (cfg->pmtu)
+    dec_out_printf(o, "%u", cfg->pmtu);
+  else
+    dec_out_lit(o, "learnt");
   dec_out_printf(o, "; at most %u tracked, %llu packets untracked)\n",
                  cfg->max_convs ? cfg->max_convs : 65536u, U(st->an_untracked));
   if (!n) return;
-  dec_out_printf(o, "  %-5s %-4s %10s %14s %10s %7s %7s %9s %7s %8s %8s %8s %8s %6s %9s %6s %7s %6s %14s  %s\n",
-                 "conv", "dir", "requests", "req_bytes", "responses", "wqes", "done", "ooo",
-                 "ooo_max", "retrans", "dups", "loss", "not_capt", "naks", "acks", "stale", "ecn",
-                 "cnp", "duration_s", "ooo_hist");
+  dec_out_printf(
+      o,
+      "  %-5s %-4s %10s %14s %10s %7s %7s %9s %7s %8s %8s %8s %8s %6s %9s %6s %7s %6s %14s  %s\n",
+      "conv", "dir", "requests", "req_bytes", "responses", "wqes", "done", "ooo", "ooo_max",
+      "retrans", "dups", "loss", "not_capt", "naks", "acks", "stale", "ecn", "cnp", "duration_s",
+      "ooo_hist");
   uint32_t total = ornic_analysis_conv_count(st->an);
   for (uint32_t id = 1; id <= total; id++) {
     const ornic_an_conv *c = ornic_analysis_conv(st->an, id);
@@ -193,19 +203,22 @@ void dec_stats_print_text(dec_out *o, const dec_stats *st, const char *name) {
 /* ---- JSON ---- */
 
 static void json_counts(dec_out *o, const dec_stats *st) {
-  dec_out_printf(o, "\"packets\":{\"total\":%llu,\"roce\":%llu,\"skipped\":%llu,\"broken\":%llu,"
-                    "\"filtered_out\":%llu},\"skipped\":{",
+  dec_out_printf(o,
+                 "\"packets\":{\"total\":%llu,\"roce\":%llu,\"skipped\":%llu,\"broken\":%llu,"
+                 "\"filtered_out\":%llu},\"skipped\":{",
                  (unsigned long long)st->total, (unsigned long long)st->roce,
                  (unsigned long long)skipped_total(st), (unsigned long long)st->broken,
                  (unsigned long long)st->filtered);
   for (int i = 1; i < DEC_SKIP_COUNT; i++)
     dec_out_printf(o, "%s\"%s\":%llu", i > 1 ? "," : "", dec_skip_key((dec_skip)i),
                    (unsigned long long)st->skipped[i]);
-  dec_out_printf(o, "},\"errors\":%llu,\"warnings\":%llu,\"icrc\":{\"ok\":%llu,\"bad\":%llu,"
-                    "\"unverifiable\":%llu,\"unchecked\":%llu}",
-                 (unsigned long long)st->errors, (unsigned long long)st->warned, (unsigned long long)st->icrc[DEC_ICRC_OK],
-                 (unsigned long long)st->icrc[DEC_ICRC_BAD], (unsigned long long)st->icrc[DEC_ICRC_NA],
-                 (unsigned long long)st->icrc[DEC_ICRC_UNCHECKED]);
+  dec_out_printf(
+      o,
+      "},\"errors\":%llu,\"warnings\":%llu,\"icrc\":{\"ok\":%llu,\"bad\":%llu,"
+      "\"unverifiable\":%llu,\"unchecked\":%llu}",
+      (unsigned long long)st->errors, (unsigned long long)st->warned,
+      (unsigned long long)st->icrc[DEC_ICRC_OK], (unsigned long long)st->icrc[DEC_ICRC_BAD],
+      (unsigned long long)st->icrc[DEC_ICRC_NA], (unsigned long long)st->icrc[DEC_ICRC_UNCHECKED]);
 }
 
 static void json_time(dec_out *o, const dec_stats *st) {
@@ -234,8 +247,10 @@ static void json_opcodes(dec_out *o, const dec_stats *st) {
 }
 
 static void json_qp(dec_out *o, const char *key, bool known, uint32_t qp) {
-  if (known) dec_out_printf(o, ",\"%s\":%u", key, qp);
-  else dec_out_printf(o, ",\"%s\":null", key);
+  if (known)
+    dec_out_printf(o, ",\"%s\":%u", key, qp);
+  else
+    dec_out_printf(o, ",\"%s\":null", key);
 }
 
 static void json_conv_addr(dec_out *o, const char *key, const ornic_an_conv *c, const uint8_t *a) {
@@ -250,20 +265,25 @@ static void json_conv_addr(dec_out *o, const char *key, const ornic_an_conv *c, 
 }
 
 static void json_dir(dec_out *o, const ornic_an_dir_stats *d) {
-  dec_out_printf(o, "{\"requests\":%llu,\"request_bytes\":%llu,\"responses\":%llu,"
-                    "\"response_bytes\":%llu,\"wqes\":%llu,\"wqes_completed\":%llu,\"ooo\":%llu,"
-                    "\"ooo_max_distance\":%u,\"ooo_histogram\":{",
+  dec_out_printf(o,
+                 "{\"requests\":%llu,\"request_bytes\":%llu,\"responses\":%llu,"
+                 "\"response_bytes\":%llu,\"wqes\":%llu,\"wqes_completed\":%llu,\"ooo\":%llu,"
+                 "\"ooo_max_distance\":%u,\"ooo_histogram\":{",
                  U(d->req_packets), U(d->req_bytes), U(d->resp_packets), U(d->resp_bytes),
                  U(d->wqes), U(d->wqes_done), U(d->ooo), d->ooo_max);
   for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++)
-    dec_out_printf(o, "%s\"%s\":%llu", b ? "," : "", ornic_an_ooo_bucket_name(b), U(d->ooo_hist[b]));
-  dec_out_printf(o, "},\"retransmissions\":%llu,\"duplicates\":%llu,\"losses\":%llu,"
-                    "\"not_captured\":%llu,\"naks\":%llu,\"acks\":%llu,\"acks_stale\":%llu,"
-                    "\"ecn\":%llu,\"cnps\":%llu,",
+    dec_out_printf(o, "%s\"%s\":%llu", b ? "," : "", ornic_an_ooo_bucket_name(b),
+                   U(d->ooo_hist[b]));
+  dec_out_printf(o,
+                 "},\"retransmissions\":%llu,\"duplicates\":%llu,\"losses\":%llu,"
+                 "\"not_captured\":%llu,\"naks\":%llu,\"acks\":%llu,\"acks_stale\":%llu,"
+                 "\"ecn\":%llu,\"cnps\":%llu,",
                  U(d->retrans), U(d->dups), U(d->loss), U(d->not_captured), U(d->naks), U(d->acks),
                  U(d->acks_stale), U(d->ecn), U(d->cnp));
-  if (d->have_psn) dec_out_printf(o, "\"psn_first\":%u,\"psn_high\":%u,", d->psn_first, d->psn_high);
-  else dec_out_lit(o, "\"psn_first\":null,\"psn_high\":null,");
+  if (d->have_psn)
+    dec_out_printf(o, "\"psn_first\":%u,\"psn_high\":%u,", d->psn_first, d->psn_high);
+  else
+    dec_out_lit(o, "\"psn_first\":null,\"psn_high\":null,");
   if (!d->have_time) {
     dec_out_lit(o, "\"time\":null,\"duration\":null}");
     return;
@@ -283,7 +303,8 @@ static void json_conv(dec_out *o, const ornic_an_conv *c) {
   json_conv_addr(o, "b", c, c->b);
   json_qp(o, "qp_a", c->qp_a_known, c->qp_a);
   json_qp(o, "qp_b", c->qp_b_known, c->qp_b);
-  dec_out_printf(o, ",\"ornic\":%s,\"directions\":{\"a_to_b\":", c->transport_ornic ? "true" : "false");
+  dec_out_printf(
+      o, ",\"ornic\":%s,\"directions\":{\"a_to_b\":", c->transport_ornic ? "true" : "false");
   json_dir(o, &c->dir[ORNIC_AN_DIR_AB]);
   dec_out_lit(o, ",\"b_to_a\":");
   json_dir(o, &c->dir[ORNIC_AN_DIR_BA]);
@@ -297,9 +318,10 @@ static void json_convs(dec_out *o, const dec_stats *st) {
   }
   const ornic_analysis_cfg *cfg = &st->an_cfg;
   uint32_t merged, n = conv_count_listed(st, &merged);
-  dec_out_printf(o, ",\"analysis\":{\"otd\":%u,\"pmtu\":%u,\"window\":%u,\"max_convs\":%u,"
-                    "\"conversations\":%u,\"merged\":%u,\"untracked_packets\":%llu},"
-                    "\"conversations\":[",
+  dec_out_printf(o,
+                 ",\"analysis\":{\"otd\":%u,\"pmtu\":%u,\"window\":%u,\"max_convs\":%u,"
+                 "\"conversations\":%u,\"merged\":%u,\"untracked_packets\":%llu},"
+                 "\"conversations\":[",
                  cfg->otd ? cfg->otd : 64, cfg->pmtu, cfg->window ? cfg->window : 16384,
                  cfg->max_convs ? cfg->max_convs : 65536, n, merged, U(st->an_untracked));
   uint32_t total = ornic_analysis_conv_count(st->an);

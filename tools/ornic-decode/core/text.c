@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one-line text format:
  *   frame time src > dst OPCODE qp=0x.. psn=N [flags] headers... len=N icrc=ok
  * key=value tokens so that grep and awk work on it; names in parentheses
@@ -123,8 +124,10 @@ static void put_nak(dec_out *o, const ornic_naketh *n) {
     put_missing_run(&rc, first, count);
     missing += count;
   }
-  if (!missing) dec_out_lit(o, "none");
-  else kv_u64(o, KEY(" nmissing="), missing);
+  if (!missing)
+    dec_out_lit(o, "none");
+  else
+    kv_u64(o, KEY(" nmissing="), missing);
 }
 
 static void put_oack(dec_out *o, const ornic_oacketh *a) {
@@ -234,8 +237,10 @@ static void put_body(dec_out *o, const dec_packet *pk) {
 static void put_psn_run(dec_out *o, uint32_t count, uint32_t first) {
   dec_out_char(o, ' ');
   dec_out_u64(o, count);
-  if (count == 1) dec_out_lit(o, " PSN from ");
-  else dec_out_lit(o, " PSNs from ");
+  if (count == 1)
+    dec_out_lit(o, " PSN from ");
+  else
+    dec_out_lit(o, " PSNs from ");
   dec_out_u64(o, first);
 }
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test captures for ornic-decode, built with libornicproto's encoder.
  *
  *   gen_test_capture cases [--link eth|raw|sll|sll2] [--ns] OUT.pcap
@@ -126,13 +127,25 @@ static void base(ornic_frame *f, int ipv, uint8_t op, uint32_t qp, uint32_t psn,
 }
 
 /* Kinds of damage a case applies after encoding. */
-typedef enum { DMG_NONE, DMG_CORRUPT, DMG_SNAP, DMG_SHORT, DMG_PORT53, DMG_ARP, DMG_FRAG,
-               DMG_OPCODE, DMG_TRIM_PAYLOAD, DMG_PAD_BYTE, DMG_TRIM_PAD, DMG_BTH_BYTE } damage;
+typedef enum {
+  DMG_NONE,
+  DMG_CORRUPT,
+  DMG_SNAP,
+  DMG_SHORT,
+  DMG_PORT53,
+  DMG_ARP,
+  DMG_FRAG,
+  DMG_OPCODE,
+  DMG_TRIM_PAYLOAD,
+  DMG_PAD_BYTE,
+  DMG_TRIM_PAD,
+  DMG_BTH_BYTE
+} damage;
 
 typedef struct {
   const char *what;
   damage dmg;
-  size_t arg; /* DMG_SNAP: bytes kept after the link header; DMG_SHORT/TRIM: bytes removed;
+  size_t arg;  /* DMG_SNAP: bytes kept after the link header; DMG_SHORT/TRIM: bytes removed;
                 DMG_BTH_BYTE: offset from the BTH */
   uint8_t val; /* DMG_BTH_BYTE: the byte written there */
 } case_row;
@@ -151,19 +164,28 @@ static void build_case(int k, ornic_frame *f) {
     f->ext.reth = (ornic_reth){0x123456789abcdef0ull, 0xdeadbeef, 4096};
     break;
   case 3: base(f, 4, 0x07, 0x11, 3, 1024); break;
-  case 4: base(f, 4, 0x09, 0x11, 4, 3); f->ext.immdt.data = 0xcafebabe; break;
+  case 4:
+    base(f, 4, 0x09, 0x11, 4, 3);
+    f->ext.immdt.data = 0xcafebabe;
+    break;
   case 5:
     base(f, 6, 0x0c, 0x12, 100, 0);
     f->ext.reth = (ornic_reth){0x1000, 0x42, 8192};
     break;
-  case 6: base(f, 6, 0x10, 0x13, 100, 64); f->ext.aeth = (ornic_aeth){0x1f, 7}; break;
+  case 6:
+    base(f, 6, 0x10, 0x13, 100, 64);
+    f->ext.aeth = (ornic_aeth){0x1f, 7};
+    break;
   case 7:
     base(f, 4, 0x11, 0x14, 4, 0);
     f->eth.has_vlan = true;
     f->eth.vlan_tci = 100;
     f->ext.aeth = (ornic_aeth){0x00, 3};
     break;
-  case 8: base(f, 4, 0x11, 0x14, 5, 0); f->ext.aeth = (ornic_aeth){0x60, 3}; break;
+  case 8:
+    base(f, 4, 0x11, 0x14, 5, 0);
+    f->ext.aeth = (ornic_aeth){0x60, 3};
+    break;
   case 9:
     base(f, 4, 0xc0, 0x21, 1000, 1024);
     f->ext.reth = (ornic_reth){0xffffffffffff0000ull, 0x77, 1 << 20};
@@ -196,25 +218,35 @@ static void build_case(int k, ornic_frame *f) {
     break;
   case 15:
     base(f, 4, 0x13, 0x15, 9, 0);
-    f->ext.atomiceth = (ornic_atomiceth){0xfedcba9876543210ull, 5, 0x1111222233334444ull, 0x9999ull};
+    f->ext.atomiceth =
+        (ornic_atomiceth){0xfedcba9876543210ull, 5, 0x1111222233334444ull, 0x9999ull};
     break;
   case 16:
     base(f, 4, 0x12, 0x15, 9, 0);
     f->ext.aeth = (ornic_aeth){0x00, 1};
     f->ext.atomicacketh.orig = 0xffffffffffffffffull;
     break;
-  case 17: base(f, 4, 0x81, 0x16, 0, 0); f->bth.becn = 1; break;
-  case 18: base(f, 4, 0x04, 0x11, 5, 200); break;        /* payload corrupted below */
-  case 19: base(f, 4, 0x04, 0x11, 6, 20); break;         /* UDP port 53 below */
-  case 20: base(f, 4, 0x04, 0x11, 6, 20); break;         /* EtherType ARP below */
+  case 17:
+    base(f, 4, 0x81, 0x16, 0, 0);
+    f->bth.becn = 1;
+    break;
+  case 18: base(f, 4, 0x04, 0x11, 5, 200); break; /* payload corrupted below */
+  case 19: base(f, 4, 0x04, 0x11, 6, 20); break;  /* UDP port 53 below */
+  case 20: base(f, 4, 0x04, 0x11, 6, 20); break;  /* EtherType ARP below */
   case 21:
     base(f, 6, 0x04, 0x17, 50, 48);
     f->link = ORNIC_LINK_GRH;
     break;
-  case 22: base(f, 4, 0x0a, 0x18, 1, 1024); f->ext.reth = (ornic_reth){0x3000, 1, 1024}; break;
-  case 23: base(f, 4, 0x0a, 0x18, 2, 1024); f->ext.reth = (ornic_reth){0x3000, 1, 1024}; break;
-  case 24: base(f, 4, 0x07, 0x18, 3, 1024); break;        /* tail removed below */
-  case 25: base(f, 4, 0x04, 0x19, 1, 16); break;          /* opcode patched to 0x1e below */
+  case 22:
+    base(f, 4, 0x0a, 0x18, 1, 1024);
+    f->ext.reth = (ornic_reth){0x3000, 1, 1024};
+    break;
+  case 23:
+    base(f, 4, 0x0a, 0x18, 2, 1024);
+    f->ext.reth = (ornic_reth){0x3000, 1, 1024};
+    break;
+  case 24: base(f, 4, 0x07, 0x18, 3, 1024); break; /* tail removed below */
+  case 25: base(f, 4, 0x04, 0x19, 1, 16); break;   /* opcode patched to 0x1e below */
   case 26:
     base(f, 4, 0xa4, 0x1a, 1, 32);
     f->ext.xrceth.xrcsrq = 0x0000aa;
@@ -226,8 +258,11 @@ static void build_case(int k, ornic_frame *f) {
   case 31: base(f, 4, 0x07, 0x33, 13, 64); break;
   case 32: base(f, 4, 0x07, 0x33, 12, 64); break;
   case 33: base(f, 4, 0x07, 0x33, 13, 64); break;
-  case 34: base(f, 4, 0x07, 0x34, 1, 64); break;           /* fragment flag below */
-  case 35: base(f, 4, 0x04, 0x35, 1, 8); f->udp.dport = 4792; break;
+  case 34: base(f, 4, 0x07, 0x34, 1, 64); break; /* fragment flag below */
+  case 35:
+    base(f, 4, 0x04, 0x35, 1, 8);
+    f->udp.dport = 4792;
+    break;
   case 36:
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
@@ -238,8 +273,8 @@ static void build_case(int k, ornic_frame *f) {
     f->ext.aeth = (ornic_aeth){0x60, 9};
     f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_LAST_INCOMPLETE, 2, 1, 0xfffff8, 0, 2, nak_wrap};
     break;
-  case 38: base(f, 4, 0x04, 0x36, 1, 4); break;  /* trimmed to 3 bytes, PadCnt 0 below */
-  case 39: base(f, 4, 0x04, 0x36, 2, 3); break;  /* pad byte set below */
+  case 38: base(f, 4, 0x04, 0x36, 1, 4); break; /* trimmed to 3 bytes, PadCnt 0 below */
+  case 39: base(f, 4, 0x04, 0x36, 2, 3); break; /* pad byte set below */
   case 40:
     base(f, 4, 0xca, 0x21, 1001, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
@@ -255,8 +290,11 @@ static void build_case(int k, ornic_frame *f) {
     f->ext.aeth = (ornic_aeth){0x60, 9};
     f->ext.naketh = (ornic_naketh){ORNIC_NAKETH_TIMEOUT, 1011, 1, 1000, 0, 1011, nak_full};
     break;
-  case 43: base(f, 4, 0x04, 0x37, 1, 8); break;  /* opcode -> RC ACK below */
-  case 44: base(f, 4, 0x11, 0x37, 2, 0); f->ext.aeth = (ornic_aeth){0x1f, 1}; break;
+  case 43: base(f, 4, 0x04, 0x37, 1, 8); break; /* opcode -> RC ACK below */
+  case 44:
+    base(f, 4, 0x11, 0x37, 2, 0);
+    f->ext.aeth = (ornic_aeth){0x1f, 1};
+    break;
   case 45:
     base(f, 4, 0xca, 0x21, 1000, 0);
     f->ext.aeth = (ornic_aeth){0x60, 9};
@@ -280,7 +318,8 @@ static const case_row case_table[] = {
     {"ORNIC OOO WRITE Spot", DMG_NONE, 0, 0},
     {"ORNIC OOO WRITE Last w/ Addr+Imm", DMG_NONE, 0, 0},
     {"ORNIC ACK", DMG_NONE, 0, 0},
-    {"ORNIC NAK, 2 blocks, limit 1007, lost 1000,1005-1006 (1007, 1024-1031 after it)", DMG_NONE, 0, 0},
+    {"ORNIC NAK, 2 blocks, limit 1007, lost 1000,1005-1006 (1007, 1024-1031 after it)", DMG_NONE, 0,
+     0},
     {"UD SEND Only", DMG_NONE, 0, 0},
     {"RC CmpSwap", DMG_NONE, 0, 0},
     {"RC ATOMIC ACK", DMG_NONE, 0, 0},
@@ -374,10 +413,14 @@ static void apply_damage(const writer *w, const ornic_frame *f, const case_row *
   case DMG_SHORT: *caplen = *len = *len - c->arg; break;
   case DMG_PORT53: put_be16(buf + l3 + 20 + 2, 53); break;
   case DMG_ARP:
-    if (w->link == LINK_ETH) put_be16(buf + 12, 0x0806);
-    else if (w->link == LINK_SLL) put_be16(buf + 14, 0x0806);
-    else if (w->link == LINK_SLL2) put_be16(buf, 0x0806);
-    else put_be16(buf + l3 + 20 + 2, 53); /* raw IP has no EtherType: make it non-RoCE anyway */
+    if (w->link == LINK_ETH)
+      put_be16(buf + 12, 0x0806);
+    else if (w->link == LINK_SLL)
+      put_be16(buf + 14, 0x0806);
+    else if (w->link == LINK_SLL2)
+      put_be16(buf, 0x0806);
+    else
+      put_be16(buf + l3 + 20 + 2, 53); /* raw IP has no EtherType: make it non-RoCE anyway */
     break;
   case DMG_FRAG: put_be16(buf + l3 + 6, 0x2000); break; /* MF */
   case DMG_OPCODE: /* with a valid iCRC: an unknown opcode's iCRC can still be checked */
@@ -489,14 +532,14 @@ static void ack(writer *w, bool from_b, uint32_t psn, uint32_t msn) {
  * the analysis must find one conversation and nothing wrong with it. */
 static int gen_pair(writer *w) {
   for (uint32_t p = 100; p <= 102; p++) send_only(w, false, p); /* frames 1-3 */
-  ack(w, true, 102, 3);                                          /* 4: pairs the QPs */
-  send_only(w, true, 5000);                                      /* 5 */
-  send_only(w, true, 5001);                                      /* 6 */
-  ack(w, false, 5001, 2);                                        /* 7 */
-  send_only(w, false, 103);                                      /* 8 */
-  send_only(w, true, 5002);                                      /* 9 */
-  ack(w, false, 5002, 3);                                        /* 10 */
-  ack(w, true, 103, 4);                                          /* 11 */
+  ack(w, true, 102, 3);                                         /* 4: pairs the QPs */
+  send_only(w, true, 5000);                                     /* 5 */
+  send_only(w, true, 5001);                                     /* 6 */
+  ack(w, false, 5001, 2);                                       /* 7 */
+  send_only(w, false, 103);                                     /* 8 */
+  send_only(w, true, 5002);                                     /* 9 */
+  ack(w, false, 5002, 3);                                       /* 10 */
+  ack(w, true, 103, 4);                                         /* 11 */
   return 0;
 }
 
@@ -512,10 +555,11 @@ static int gen_unseen(writer *w) {
 }
 
 static int usage(void) {
-  fputs("usage: gen_test_capture cases [--link eth|raw|sll|sll2] [--ns] OUT\n"
-        "       gen_test_capture bulk N OUT\n"
-        "       gen_test_capture pair|unseen OUT\n",
-        stderr);
+  fputs(
+      "usage: gen_test_capture cases [--link eth|raw|sll|sll2] [--ns] OUT\n"
+      "       gen_test_capture bulk N OUT\n"
+      "       gen_test_capture pair|unseen OUT\n",
+      stderr);
   return 1;
 }
 
@@ -527,12 +571,16 @@ int main(int argc, char **argv) {
   int i = 2;
   if (strcmp(mode, "bulk") == 0) n = strtoul(argv[i++], NULL, 0);
   for (; i < argc - 1; i++) {
-    if (strcmp(argv[i], "--ns") == 0) w.ns = 1;
+    if (strcmp(argv[i], "--ns") == 0)
+      w.ns = 1;
     else if (strcmp(argv[i], "--link") == 0 && i + 1 < argc - 1) {
       const char *l = argv[++i];
-      w.link = !strcmp(l, "raw") ? LINK_RAW : !strcmp(l, "sll") ? LINK_SLL
-             : !strcmp(l, "sll2") ? LINK_SLL2 : LINK_ETH;
-    } else return usage();
+      w.link = !strcmp(l, "raw")    ? LINK_RAW
+               : !strcmp(l, "sll")  ? LINK_SLL
+               : !strcmp(l, "sll2") ? LINK_SLL2
+                                    : LINK_ETH;
+    } else
+      return usage();
   }
   for (size_t k = 0; k < sizeof payload_bytes; k++) payload_bytes[k] = (uint8_t)(k * 7 + 1);
   w.fp = fopen(argv[argc - 1], "wb");

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # End-to-end tests of ornic-decode.
 #   run_tests.sh DECODER GENERATOR [WORKDIR]
 # DECODER is the ornic-decode binary, GENERATOR is ornic-decode-testgen (built
