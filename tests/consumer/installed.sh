@@ -79,7 +79,7 @@ if run_logged "$work/cm.log" cmake -S "$here/installed" -B "$work/cm" -DCMAKE_C_
   # The shared one finds the library through its RUNPATH.
   check_run find_package_shared "$work/cm/api_example_shared"
   check_run find_package_static "$work/cm/api_example_static"
-  if ldd "$work/cm/api_example_shared" | grep -q "libornicproto\.so\.2 => $libdir/"; then
+  if ldd "$work/cm/api_example_shared" | grep -q "libornicproto\.so\.1 => $libdir/"; then
     ok "find_package consumer uses the installed libornicproto.so.1"
   else
     ldd "$work/cm/api_example_shared"; fail "find_package consumer is not linked to $libdir/libornicproto.so.1"
