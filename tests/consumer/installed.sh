@@ -10,21 +10,7 @@
 #      runs.
 # Usage: installed.sh SOURCE_DIR WORK_DIR [C_COMPILER]
 set -euo pipefail
-src=$1 work=$2 cc=${3:-cc}
-here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$work"
-mkdir -p "$work"
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-finish() { echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
-run_logged() { # log command...: runs it, prints the log on failure
-  local log=$1
-  shift
-  if "$@" >"$log" 2>&1; then return 0; fi
-  cat "$log"
-  return 1
-}
+. "$(dirname "$0")/common.sh"
 
 prefix=$work/prefix
 if PKG_CONFIG_PATH=/nonexistent PKG_CONFIG_LIBDIR=/nonexistent \

@@ -9,14 +9,7 @@
 # ornic-tools reach the parent; the example builds and runs.
 # Usage: subproject.sh SOURCE_DIR WORK_DIR [C_COMPILER]
 set -euo pipefail
-src=$1 work=$2 cc=${3:-cc}
-here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$work"
-mkdir -p "$work"
-passed=0 failed=0
-ok() { passed=$((passed + 1)); echo "ok: $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL: $*"; }
-finish() { echo "$passed passed, $failed failed"; [[ $failed -eq 0 ]]; exit $?; }
+. "$(dirname "$0")/common.sh"
 
 # No CMAKE_BUILD_TYPE: the parent's choice is "none", and must stay so.
 if cmake -S "$here/subproject" -B "$work/build" -DCMAKE_C_COMPILER="$cc" -DORNIC_SOURCE_DIR="$src" \

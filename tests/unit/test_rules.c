@@ -225,10 +225,12 @@ START_TEST(lint_pad_alignment) {
   static lint_case c;
   lint_frame(&c, ORNIC_OP_RC_SEND_ONLY, 4);
   (void)lint_of(&c, 0);
-  c.buf[c.got.bth_off + 1] |= 0x10; /* PadCnt 1: payload 3, pad 1, still 16 bytes */
-  ornic_frame_decode(&c.got, c.buf, c.len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
-  /* pad byte is payload byte 3 of the pattern: zero, so only alignment may fire;
-   * 4 bytes after the BTH are whole words: nothing */
+  c.buf[c.got.bth_off + 1] |= 0x10; /* PadCnt 1: payload 3 + pad 1, still 4 bytes */
+  ck_assert_int_eq(
+      ornic_frame_decode(&c.got, c.buf, c.len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
+      ORNIC_OK);
+  ck_assert_uint_eq(c.got.payload_len, 3);
+  /* payload + pad = 4 bytes after the BTH, a whole word: the alignment rule holds */
   ck_assert_uint_eq(ornic_lint(&c.got, c.buf, 0) & ORNIC_LINT_PAD_ALIGN, 0);
   /* Cut one payload byte out: 3 bytes after the BTH with PadCnt 0. */
   lint_frame(&c, ORNIC_OP_RC_SEND_ONLY, 3);
@@ -290,7 +292,9 @@ START_TEST(malformed_explained) {
   ck_assert_uint_eq(strlen(small), sizeof small - 1);
   ck_assert_uint_eq(ornic_frame_explain_malformed(&c.got, NULL, 0), need);
   /* A good frame: nothing to say */
-  ornic_frame_decode(&c.got, c.buf, 0, ORNIC_LINK_ETHERNET, 4791);
+  c.buf[42] = ORNIC_OP_RC_SEND_ONLY;
+  ck_assert_int_eq(ornic_frame_decode(&c.got, c.buf, c.len, ORNIC_LINK_ETHERNET, 4791), ORNIC_OK);
+  ck_assert_uint_eq(c.got.malformed, 0);
   ck_assert_uint_eq(ornic_frame_explain_malformed(&c.got, text, sizeof text), 0);
   ck_assert_str_eq(text, "");
 }
