@@ -64,7 +64,7 @@ int det_shift(const spray_trace *t, uint32_t npkts, unsigned window, det_result 
     free(flags);
     return -1;
   }
-  uint32_t check = 0, dist = window / 2;
+  uint32_t check = 0, dist = window / 2 - 1; /* n arrives: n - (window/2 - 1) */
   for (uint32_t i = 0; i < t->n; i++) {
     uint32_t p = t->pkt[i];
     /* Check (and free) every PSN this arrival pushes out of the late half. */

@@ -11,11 +11,14 @@
  * nothing (their originals arrive first when rtt_us exceeds the delay
  * spread).
  *
- * Shift register (as in the ESRF RASHPA receiver): a ring of `window` bits;
- * PSN k is checked when the first packet >= k + window/2 arrives, reported
- * missing if its bit is clear, and its bit is cleared for reuse. (With
- * in-order arrivals this is "when packet n arrives, check n - window/2"; with
- * reordering each PSN is checked exactly once, when the highest PSN passes it.)
+ * Shift register (as in the ESRF RASHPA receiver, arXiv:2010.15450): a ring
+ * of `window` bits; PSN k is checked when the first packet >= k + window/2 - 1
+ * arrives, reported missing if its bit is clear, and its bit is cleared for
+ * reuse. With in-order arrivals this is RASHPA's rule "when packet n arrives,
+ * check n - (window/2 - 1)" (n - 511 for its 1024 bits); with reordering each
+ * PSN is checked exactly once, when the highest PSN passes it. RASHPA was
+ * designed for an in-order, lossless point-to-point link: on a sprayed fabric
+ * it is used here beyond its design, as a fixed-distance baseline.
  *
  * A declared PSN other than the lost one is a false alarm: it was only late. */
 #ifndef BM_DETECTOR_H
@@ -42,7 +45,7 @@ double det_delay_us(const spray_trace *t, const det_result *r);
 /* npkts: the stream length the trace was made with. 0, or -1 out of memory. */
 int det_otd(const spray_trace *t, uint32_t npkts, uint32_t otd, double rtt_us, double pkt_us,
             det_result *r);
-/* window: a power of two >= 2. */
+/* window: a power of two >= 4. */
 int det_shift(const spray_trace *t, uint32_t npkts, unsigned window, det_result *r);
 
 #endif

@@ -143,7 +143,7 @@ static void usage(FILE *f) {
       "  --link-gbps X       link rate [100]\n"
       "  --base-delay-us X   delay of the fastest path [2]\n"
       "  --stream-pkts N     packets per trial; one in [N/4, N/2) is lost [4096]\n"
-      "  --sr-window N       shift-register bits (power of two; checks n - N/2) [1024]\n"
+      "  --sr-window N       shift-register bits (power of two >= 4; checks n - (N/2 - 1)) [1024]\n"
       "  --rtt-us X          OTD: NAK to retransmission arrival, us; 0: 2 x mean path delay [0]\n"
       "  --no-detectors      skip the detector comparison\n"
       "\nRuns and output:\n"
@@ -373,7 +373,7 @@ static int one(options *o, int c, const char *a) {
   case O_BASE: rc = parse_double("--base-delay-us", a, 0, 1e9, &o->spray.base_delay_us); break;
   case O_STREAM: rc = parse_u32("--stream-pkts", a, 16, 1u << 24, &o->spray.npkts); break;
   case O_RTT: rc = parse_double("--rtt-us", a, 0, 1e9, &o->rtt_us); break;
-  case O_SRWIN: rc = parse_u32("--sr-window", a, 2, 1u << 24, &u), o->sr_window = u; break;
+  case O_SRWIN: rc = parse_u32("--sr-window", a, 4, 1u << 24, &u), o->sr_window = u; break;
   case O_NODET: o->detectors = false; break;
   case O_JSON: o->json = true; break;
   case O_PLOT: o->plot = a; break;
