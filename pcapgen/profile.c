@@ -21,8 +21,9 @@ static const profile table[] = {
      0, "selective-nack", "sprayed", NULL, &irn_engines},
     {"mprdma",
      "MP-RDMA: address in every packet, one ACK per packet on its path, ACK-clocked paths, "
-     "64-packet receive bitmap (later packets are dropped), BDP window",
-     0, "path-order", "ack-clocked", "outside the 64-packet bitmap", &mprdma_engines},
+     "receive bitmap of --otd packets (the maximum OOO degree; later packets are dropped), BDP "
+     "window",
+     PROFILE_OTD, "path-order", "ack-clocked", "outside the OTD-packet bitmap", &mprdma_engines},
     {"ioi",
      "in-order head and tail on one path (DSCP 24), sprayed middle, Last held until the middle "
      "is acked; WQEs under 2 RTTs of data stay in order; BDP window",

@@ -111,7 +111,9 @@ static void resp_rx(void *self, pkt *pk, const ornic_frame *f) {
   int q = wl_qp_index(e->o, f->bth.destqp, true);
   if (q < 0) return;
   rxq *r = &e->resp[q];
-  uint32_t window = e->ops->resp_window ? e->ops->resp_window : e->bdp;
+  uint32_t window = e->ops->resp_window_otd ? e->o->otd
+                    : e->ops->resp_window   ? e->ops->resp_window
+                                            : e->bdp;
   if (e->ops->answer)
     e->ops->answer(e, r, f);
   else

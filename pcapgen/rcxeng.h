@@ -42,6 +42,7 @@ typedef struct {
                            the losses sent before it on that path */
   bool addr;            /* Middle and Last carry their address (rcx.h) */
   uint32_t resp_window; /* packets the responder takes from its ePSN on; 0: one BDP */
+  bool resp_window_otd; /* instead: the run's --otd (mprdma: its bitmap is the OOO degree) */
   /* A WQE was posted on qp (and the path logs cleared): reset the per-WQE
    * state. false after sim_fail. NULL: nothing to do. */
   bool (*begin)(rcxeng *e, rcxq *qp);

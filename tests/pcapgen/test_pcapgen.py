@@ -578,17 +578,28 @@ def case_irn_drop(env):
 
 
 def case_mprdma_bitmap(env):
-    """mprdma: a delay spread of more packets than the 64-packet bitmap makes
-    the receiver drop packets, which are retransmitted; a small spread does
-    not; every data packet gets one ACK on its own path naming its PSN."""
+    """mprdma: the receive bitmap is --otd packets, Eq. 3's value by default
+    (the same tolerance as ornic's): a delay spread of more packets than an
+    explicit 64-packet bitmap makes the receiver drop packets, which are
+    retransmitted; the default bitmap absorbs it; a small spread drops
+    nothing; every data packet gets one ACK on its own path naming its PSN."""
     need(env.decoder)
     # 1 KiB PMTU: 20 us of spread is about 220 packets.
     wide, _ = env.run("mp_wide.pcap", "--profile", "mprdma", "--pmtu", 1024, "--wqes", 3,
-                      "--loss", 0, "--delay-spread-us", 20)
+                      "--loss", 0, "--delay-spread-us", 20, "--otd", 64)
     check(wide["receiver_drops"] > 0 and wide["retransmissions"] > 0,
-          f"wide spread: drops by the bitmap ({wide['receiver_drops']}) and retransmissions "
-          f"({wide['retransmissions']})")
+          f"wide spread, --otd 64: drops by the bitmap ({wide['receiver_drops']}) and "
+          f"retransmissions ({wide['retransmissions']})")
     check(wide["wqes_verified"] == 3, "wide spread: 3 WQEs verified")
+    auto, _ = env.run("mp_auto.pcap", "--profile", "mprdma", "--pmtu", 1024, "--wqes", 3,
+                      "--loss", 0, "--delay-spread-us", 20)
+    orn, _ = env.run("mp_ornic.pcap", "--profile", "ornic", "--pmtu", 1024, "--wqes", 1,
+                     "--loss", 0, "--delay-spread-us", 20)
+    check(auto["otd"] == orn["otd"] > 200,
+          f"default bitmap = ornic's OTD from Eq. 3 ({auto['otd']} vs {orn['otd']})")
+    check(auto["receiver_drops"] == 0 and auto["retransmissions"] == 0,
+          f"wide spread, --otd auto: no drops ({auto['receiver_drops']}), no retransmissions "
+          f"({auto['retransmissions']})")
     small, _ = env.run("mp_small.pcap", "--profile", "mprdma", "--pmtu", 1024, "--wqes", 3,
                        "--loss", 0, "--delay-spread-us", 2, "--capture", "responder")
     check(small["receiver_drops"] == 0 and small["retransmissions"] == 0,
