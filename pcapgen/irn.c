@@ -5,11 +5,16 @@
  * Requester: every packet carries its address (rcx.h); BDP-FC caps the
  * packets outstanding (next new PSN - cumulative PSN) at the bandwidth-delay
  * product in packets, BDP = nominal round trip over the slowest path / frame
- * time. Loss recovery: the first NACK enters recovery; in recovery a packet
- * is lost when it is unacknowledged and a later PSN was selectively
- * acknowledged (a NACK's trigger PSN); each lost packet is sent again once per
- * recovery, before new packets; recovery ends when the cumulative PSN passes
- * the highest PSN sent when it began. Timeouts: RTO_low = 2 x nominal RTT
+ * time. Loss recovery: the T-th NACK with the same cumulative PSN enters
+ * recovery; in recovery a packet is lost when it is unacknowledged and T
+ * later PSNs were selectively acknowledged (the highest SACKed PSN is T or
+ * more past it); each lost packet is sent again once per recovery, before new
+ * packets; recovery ends when the cumulative PSN passes the highest PSN sent
+ * when it began. T = 1 is IRN as published. IRN's section 8 ("Reordering due
+ * to load-balancing") proposes exactly this for fabrics that reorder: trigger
+ * loss recovery only after a threshold of NACKs; T counts late packets the
+ * way ORNIC's OTD does, so a reordering fabric gets T = OTD
+ * (--irn-nack-threshold, options.h). Timeouts: RTO_low = 2 x nominal RTT
  * while fewer than 3 packets are outstanding, else RTO_high = max(4 x
  * nominal RTT, SRTT + 4 RTTVAR); doubled per timeout in a row; a timeout
  * marks every unacknowledged packet lost.
@@ -31,6 +36,8 @@ typedef struct {
   uint32_t recover;   /* recovery ends when the cumulative PSN reaches this */
   uint32_t high_sack; /* 1 + the highest selectively acknowledged packet */
   uint32_t scan;      /* next packet to examine for loss in this recovery */
+  uint32_t nacks;     /* NACKs naming nack_cum as the cumulative PSN, out of recovery */
+  uint32_t nack_cum;
 } irn_qp;
 
 /* ============================== requester ============================== */
@@ -49,7 +56,7 @@ static bool irn_begin(rcxeng *e, rcxq *x) {
   irn_qp *qp = (irn_qp *)x;
   (void)e;
   qp->recovery = false;
-  qp->high_sack = qp->scan = 0;
+  qp->high_sack = qp->scan = qp->nacks = qp->nack_cum = 0;
   return true;
 }
 
@@ -57,14 +64,14 @@ static pkt *irn_send(rcxeng *e, rcxq *x, uint32_t idx, bool retx) {
   return rcxeng_send(e, x, idx, retx, SIM_PATH_SPRAY, false);
 }
 
-/* In recovery: the next packet below the highest SACKed one that is still
- * unacknowledged and was not sent again in this recovery. */
+/* In recovery: the next packet at least T below the highest SACKed one that
+ * is still unacknowledged and was not sent again in this recovery. */
 static bool irn_resend(rcxeng *e, rcxq *x, uint32_t *idx) {
   irn_qp *qp = (irn_qp *)x;
-  (void)e;
+  uint32_t t = e->o->irn_nack_threshold;
   if (!qp->recovery) return false;
   if (qp->scan < x->t.cum) qp->scan = x->t.cum;
-  while (qp->scan < qp->high_sack) {
+  while (qp->scan + t <= qp->high_sack) {
     uint32_t i = qp->scan++;
     if (!txq_acked(&x->t, i)) {
       *idx = i;
@@ -95,7 +102,8 @@ static void irn_nack(rcxeng *e, rcxq *x, const ornic_frame *f) {
   if (cum >= t->w.n || cum < t->cum || trigger >= t->w.n || trigger < cum) return;
   txq_ack(t, e->s, trigger);
   if (trigger + 1 > qp->high_sack) qp->high_sack = trigger + 1;
-  if (!qp->recovery) {
+  if (cum != qp->nack_cum) qp->nack_cum = cum, qp->nacks = 0; /* a new hole */
+  if (!qp->recovery && ++qp->nacks >= e->o->irn_nack_threshold) {
     qp->recovery = true;
     qp->recover = t->next_new;
     qp->scan = cum;
@@ -110,7 +118,8 @@ static void irn_timeout(rcxeng *e, rcxq *x) {
   qp->recovery = true;
   qp->recover = x->t.next_new;
   qp->scan = x->t.cum;
-  qp->high_sack = x->t.next_new;
+  /* every unacknowledged packet counts as lost whatever T is */
+  qp->high_sack = x->t.next_new + e->o->irn_nack_threshold - 1;
 }
 
 /* ============================== responder ============================== */

@@ -43,6 +43,7 @@ enum {
   O_WINDOW,
   O_BITMAP_POOL,
   O_RETRY_LIMIT,
+  O_IRN_NACK_THRESHOLD,
   O_SCENARIO,
   O_RC_OPS,
   O_RC_DIRS,
@@ -99,6 +100,7 @@ static const struct option long_opts[] = {
     {"window", required_argument, NULL, O_WINDOW},
     {"bitmap-pool", required_argument, NULL, O_BITMAP_POOL},
     {"retry-limit", required_argument, NULL, O_RETRY_LIMIT},
+    {"irn-nack-threshold", required_argument, NULL, O_IRN_NACK_THRESHOLD},
     {"rnic", required_argument, NULL, O_RNIC},
     {"rnic-nak-delay-us", required_argument, NULL, O_RNIC_NAK_DELAY},
     {"rnic-retx-delay-us", required_argument, NULL, O_RNIC_RETX_DELAY},
@@ -264,6 +266,12 @@ static void usage(FILE *f) {
       "                         emulator's longest hold both ways); 16 to 4080\n"
       "      --bitmap-pool N    bitmap blocks shared by all QPs (default: enough for all)\n"
       "      --retry-limit N    requester timeouts in a row before the QP fails (default 7)\n"
+      "      --irn-nack-threshold N|auto  irn: loss recovery starts after N NACKs, and\n"
+      "                         a packet is lost once N later PSNs are selectively\n"
+      "                         acknowledged (IRN's proposal for reordering fabrics,\n"
+      "                         pcapgen/README.md). auto (default): the OTD when\n"
+      "                         the fabric reorders (--paths > 1 or --reorder-max),\n"
+      "                         else 1, IRN as published\n"
       "\n"
       "roce profile (the behaviour of a hardware go-back-N RNIC; each default's source:\n"
       "pcapgen/README.md, section \"Profile roce: --rnic\"):\n"
@@ -623,6 +631,12 @@ static int apply_protocol(options *o, int c, const char *a, FILE *err) {
   case O_BITMAP_POOL:
     return parse_range(err, "--bitmap-pool", a, 1, 1u << 30, false, &o->bitmap_pool);
   case O_RETRY_LIMIT: return parse_u32(err, "--retry-limit", a, 0, 1000, &o->retry_limit);
+  case O_IRN_NACK_THRESHOLD:
+    o->irn_nack_threshold_given = strcmp(a, "auto") != 0;
+    o->irn_nack_threshold = 0;
+    return o->irn_nack_threshold_given
+               ? parse_u32(err, "--irn-nack-threshold", a, 1, 4079, &o->irn_nack_threshold)
+               : 0;
   }
   return 1;
 }
@@ -876,8 +890,17 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
             o->profile->name);
     return -1;
   }
+  if (o->irn_nack_threshold_given && !(o->profile->caps & PROFILE_NACK_THRESHOLD)) {
+    fprintf(
+        err,
+        "ornic-pcapgen: --irn-nack-threshold: the %s profile does not take it (--profile irn)\n",
+        o->profile->name);
+    return -1;
+  }
   resolve_rnic(&o->rnic);
   if (resolve_sizes(o, err) < 0) return -1;
+  if (!o->irn_nack_threshold_given) /* IRN section 8: tolerate what the fabric reorders */
+    o->irn_nack_threshold = o->paths > 1 || o->reorder_max ? o->otd : 1;
   if (o->otd >= o->window) {
     fprintf(err, "ornic-pcapgen: --otd %u%s must be less than --window %u\n", o->otd,
             o->otd_source == SIZE_AUTO ? " (auto: Eq. 3)" : "", o->window);

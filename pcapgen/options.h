@@ -127,6 +127,12 @@ typedef struct {
   rnic_model rnic;      /* roce profile (PROFILE_RNIC) */
   uint64_t bitmap_pool; /* 0: enough for every QP */
   uint32_t retry_limit;
+  /* irn (PROFILE_NACK_THRESHOLD): NACKs that start loss recovery, and how far
+   * below the highest selectively acknowledged PSN a packet must be to count as
+   * lost. 0 until options_parse: auto, the OTD when the fabric reorders (more
+   * than one path, or --reorder-max), else 1 (IRN as published). */
+  uint32_t irn_nack_threshold;
+  bool irn_nack_threshold_given;
   /* rc profile */
   uint8_t rc_ops[RC_MAX_OPS]; /* rc_op values, in --rc-ops order */
   unsigned rc_nops;

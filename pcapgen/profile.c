@@ -17,8 +17,8 @@ static const profile table[] = {
      &roce_engines},
     {"irn",
      "IRN selective repeat: address in every packet, per-packet ACK, NACK with trigger PSN, "
-     "BDP window",
-     0, "selective-nack", "sprayed", NULL, &irn_engines},
+     "BDP window; recovery after --irn-nack-threshold NACKs (OTD on a reordering fabric)",
+     PROFILE_OTD | PROFILE_NACK_THRESHOLD, "selective-nack", "sprayed", NULL, &irn_engines},
     {"mprdma",
      "MP-RDMA: address in every packet, one ACK per packet on its path, ACK-clocked paths, "
      "receive bitmap of --otd packets (the maximum OOO degree; later packets are dropped), BDP "
@@ -70,7 +70,8 @@ static void caps_words(FILE *f, const profile *p) {
                {PROFILE_WINDOW, true, "window"},
                {PROFILE_BITMAP, true, "bitmap-pool"},
                {PROFILE_OTD, true, "otd"},
-               {PROFILE_RNIC, true, "rnic"}};
+               {PROFILE_RNIC, true, "rnic"},
+               {PROFILE_NACK_THRESHOLD, true, "nack-threshold"}};
   for (size_t i = 0; i < sizeof words / sizeof *words; i++)
     if (((p->caps & words[i].cap) != 0) == words[i].set) fprintf(f, "%s ", words[i].word);
   if (p->rx_drops) fputs("receiver-drops ", f);

@@ -34,22 +34,23 @@
 
 /* What a profile supports: profile.caps. */
 enum {
-  PROFILE_READ = 1u << 0,        /* --op read (the others simulate WRITE only) */
-  PROFILE_TWO_HOSTS = 1u << 1,   /* both hosts post WQEs to each other (rc): the --rc-*
+  PROFILE_READ = 1u << 0,          /* --op read (the others simulate WRITE only) */
+  PROFILE_TWO_HOSTS = 1u << 1,     /* both hosts post WQEs to each other (rc): the --rc-*
                                     options apply, data flows both ways (no --plot),
                                     --capture auto taps host A, every message is checked
                                     as it is placed (no WQE-sized buffers) */
-  PROFILE_BITMAP = 1u << 2,      /* the ORNIC receive bitmap: --bitmap-pool, its memory
+  PROFILE_BITMAP = 1u << 2,        /* the ORNIC receive bitmap: --bitmap-pool, its memory
                                     budget and its summary line */
-  PROFILE_ACK_OPTIONS = 1u << 3, /* --ack-every, --ack-per-packet, --ack-per-wqe */
-  PROFILE_WINDOW = 1u << 4,      /* --window caps the packets in flight (the others:
+  PROFILE_ACK_OPTIONS = 1u << 3,   /* --ack-every, --ack-per-packet, --ack-per-wqe */
+  PROFILE_WINDOW = 1u << 4,        /* --window caps the packets in flight (the others:
                                     one bandwidth-delay product, or --rc-outstanding) */
-  PROFILE_OTD = 1u << 5,         /* the OTD is a protocol parameter (NAK rule, lost set):
+  PROFILE_OTD = 1u << 5,           /* the OTD is a protocol parameter (NAK rule, lost set):
                                     --otd defaults to auto (Eq. 3, sizing.h) and a given
                                     value below Eq. 3's is warned about (the others take
                                     64, which only pads their timeouts) */
-  PROFILE_RNIC = 1u << 6         /* --rnic and the --rnic-* options: the behaviour of a
+  PROFILE_RNIC = 1u << 6,          /* --rnic and the --rnic-* options: the behaviour of a
                                     hardware go-back-N RNIC */
+  PROFILE_NACK_THRESHOLD = 1u << 7 /* --irn-nack-threshold: IRN's reordering tolerance */
 };
 
 /* A profile's engines: both NICs, created and torn down together. */

@@ -92,6 +92,11 @@ static void print_sizes(FILE *f, const stats *st, const options *o) {
             size_source_name(o->window_source), o->otd, o->bdp, sizing_window(o->otd, o->bdp));
   if (o->reorder_max)
     fprintf(f, "  reorder emulator   OOO distance below %u (--reorder-max)\n", o->reorder_max);
+  if (o->profile->caps & PROFILE_NACK_THRESHOLD)
+    fprintf(f, "  NACK threshold     %u (%s)\n", o->irn_nack_threshold,
+            o->irn_nack_threshold_given ? "given"
+            : o->irn_nack_threshold > 1 ? "auto: the OTD, the fabric reorders"
+                                        : "auto: in-order fabric, IRN as published");
   if (!(o->profile->caps & PROFILE_RNIC)) return;
   const rnic_model *m = &o->rnic;
   fprintf(f, "  RNIC model         %s: NAK after %g us, resend after %g us, ",
@@ -156,8 +161,8 @@ static void json_u64(FILE *f, const char *k, uint64_t v, bool comma) {
 static void json_num(FILE *f, const char *k, double v) { fprintf(f, "  \"%s\": %.6f,\n", k, v); }
 
 /* As print_sizes: "otd", "otd_source" (default, auto or given), "otd_eq3",
- * "mdd_us", "window", "window_source", "bdp_packets", "reorder_max" and, for
- * the roce profile, "rnic". */
+ * "mdd_us", "window", "window_source", "bdp_packets", "reorder_max", for the
+ * irn profile "irn_nack_threshold" and, for the roce profile, "rnic". */
 static void json_sizes(FILE *f, const options *o) {
   json_u64(f, "otd", o->otd, true);
   fprintf(f, "  \"otd_source\": \"%s\",\n", size_source_name(o->otd_source));
@@ -167,6 +172,8 @@ static void json_sizes(FILE *f, const options *o) {
   fprintf(f, "  \"window_source\": \"%s\",\n", size_source_name(o->window_source));
   json_u64(f, "bdp_packets", o->bdp, true);
   json_u64(f, "reorder_max", o->reorder_max, true);
+  if (o->profile->caps & PROFILE_NACK_THRESHOLD)
+    json_u64(f, "irn_nack_threshold", o->irn_nack_threshold, true);
   if (!(o->profile->caps & PROFILE_RNIC)) return;
   const rnic_model *m = &o->rnic;
   fprintf(f,

@@ -292,7 +292,7 @@ def case_list_profiles(env):
     check(len(set(names)) == len(names), f"names are unique: {names}")
     check({"ornic", "roce", "irn", "mprdma", "ioi", "rc"} <= set(names),
           f"the six profiles of docs/PROFILES.md and pcapgen/README.md are listed: {names}")
-    words = {"read", "plot", "two-hosts", "ack-every", "window", "bitmap-pool", "otd", "rnic",
+    words = {"read", "plot", "two-hosts", "ack-every", "window", "bitmap-pool", "otd", "rnic", "nack-threshold",
              "receiver-drops"}
     for name, _, caps in rows:
         c = caps.split()
@@ -314,6 +314,10 @@ def case_list_profiles(env):
                        "--wqe-size", 4096, rc=0 if "rnic" in caps else 2)
         check(("rnic" in caps) == (r.returncode == 0), f"{name}: --rnic accepted exactly when "
               f"'rnic' is listed ({r.stderr.strip()[:100]})")
+        _, r = env.run(f"nt-{name}.pcap", "--profile", name, "--irn-nack-threshold", 4, "--wqes", 1,
+                       "--wqe-size", 4096, rc=0 if "nack-threshold" in caps else 2)
+        check(("nack-threshold" in caps) == (r.returncode == 0), f"{name}: --irn-nack-threshold "
+              f"accepted exactly when 'nack-threshold' is listed ({r.stderr.strip()[:100]})")
         r = subprocess.run([env.gen, "-q", "-o", env.path(f"plot-{name}.pcap"), "--profile", name,
                             "--wqes", "1", "--wqe-size", "4096", "--plot", env.path(f"{name}.svg")],
                            capture_output=True, text=True, timeout=120)
@@ -575,6 +579,37 @@ def case_irn_drop(env):
           f"({len(acks(pkts))} for {data} sent, one lost)")
     s, _ = env.run("irn_nl.pcap", "--profile", "irn", "--loss", 0, "--paths", 1, "--wqes", 3)
     check(s["naks"] == 0 and s["retransmissions"] == 0, "no loss, one path: no NACK, no retransmission")
+
+
+def case_irn_threshold(env):
+    """irn: IRN's reordering tolerance (--irn-nack-threshold, its section 8).
+    On a sprayed lossless fabric the published rule (T = 1) resends late
+    packets, auto (T = the OTD) resends nothing; with one drop and T = 8 the
+    lost packet is resent once, only after the 8th NACK naming its hole."""
+    need(env.decoder)
+    base = ["--profile", "irn", "--loss", 0, "--wqes", 2, "--wqe-size", "1M"]
+    one, _ = env.run("irn_t1.pcap", *base, "--irn-nack-threshold", 1)
+    auto, _ = env.run("irn_tauto.pcap", *base)
+    check(one["irn_nack_threshold"] == 1 and one["retransmissions"] > 0,
+          f"T = 1 on a sprayed fabric: {one['retransmissions']} spurious retransmissions")
+    check(auto["irn_nack_threshold"] == auto["otd"] > 1 and auto["retransmissions"] == 0,
+          f"auto: T = OTD ({auto['irn_nack_threshold']}, OTD {auto['otd']}), "
+          f"{auto['retransmissions']} retransmissions")
+    start, off, t = 0x10000, 10, 8
+    lost = start + 256 + off
+    s, _ = env.run("irn_t8.pcap", "--profile", "irn", "--loss", 0, "--paths", 4,
+                   "--delay-spread-us", 0, "--spray", "rr", "--start-psn", start, "--drop", f"1:{off}",
+                   "--wqes", 3, "--capture", "requester", "--irn-nack-threshold", t)
+    pkts = env.decode("irn_t8.pcap")
+    nk = [p for p in acks(pkts) if p["aeth"]["syndrome"] == 0x60 and p["bth"]["psn"] == lost]
+    copies = [p for p in data_pkts(pkts) if p["bth"]["psn"] == lost]
+    check(s["retransmissions"] == 1 and s["timeouts"] == 0 and s["wqes_verified"] == 3,
+          f"T = {t}: one retransmission ({s['retransmissions']}), no timeout, WQEs verified")
+    check(len(nk) >= t and len(copies) == 2, f"{len(nk)} NACKs for the hole, {len(copies)} copies")
+    if len(nk) >= t and len(copies) == 2:
+        check(nk[t - 1]["frame"] < copies[1]["frame"], f"the retransmission follows the {t}th NACK")
+        before = [n for n in nk if n["frame"] < copies[1]["frame"]]
+        check(len(before) >= t, f"{len(before)} NACKs before the retransmission (want >= {t})")
 
 
 def case_mprdma_bitmap(env):
