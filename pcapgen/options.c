@@ -12,6 +12,7 @@
 #include "scenario.h"
 #include "sizing.h"
 #include "workload.h"
+#include "workload.h"
 
 enum {
   O_FORMAT = 256,
@@ -259,7 +260,8 @@ static void usage(FILE *f) {
       "                         Eq. 3's is warned about. The ornic, roce,\n"
       "                         mprdma and ioi retransmission timeouts add OTD packet\n"
       "                         times (irn's has its own low and high RTO)\n"
-      "      --window N|auto    responder window W, packets (default 4080). auto: the\n"
+      "      --window N|auto    responder window W, packets (default auto for ornic,\n"
+      "                         4080 for roce). auto: the\n"
       "                         paper's Eqs. 5-6, W = OTD + BDP, BDP = RTT x B / L\n"
       "                         rounded up, RTT = the nominal round trip over the\n"
       "                         slowest path (a data frame out, an ACK back, plus the\n"
@@ -841,15 +843,24 @@ static int resolve_sizes(options *o, FILE *err) {
             o->otd, o->otd_eq3, sizing_mdd_us(o), o->rate_gbps, o->pmtu,
             o->reorder_max ? ", plus --reorder-max - 1" : "");
   }
+  /* The paper sizes the bitmap, hence the window, OTD + BDP (Eqs. 5-6): the
+   * default wherever the OTD is a protocol parameter (PROTOCOL.md 4.1). */
+  if (o->window_source == SIZE_DEFAULT && otd_matters && (o->profile->caps & PROFILE_WINDOW))
+    o->window_source = SIZE_AUTO;
   if (o->window_source == SIZE_AUTO) {
-    uint64_t w = (uint64_t)o->otd + o->bdp;
+    uint64_t w = (uint64_t)o->otd + o->bdp + sizing_ack_slack(o);
     uint64_t lo = o->otd + 1u > 16u ? o->otd + 1u : 16u;
     if (w > 4080)
       fprintf(err,
-              "ornic-pcapgen: warning: --window auto: OTD %u + BDP %u = %llu packets, above "
-              "the largest window; using 4080\n",
-              o->otd, o->bdp, (unsigned long long)w);
+              "ornic-pcapgen: warning: --window auto: OTD %u + BDP %u + ACK slack %u = %llu "
+              "packets, above the largest window; using 4080\n",
+              o->otd, o->bdp, sizing_ack_slack(o), (unsigned long long)w);
     o->window = (uint32_t)(w > 4080 ? 4080 : w < lo ? lo : w);
+    /* --ack-per-wqe: no ACK before the WQE's end, so a window below the WQE
+     * would stall the requester until its timeout. */
+    uint64_t wqe_pkts = (wl_max_wqe_len(o) + o->pmtu - 1) / o->pmtu;
+    if (o->ack_every == 0 && wqe_pkts > o->window)
+      o->window = (uint32_t)(wqe_pkts > 4080 ? 4080 : wqe_pkts);
   }
   return 0;
 }

@@ -65,3 +65,5 @@ uint32_t sizing_otd(const options *o) {
 uint32_t sizing_bdp_of(const options *o) {
   return sizing_bdp((double)sizing_rtt_ps(o) / 1e6, o->rate_gbps, o->pmtu);
 }
+
+uint32_t sizing_ack_slack(const options *o) { return o->ack_every > 1 ? o->ack_every - 1 : 0; }

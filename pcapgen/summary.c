@@ -88,8 +88,10 @@ static void print_sizes(FILE *f, const stats *st, const options *o) {
   if (o->reorder_max > 1) fprintf(f, " + %u (--reorder-max)", o->reorder_max - 1);
   fprintf(f, " = %u)\n", o->otd_eq3);
   if (o->profile->caps & PROFILE_WINDOW)
-    fprintf(f, "  window             %u packets (%s; Eqs. 5-6: OTD %u + BDP %u = %u)\n", o->window,
-            size_source_name(o->window_source), o->otd, o->bdp, sizing_window(o->otd, o->bdp));
+    fprintf(
+        f, "  window             %u packets (%s; Eqs. 5-6: OTD %u + BDP %u, + ACK slack %u = %u)\n",
+        o->window, size_source_name(o->window_source), o->otd, o->bdp, sizing_ack_slack(o),
+        sizing_window(o->otd, o->bdp) + sizing_ack_slack(o));
   if (o->reorder_max)
     fprintf(f, "  reorder emulator   OOO distance below %u (--reorder-max)\n", o->reorder_max);
   if (o->profile->caps & PROFILE_NACK_THRESHOLD)

@@ -174,12 +174,29 @@ START_TEST(sizing_on_options) {
   ck_assert_int_eq(o.otd_source, SIZE_AUTO);
   ck_assert_uint_eq(o.otd_eq3, 62);
   ck_assert_uint_eq(o.bdp, 137);
-  ck_assert_uint_eq(o.window, 4080);
-  ck_assert_int_eq(o.window_source, SIZE_DEFAULT);
+  /* ornic's default window: Eqs. 5-6 (PROTOCOL.md 4.1) plus the 15 packets an
+   * ACK every 16 leaves unacknowledged (sizing.h) */
+  ck_assert_uint_eq(o.window, 62 + 137 + 15);
+  ck_assert_uint_eq(sizing_ack_slack(&o), 15);
+  ck_assert_int_eq(o.window_source, SIZE_AUTO);
   ck_assert_uint_eq(sizing_rtt_ps(&o), 44686080);
   options_free(&o);
-  ck_assert_int_eq(parse(&o, "-o x --window auto"), 0);
+  ck_assert_int_eq(parse(&o, "-o x --window 4080"), 0);
+  ck_assert_uint_eq(o.window, 4080);
+  ck_assert_int_eq(o.window_source, SIZE_GIVEN);
+  options_free(&o);
+  /* --ack-per-wqe: at least the WQE (1 MiB / 4096 = 256 packets), or the
+   * requester would wait for an ACK that comes only at the WQE's end */
+  ck_assert_int_eq(parse(&o, "-o x --ack-per-wqe"), 0);
+  ck_assert_uint_eq(o.window, 256);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --ack-every 1"), 0);
   ck_assert_uint_eq(o.window, 62 + 137);
+  options_free(&o);
+  /* roce keeps 4080 */
+  ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
+  ck_assert_uint_eq(o.window, 4080);
+  ck_assert_int_eq(o.window_source, SIZE_DEFAULT);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --pmtu 1024"), 0);
   ck_assert_uint_eq(o.otd, 245);

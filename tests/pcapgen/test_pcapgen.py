@@ -1535,8 +1535,12 @@ def case_otd_auto(env):
     s, p = env.run("auto.pcap", "--wqes", 1, "--window", "auto")
     check(s["otd"] == 62 and s["otd_source"] == "auto" and s["otd_eq3"] == 62
           and abs(s["mdd_us"] - 20) < 1e-9, f"default fabric: OTD {s['otd']} ({s['otd_source']})")
-    check(s["window"] == 62 + s["bdp_packets"] and s["bdp_packets"] == 137
-          and s["window_source"] == "auto", f"--window auto = OTD + BDP = {s['window']}")
+    check(s["window"] == 62 + s["bdp_packets"] + 15 and s["bdp_packets"] == 137
+          and s["window_source"] == "auto",
+          f"--window auto = OTD + BDP + 15 (ACK every 16) = {s['window']}")
+    s1, _ = env.run("auto_a1.pcap", "--wqes", 1, "--ack-every", 1)
+    check(s1["window"] == 62 + 137 and s1["window_source"] == "auto",
+          f"default window with an ACK per packet = OTD + BDP = {s1['window']}")
     check("warning" not in p.stderr, f"no warning: {p.stderr.strip()}")
     s, p = env.run("auto1k.pcap", "--wqes", 1, "--pmtu", 1024, "--wqe-size", "256K")
     check(s["otd"] == 245, f"PMTU 1024: OTD {s['otd']} (Eq. 3: 244.1 rounded up)")
