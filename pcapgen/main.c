@@ -14,6 +14,7 @@
 #include "plot.h"
 #include "profile.h"
 #include "progress.h"
+#include "records.h"
 #include "sim.h"
 #include "summary.h"
 #include "truth.h"
@@ -263,6 +264,11 @@ int main(int argc, char **argv) {
     free(st);
     st = NULL;
   }
+  if (st && o.records && !(st->records = records_new(&o))) {
+    truth_free(st->truth);
+    free(st);
+    st = NULL;
+  }
   if (st) {
     st->wqes_total = wl_total_wqes(&o);
     rc = simulate(&o, st, w, pl, msg, sizeof msg);
@@ -274,7 +280,10 @@ int main(int argc, char **argv) {
   } else {
     status = finish_output(&o, st, w, pl, &so);
   }
-  if (st) truth_free(st->truth);
+  if (st) {
+    truth_free(st->truth);
+    records_free(st->records);
+  }
   free(st);
   plot_free(pl);
   options_free(&o);

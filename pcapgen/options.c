@@ -17,6 +17,7 @@
 enum {
   O_FORMAT = 256,
   O_PLOT,
+  O_RECORDS,
   O_SNAPLEN,
   O_GZ_LEVEL,
   O_CAPTURE,
@@ -74,6 +75,7 @@ static const struct option long_opts[] = {
     {"capture", required_argument, NULL, O_CAPTURE},
     {"summary-json", required_argument, NULL, O_SUMMARY_JSON},
     {"plot", required_argument, NULL, O_PLOT},
+    {"records", required_argument, NULL, O_RECORDS},
     {"quiet", no_argument, NULL, 'q'},
     {"bench", required_argument, NULL, O_BENCH},
     {"seed", required_argument, NULL, 's'},
@@ -190,6 +192,11 @@ static void usage(FILE *f) {
       "      --summary-json F   also write the summary as one JSON object to F, with a\n"
       "                         \"truth\" object: per written frame, retransmissions,\n"
       "                         NAKs, probes; network losses; capture drops\n"
+      "      --records LIST     also list in the --summary-json each completed WQE\n"
+      "                         (wqe: QP, PSNs, bytes, times, sends, retransmissions,\n"
+      "                         FSpots) and/or each NAK sent (nak: time, QP, PSNs,\n"
+      "                         syndrome, NAKETH reason, blocks, lost PSNs);\n"
+      "                         LIST: wqe, nak or wqe,nak (pcapgen/README.md)\n"
       "      --plot FILE.svg    draw PSN against arrival time at the data receiver,\n"
       "                         coloured by path, and the out-of-order distance\n"
       "                         histogram (needs gnuplot: apt-get install gnuplot-nox).\n"
@@ -543,6 +550,24 @@ static int set_choice(FILE *err, const char *opt, const char *s, const char *con
 }
 
 /* Options of the output and run groups. 1 when `c` is not one of them. */
+/* --records wqe,nak: each kind once. */
+static int parse_records(FILE *err, const char *a, unsigned *out) {
+  static const char *const kinds[] = {"wqe", "nak", NULL};
+  *out = 0;
+  const char *s = a;
+  while (*s) {
+    size_t n = strcspn(s, ",");
+    unsigned bit = 0;
+    for (unsigned k = 0; kinds[k]; k++)
+      if (strlen(kinds[k]) == n && strncmp(s, kinds[k], n) == 0) bit = 1u << k;
+    if (!bit || (*out & bit)) return bad(err, "--records", "wqe, nak or wqe,nak (each once)", a);
+    *out |= bit;
+    s += n;
+    if (*s == ',' && !*++s) return bad(err, "--records", "wqe, nak or wqe,nak (each once)", a);
+  }
+  return *out ? 0 : bad(err, "--records", "wqe, nak or wqe,nak (each once)", a);
+}
+
 static int apply_output(options *o, int c, const char *a, FILE *err) {
   uint64_t v;
   int i = 0, rc;
@@ -562,6 +587,7 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
     o->tap = (tap_point)i;
     return rc;
   case O_SUMMARY_JSON: return parse_path(err, "--summary-json", a, &o->summary_json);
+  case O_RECORDS: return parse_records(err, a, &o->records);
   case O_PLOT: return parse_path(err, "--plot", a, &o->plot);
   case O_MAX_MEMORY:
     return parse_range(err, "--max-memory", a, 1u << 20, UINT64_MAX, true, &o->max_memory);
@@ -898,6 +924,18 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
   }
   if ((o->profile->caps & PROFILE_TWO_HOSTS) && o->plot) {
     fprintf(err, "ornic-pcapgen: --plot does not draw the %s profile (data flows both ways)\n",
+            o->profile->name);
+    return -1;
+  }
+  if (o->records && !o->summary_json) {
+    fprintf(err,
+            "ornic-pcapgen: --records: the records go into the --summary-json file: give one\n");
+    return -1;
+  }
+  if ((o->records & RECORDS_WQE) && (o->profile->caps & PROFILE_TWO_HOSTS)) {
+    fprintf(err,
+            "ornic-pcapgen: --records wqe: not for the %s profile (its WQEs complete "
+            "through its own requester); --records nak works\n",
             o->profile->name);
     return -1;
   }

@@ -33,6 +33,9 @@ typedef enum {
   SIZE_GIVEN = 2    /* a number on the command line or in a scenario */
 } size_source;
 
+/* --records LIST: what the summary JSON lists one by one (records.h). */
+enum { RECORDS_WQE = 1u << 0, RECORDS_NAK = 1u << 1 };
+
 /* --rnic: how a commodity go-back-N RNIC differs from the ideal endpoint of the
  * roce profile (pcapgen/README.md, "Profile roce: --rnic", cites each default).
  * The rnic_* options set one behaviour each; --rnic picks the defaults of the
@@ -84,6 +87,7 @@ typedef struct {
   const char *output;       /* NULL only with --bench (then /dev/null) */
   const char *summary_json; /* NULL: none */
   const char *plot;         /* --plot SVG file, NULL: none */
+  unsigned records;         /* --records: RECORDS_* kinds in --summary-json (records.h) */
   out_format format;
   uint32_t snaplen; /* 0: whole frames */
   int gz_level;

@@ -12,6 +12,7 @@
 #include "profile.h"
 #include "sizing.h"
 #include "tapfilter.h"
+#include "records.h"
 #include "truth.h"
 #include "workload.h"
 
@@ -284,6 +285,7 @@ static void nic_tx(sim *s, int node) {
   if (!p && n->ops.next_tx) p = n->ops.next_tx(n->self);
   if (!p) return;
   count_tx(s->st, p);
+  records_tx(s->st->records, s->now, p);
   if (s->tap == node) capture(s, p);
   n->free_ps = s->now + net_nic_ser_ps(s->net, p->len);
   uint64_t arrive;

@@ -7,6 +7,7 @@
 
 #include "profile.h"
 #include "sizing.h"
+#include "records.h"
 #include "truth.h"
 
 /* Bucket of v: exact below 128, then 64 sub-buckets per power of two. */
@@ -223,6 +224,7 @@ static void json_body(FILE *f, const stats *st, const options *o) {
   json_u64(f, "max_bitmap_blocks_per_qp", st->max_blocks_qp, true);
   json_u64(f, "bitmap_pool_peak", st->pool_peak, true);
   json_u64(f, "bitmap_pool_capacity", st->pool_capacity, true);
+  records_write_json(f, st->records);
   json_sizes(f, o);
   json_u64(f, "packet_buffers_peak", st->pkts_in_flight_peak, st->truth != NULL);
   if (st->truth) {

@@ -53,7 +53,8 @@ typedef struct {
   double wall_s;
   /* ground truth (--summary-json only; NULL otherwise) */
   struct truth *truth;
-  uint64_t pkts_full; /* frames of the full capture (before --capture-start / -drop*) */
+  struct records *records; /* --records (NULL otherwise) */
+  uint64_t pkts_full;      /* frames of the full capture (before --capture-start / -drop*) */
 } stats;
 
 /* Records a WQE posted at post_ps and completed at done_ps. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "wqe.h"
 
+#include "records.h"
 #include "workload.h"
 
 void wqe_queue_init(wqe_queue *sq, const options *o, uint32_t q) {
@@ -19,10 +20,13 @@ bool wqe_post(wqe_queue *sq, sim *s, const options *o, wqe *w) {
   w->start = sq->psn;
   sq->psn = ornic_psn_add(sq->psn, (int32_t)w->n);
   w->post_ps = sim_now(s);
+  w->q = sq->q;
   stats_wqe_posted(sim_stats(s), w->post_ps);
   return true;
 }
 
 void wqe_complete(sim *s, const wqe *w) {
   stats_wqe_done(sim_stats(s), w->post_ps, sim_now(s), w->len);
+  records_wqe_done(sim_stats(s)->records, w->q, w->id, w->start, w->n, w->len, w->post_ps,
+                   sim_now(s));
 }

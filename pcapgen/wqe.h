@@ -23,6 +23,7 @@ typedef struct {
 /* The WQE in flight on a QP. */
 typedef struct {
   uint64_t id;       /* WQE number on its QP, from 0 */
+  uint32_t q;        /* its QP index */
   uint64_t va, len;  /* remote address and bytes */
   uint64_t post_ps;  /* simulated time it was posted */
   uint32_t start;    /* PSN of its first packet */

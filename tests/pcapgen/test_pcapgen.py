@@ -44,11 +44,12 @@ class Env:
     def path(self, name):
         return os.path.join(self.work, name)
 
-    def run(self, name, *opts, rc=0, limit_fsize=None):
+    def run(self, name, *opts, rc=0, limit_fsize=None, json_out=True):
         """Runs the generator into work/name; returns (summary dict, proc)."""
         out = self.path(name)
         js = out + ".json"
-        cmd = [self.gen, "-q", "-o", out, "--summary-json", js] + [str(o) for o in opts]
+        cmd = [self.gen, "-q", "-o", out] + (["--summary-json", js] if json_out else []) \
+            + [str(o) for o in opts]
         pre = None
         if limit_fsize is not None:
             pre = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (limit_fsize, limit_fsize))
@@ -610,6 +611,42 @@ def case_irn_threshold(env):
         check(nk[t - 1]["frame"] < copies[1]["frame"], f"the retransmission follows the {t}th NACK")
         before = [n for n in nk if n["frame"] < copies[1]["frame"]]
         check(len(before) >= t, f"{len(before)} NACKs before the retransmission (want >= {t})")
+
+
+def case_records(env):
+    """--records wqe,nak: one record per completed WQE whose bytes add up to
+    the workload, and one per NAK sent equal to the NAK frames of the
+    responder's capture as ornic-decode --json reads them (time, PSNs,
+    reason, blocks, lost PSNs); refused without --summary-json."""
+    need(env.decoder)
+    s, _ = env.run("rec.pcap", "--wqes", 6, "--qps", 2, "--loss", 0.003, "--seed", 3,
+                   "--records", "wqe,nak", "--capture", "responder")
+    w = s["wqe_records"]
+    check(len(w) == s["wqes_completed"] == 12 and sum(r["bytes"] for r in w) == s["bytes_completed"],
+          f"{len(w)} WQE records, {sum(r['bytes'] for r in w)} bytes (summary {s['bytes_completed']})")
+    check(sum(r["retransmissions"] for r in w) == s["retransmissions"],
+          "per-WQE retransmissions add up to the run's")
+    check(all(r["data_sent"] >= r["packets"] and r["done_us"] > r["first_send_us"] >= r["post_us"]
+              for r in w), "every WQE sent each packet at least once, in time order")
+    frames = [p for p in env.decode("rec.pcap") if "naketh" in p]
+    recs = s["nak_records"]
+    check(len(recs) == len(frames) == s["naks"] > 0,
+          f"{len(recs)} NAK records, {len(frames)} NAK frames, summary {s['naks']}")
+    bad = []
+    for r, p in zip(recs, frames):
+        sec, ns = p["time"].split(".")  # exact: a double cannot hold 19 digits
+        t_us = (int(sec) - 1704067200) * 1e6 + int(ns) / 1e3
+        n = p["naketh"]
+        if (abs(t_us - r["t_us"]) > 0.001 or r["psn"] != p["bth"]["psn"]
+                or r["reason"] != n["reason"] or r["trigger_psn"] != n["trigger_psn"]
+                or r["base_psn"] != n["base_psn"] or r["limit_psn"] != n["limit_psn"]
+                or r["blocks"] != n["nblocks"] or r["lost"] != len(n["missing_psns"])):
+            bad.append((r, p["frame"]))
+    check(not bad, f"NAK records equal the decoded frames (first mismatch: {bad[:1]})")
+    _, p = env.run("rec_no.pcap", "--wqes", 1, "--records", "nak", rc=2, json_out=False)
+    check("--summary-json" in p.stderr, f"without --summary-json: {p.stderr.strip()}")
+    _, p = env.run("rec_bad.pcap", "--wqes", 1, "--records", "wqe,wqe", rc=2)
+    check("--records" in p.stderr, f"a kind twice: {p.stderr.strip()}")
 
 
 def case_mprdma_bitmap(env):
