@@ -41,6 +41,7 @@ enum {
   O_ACK_EVERY,
   O_ACK_PER_PACKET,
   O_ACK_PER_WQE,
+  O_RESP_TIMEOUT_NAK,
   O_OTD,
   O_WINDOW,
   O_BITMAP_POOL,
@@ -99,6 +100,7 @@ static const struct option long_opts[] = {
     {"ack-every", required_argument, NULL, O_ACK_EVERY},
     {"ack-per-packet", no_argument, NULL, O_ACK_PER_PACKET},
     {"ack-per-wqe", no_argument, NULL, O_ACK_PER_WQE},
+    {"resp-timeout-nak", required_argument, NULL, O_RESP_TIMEOUT_NAK},
     {"otd", required_argument, NULL, O_OTD},
     {"window", required_argument, NULL, O_WINDOW},
     {"bitmap-pool", required_argument, NULL, O_BITMAP_POOL},
@@ -258,6 +260,8 @@ static void usage(FILE *f) {
       "      --ack-every N      responder ACKs every N accepted packets (default 16)\n"
       "      --ack-per-packet   same as --ack-every 1\n"
       "      --ack-per-wqe      ACK only at WQE completion (and when the protocol requires)\n"
+      "      --resp-timeout-nak on|off  ornic: the responder's timeout NAK (reason 2,\n"
+      "                         T_resp without arrivals; default on, pcapgen/README.md)\n"
       "      --otd N|auto       OOO tolerance distance, packets. auto: the ORNIC\n"
       "                         paper's Eq. 3, OTD = MDD x B / L, rounded up: MDD =\n"
       "                         --delay-spread-us (0 with one path), B = --rate-gbps,\n"
@@ -497,6 +501,7 @@ static void defaults(options *o) {
   o->window = 4080;
   o->window_source = SIZE_DEFAULT;
   o->retry_limit = 7;
+  o->resp_timeout_nak = true;
   o->rc_ops[0] = RC_OP_SEND;
   o->rc_ops[1] = RC_OP_WRITE;
   o->rc_ops[2] = RC_OP_READ;
@@ -650,6 +655,12 @@ static int apply_protocol(options *o, int c, const char *a, FILE *err) {
   case O_ACK_EVERY: return parse_u32(err, "--ack-every", a, 1, 65535, &o->ack_every);
   case O_ACK_PER_PACKET: o->ack_every = 1; return 0;
   case O_ACK_PER_WQE: o->ack_every = 0; return 0;
+  case O_RESP_TIMEOUT_NAK: {
+    static const char *const onoff[] = {"off", "on", NULL};
+    int i = 0, rc = set_choice(err, "--resp-timeout-nak", a, onoff, "on or off", &i);
+    o->resp_timeout_nak = i == 1;
+    return rc;
+  }
   case O_OTD:
     o->otd_source = strcmp(a, "auto") == 0 ? SIZE_AUTO : SIZE_GIVEN;
     return o->otd_source == SIZE_AUTO ? 0 : parse_u32(err, "--otd", a, 1, 4079, &o->otd);

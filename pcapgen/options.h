@@ -87,7 +87,9 @@ typedef struct {
   const char *output;       /* NULL only with --bench (then /dev/null) */
   const char *summary_json; /* NULL: none */
   const char *plot;         /* --plot SVG file, NULL: none */
-  unsigned records;         /* --records: RECORDS_* kinds in --summary-json (records.h) */
+  unsigned records;
+  bool resp_timeout_nak;
+      /* ornic: the responder's reason-2 timer (PROTOCOL.md 4.4) */ /* --records: RECORDS_* kinds in --summary-json (records.h) */
   out_format format;
   uint32_t snaplen; /* 0: whole frames */
   int gz_level;

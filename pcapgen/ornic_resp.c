@@ -424,7 +424,7 @@ static void resp_timer(void *self, uint32_t arg) {
   rqp *qp = &R->qp[arg >> 4];
   if ((arg & 15) == TMR_RESP) {
     /* 4.4 reason 2: nothing new arrived for T_resp and a hole is still open. */
-    if (ltimer_expired(R->s, &qp->t_resp, NODE_RESP, arg) && hole(qp))
+    if (ltimer_expired(R->s, &qp->t_resp, NODE_RESP, arg) && hole(qp) && R->o->resp_timeout_nak)
       send_nak(R, qp, ORNIC_NAKETH_TIMEOUT, qp->hpsn);
   } else if (ltimer_expired(R->s, &qp->t_last, NODE_RESP, arg)) {
     /* 4.4 reason 3: the Last arrived OTD/B ago and the WQE still has holes. */

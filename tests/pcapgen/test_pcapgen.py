@@ -649,6 +649,23 @@ def case_records(env):
     check("--records" in p.stderr, f"a kind twice: {p.stderr.strip()}")
 
 
+def case_resp_timeout_nak(env):
+    """--resp-timeout-nak: on (the default) the responder sends reason-2 NAKs
+    when T_resp passes without arrivals and a hole is open; off, only probes
+    get one, and the same seed recovers through more requester timeouts."""
+    common = ["--loss", 0.02, "--seed", 1, "--records", "nak"]
+    on, _ = env.run("tn_on.pcap", *common)
+    off, _ = env.run("tn_off.pcap", *common, "--resp-timeout-nak", "off")
+    r2 = lambda s: sum(1 for r in s["nak_records"] if r.get("reason") == 2)
+    # Off, reason 2 remains only as the answer to a probe (A = 1 with a hole, PROTOCOL.md 4.3).
+    probes = len(off["truth"]["probes"])
+    check(r2(on) > r2(off) and r2(off) <= probes,
+          f"reason-2 NAKs: on {r2(on)}, off {r2(off)} (probes answered: at most {probes})")
+    check(off["timeouts"] > on["timeouts"], f"requester timeouts: on {on['timeouts']}, "
+          f"off {off['timeouts']}")
+    check(on["wqes_verified"] == off["wqes_verified"] == on["wqes_total"], "every WQE verified")
+
+
 def case_mprdma_bitmap(env):
     """mprdma: the receive bitmap is --otd packets, Eq. 3's value by default
     (the same tolerance as ornic's): a delay spread of more packets than an
