@@ -42,6 +42,7 @@ enum {
   O_ACK_PER_PACKET,
   O_ACK_PER_WQE,
   O_RESP_TIMEOUT_NAK,
+  O_ACK_ENGINE_NS,
   O_OTD,
   O_WINDOW,
   O_BITMAP_POOL,
@@ -101,6 +102,7 @@ static const struct option long_opts[] = {
     {"ack-per-packet", no_argument, NULL, O_ACK_PER_PACKET},
     {"ack-per-wqe", no_argument, NULL, O_ACK_PER_WQE},
     {"resp-timeout-nak", required_argument, NULL, O_RESP_TIMEOUT_NAK},
+    {"ack-engine-ns", required_argument, NULL, O_ACK_ENGINE_NS},
     {"otd", required_argument, NULL, O_OTD},
     {"window", required_argument, NULL, O_WINDOW},
     {"bitmap-pool", required_argument, NULL, O_BITMAP_POOL},
@@ -260,9 +262,13 @@ static void usage(FILE *f) {
       "      --ack-every N      responder ACKs every N accepted packets (default 16)\n"
       "      --ack-per-packet   same as --ack-every 1\n"
       "      --ack-per-wqe      ACK only at WQE completion (and when the protocol requires)\n"
+      "      --ack-engine-ns N  ornic: ACKs through a register scheduler (the paper's\n"
+      "                         aggregation, PROTOCOL.md 4.3) that sends one ACK per N ns\n"
+      "                         at most: each covers every packet accepted meanwhile;\n"
+      "                         replaces --ack-every (default: off, --ack-every 16)\n"
       "      --resp-timeout-nak on|off  ornic: the responder's timeout NAK (reason 2,\n"
       "                         T_resp without arrivals; default on, pcapgen/README.md)\n"
-      "      --otd N|auto       OOO tolerance distance, packets. auto: the ORNIC\n"
+      "      --otd N|auto       OOO Tolerance Distance (OTD), packets. auto: the ORNIC\n"
       "                         paper's Eq. 3, OTD = MDD x B / L, rounded up: MDD =\n"
       "                         --delay-spread-us (0 with one path), B = --rate-gbps,\n"
       "                         L = PMTU (payload), plus D - 1 with --reorder-max D\n"
@@ -655,6 +661,7 @@ static int apply_protocol(options *o, int c, const char *a, FILE *err) {
   case O_ACK_EVERY: return parse_u32(err, "--ack-every", a, 1, 65535, &o->ack_every);
   case O_ACK_PER_PACKET: o->ack_every = 1; return 0;
   case O_ACK_PER_WQE: o->ack_every = 0; return 0;
+  case O_ACK_ENGINE_NS: return parse_u32(err, "--ack-engine-ns", a, 1, 1000000, &o->ack_engine_ns);
   case O_RESP_TIMEOUT_NAK: {
     static const char *const onoff[] = {"off", "on", NULL};
     int i = 0, rc = set_choice(err, "--resp-timeout-nak", a, onoff, "on or off", &i);
@@ -947,6 +954,12 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     fprintf(err,
             "ornic-pcapgen: --records wqe: not for the %s profile (its WQEs complete "
             "through its own requester); --records nak works\n",
+            o->profile->name);
+    return -1;
+  }
+  if (o->ack_engine_ns && !(o->profile->caps & PROFILE_BITMAP)) {
+    fprintf(err,
+            "ornic-pcapgen: --ack-engine-ns: the %s profile does not take it (--profile ornic)\n",
             o->profile->name);
     return -1;
   }

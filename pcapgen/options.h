@@ -89,7 +89,8 @@ typedef struct {
   const char *plot;         /* --plot SVG file, NULL: none */
   unsigned records;
   bool resp_timeout_nak;
-      /* ornic: the responder's reason-2 timer (PROTOCOL.md 4.4) */ /* --records: RECORDS_* kinds in --summary-json (records.h) */
+  uint32_t ack_engine_ns; /* ornic: the ACK register scheduler's service time; 0: --ack-every */
+  /* ornic: the responder's reason-2 timer (PROTOCOL.md 4.4) */ /* --records: RECORDS_* kinds in --summary-json (records.h) */
   out_format format;
   uint32_t snaplen; /* 0: whole frames */
   int gz_level;

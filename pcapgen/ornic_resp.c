@@ -9,7 +9,7 @@
 #include "pattern.h"
 #include "workload.h"
 
-enum { TMR_RESP = 0, TMR_LAST = 1 };
+enum { TMR_RESP = 0, TMR_LAST = 1, TMR_ENGINE = 2 };
 
 typedef struct {
   uint32_t q;
@@ -24,6 +24,7 @@ typedef struct {
   uint32_t hpsn;
   bool last_seen;
   uint32_t since_ack;
+  bool ack_req; /* its bit in the ACK scheduler's register (--ack-engine-ns) */
   bool have_done;
   uint32_t done_psn; /* Last_PSN of the WQE that msn counts */
   bool nak_active;
@@ -47,6 +48,11 @@ struct oresp {
   obm_pool *pool;
   uint8_t *scratch;
   uint64_t t_resp, t_last; /* PROTOCOL.md 4.1: RTT + OTD/B and OTD/B */
+  /* The ACK engine (--ack-engine-ns): QPs whose register bit is set, in the
+   * order they set it, served one ACK per service time. */
+  u32fifo ackq;
+  uint64_t engine_free_ps;
+  ltimer engine;
 };
 
 static void make_ready(oresp *R, rqp *qp) {
@@ -228,11 +234,45 @@ static void complete_wqe(oresp *R, rqp *qp) {
   send_ack(R, qp); /* with WQE_DONE, now */
 }
 
+/* The register scheduler of the paper's ACK aggregation (docs/PROTOCOL.md
+ * 4.3, --ack-engine-ns): a QP with new packets sets its bit; the engine,
+ * when free, takes the oldest set bit and sends that QP one ACK covering
+ * every packet accepted since its last ACK, then is busy for the service
+ * time. Idle, it answers each packet; busy, one ACK stands for all the
+ * packets that arrived meanwhile. An ACK sent for another reason (address
+ * cached, WQE done, probe, duplicate) clears the count, and an empty bit is
+ * skipped without using the engine. */
+static void engine_serve(oresp *R) {
+  uint64_t now = sim_now(R->s), service = (uint64_t)R->o->ack_engine_ns * 1000;
+  uint32_t q;
+  while (now >= R->engine_free_ps && fifo_pop(&R->ackq, &q)) {
+    rqp *qp = &R->qp[q];
+    qp->ack_req = false;
+    if (!qp->since_ack) continue;
+    send_ack(R, qp);
+    R->engine_free_ps = now + service;
+  }
+  if (R->ackq.len) ltimer_arm(R->s, &R->engine, NODE_RESP, TMR_ENGINE, R->engine_free_ps);
+}
+
+static void request_ack(oresp *R, rqp *qp) {
+  if (!qp->ack_req) {
+    qp->ack_req = true;
+    if (fifo_push(&R->ackq, qp->q) < 0) sim_fail(R->s, "out of memory (ACK scheduler)");
+  }
+  engine_serve(R);
+}
+
 /* ACK policy, probes, OTD loss detection and timers after an accepted packet. */
 static void after_accept(oresp *R, rqp *qp, const ornic_frame *f, bool filled) {
   uint32_t p = f->bth.psn;
   uint32_t every = R->o->ack_every;
-  if (filled || (every && qp->since_ack >= every)) send_ack(R, qp);
+  if (filled)
+    send_ack(R, qp);
+  else if (R->o->ack_engine_ns)
+    request_ack(R, qp);
+  else if (every && qp->since_ack >= every)
+    send_ack(R, qp);
   if (f->bth.ackreq) {
     /* A probe: an ACK if nothing before hpsn is missing, else a reason-2 NAK. */
     if (!hole(qp))
@@ -422,7 +462,9 @@ static pkt *resp_next_tx(void *self) {
 static void resp_timer(void *self, uint32_t arg) {
   oresp *R = self;
   rqp *qp = &R->qp[arg >> 4];
-  if ((arg & 15) == TMR_RESP) {
+  if ((arg & 15) == TMR_ENGINE) {
+    if (ltimer_expired(R->s, &R->engine, NODE_RESP, arg)) engine_serve(R);
+  } else if ((arg & 15) == TMR_RESP) {
     /* 4.4 reason 2: nothing new arrived for T_resp and a hole is still open. */
     if (ltimer_expired(R->s, &qp->t_resp, NODE_RESP, arg) && hole(qp) && R->o->resp_timeout_nak)
       send_nak(R, qp, ORNIC_NAKETH_TIMEOUT, qp->hpsn);
@@ -445,6 +487,7 @@ oresp *oresp_new(sim *s, const options *o) {
   size_t cap = o->bitmap_pool ? o->bitmap_pool : (size_t)nslots * o->qps;
   R->pool = obm_pool_new(16, cap);
   R->qp = calloc(o->qps, sizeof *R->qp);
+  ltimer_init(&R->engine);
   R->scratch = malloc(o->pmtu);
   bool ok = R->pool && R->qp && R->scratch;
   for (uint32_t q = 0; ok && q < o->qps; q++) {
@@ -476,6 +519,7 @@ void oresp_free(oresp *R) {
   }
   obm_pool_free(R->pool);
   fifo_free(&R->ready);
+  fifo_free(&R->ackq);
   free(R->qp);
   free(R->scratch);
   free(R);

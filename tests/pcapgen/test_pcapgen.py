@@ -666,6 +666,42 @@ def case_resp_timeout_nak(env):
     check(on["wqes_verified"] == off["wqes_verified"] == on["wqes_total"], "every WQE verified")
 
 
+def case_ack_engine(env):
+    """--ack-engine-ns: the register scheduler. An engine faster than the
+    packets answers each one (an ACK per data packet); a busy one (10 us per
+    ACK, ~30 packet times) sends scheduler ACKs at least 10 us apart, each
+    counting every packet accepted since the QP's previous ACK, so the
+    OACKETH counts add up to the packets."""
+    need(env.decoder)
+    fast, _ = env.run("ae_fast.pcap", "--wqes", 2, "--loss", 0, "--paths", 1, "--ack-engine-ns", 1)
+    check(fast["acks"] >= fast["data_packets"],
+          f"idle engine: {fast['acks']} ACKs for {fast['data_packets']} data packets")
+    slow, _ = env.run("ae_slow.pcap", "--wqes", 2, "--loss", 0, "--paths", 1, "--ack-engine-ns",
+                      10000, "--capture", "responder")
+    pkts = env.decode("ae_slow.pcap")
+    acks = [p for p in pkts if p["bth"]["opcode"] == 0xC9]
+    counts = sum(p["oacketh"]["count"] for p in acks)
+    check(counts == slow["data_packets"] and len(acks) < slow["data_packets"] / 10,
+          f"busy engine: {len(acks)} ACKs whose counts add up to {counts} "
+          f"(data packets {slow['data_packets']})")
+    # ACKs the scheduler sent: not a WQE's first ACK (sent at once when the
+    # FSpot fills the address cache) nor its WQE_DONE one.
+    sched, first = [], True
+    for p in acks:
+        if p["oacketh"]["wqe_done"]:
+            first = True
+        elif first:
+            first = False
+        else:
+            sched.append(p)
+    ts = [int(p["time"].split(".")[1]) for p in sched]
+    gaps = [b - a for a, b in zip(ts, ts[1:])]
+    check(sched and min(gaps or [10**9]) >= 10000 - 1,
+          f"scheduler ACKs at least 10 us apart (smallest gap {min(gaps or [0])} ns)")
+    _, p = env.run("ae_roce.pcap", "--profile", "roce", "--ack-engine-ns", 100, rc=2)
+    check("--ack-engine-ns" in p.stderr, f"refused by roce: {p.stderr.strip()}")
+
+
 def case_mprdma_bitmap(env):
     """mprdma: the receive bitmap is --otd packets, Eq. 3's value by default
     (the same tolerance as ornic's): a delay spread of more packets than an
