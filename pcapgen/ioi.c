@@ -2,16 +2,21 @@
 /* Profile `ioi`: the in-order / out-of-order / in-order sender of HPE's
  * Slingshot NIC patent, for RDMA WRITE.
  *
- * Requester: a WQE shorter than two round trips of data (2 x SRTT / frame
- * time packets, SRTT being the QP's smoothed round trip) is sent in order:
- * every packet on one path (the path the spraying policy gives its first
- * packet) and marked in-order (IPv4 DSCP RCX_DSCP_INORDER). A longer WQE
- * starts the same way (the head); once the first ACK of the WQE is back, its
- * First has reached the responder, which now knows where the WQE goes, and
- * the following packets (the middle) are sprayed by the --spray policy and
- * left unmarked; the last SRTT's worth of packets (the tail) is in order on
- * the WQE's path again, and the Last is held until every sprayed packet is
- * acknowledged. A retransmission keeps its packet's class and path. Losses
+ * Requester, after the claims of US 12218828 B2 ("System and method for
+ * facilitating efficient packet forwarding in a NIC", HPE, 2025): a WQE
+ * starts in order (the head): every packet on one path (the path the
+ * spraying policy gives its first packet) and marked in-order (IPv4 DSCP
+ * RCX_DSCP_INORDER). The first condition (claim 2) is the first response to
+ * a head packet: the First has reached the responder, which now knows where
+ * the WQE goes. Its counter of outstanding head packets at that moment is
+ * the threshold (claims 3-4): the following packets (the middle) are sprayed
+ * by the --spray policy and left unmarked while at least `threshold`
+ * packets remain; the rest (the tail) goes in order on the WQE's path again
+ * (the second condition), and is held until every sprayed packet is
+ * acknowledged (claim 1: "refrain from sending the last subset until ...
+ * responses for the unordered delivery"). A WQE that ends before its first
+ * response, or whose remainder is already below the threshold then, stays
+ * in order throughout. A retransmission keeps its packet's class and path. Losses
  * are inferred from path order (pathseq.h: ACKs echo the data packet's path
  * and return on it) and by a timeout (SRTT + 4 RTTVAR + OTD/B, doubling),
  * which declares every unacknowledged packet lost. The packets outstanding
@@ -32,15 +37,14 @@
 
 typedef struct {
   rcxq x;
-  unsigned pin;      /* the WQE's in-order path; SIM_PATH_SPRAY before its first packet */
-  bool split;        /* head, sprayed middle, tail */
-  bool answered;     /* an ACK of this WQE came back: the middle may be sprayed */
-  uint32_t tail;     /* first packet of the in-order tail */
-  uint8_t *sprayed;  /* per packet: sent out of order */
-  uint32_t ooo_open; /* sprayed packets not acknowledged yet */
+  unsigned pin;       /* the WQE's in-order path; SIM_PATH_SPRAY before its first packet */
+  bool answered;      /* an ACK of this WQE came back: the middle may be sprayed */
+  uint32_t threshold; /* head packets outstanding at the first ACK: the tail's length */
+  uint8_t *sprayed;   /* per packet: sent out of order */
+  uint32_t ooo_open;  /* sprayed packets not acknowledged yet */
 } ioi_qp;
 
-/* The WQE's plan: in order throughout, or head / middle / tail. */
+/* A new WQE starts in order; the ACKs decide the rest. */
 static bool ioi_begin(rcxeng *e, rcxq *x) {
   ioi_qp *qp = (ioi_qp *)x;
   free(qp->sprayed);
@@ -49,23 +53,24 @@ static bool ioi_begin(rcxeng *e, rcxq *x) {
              x->t.q);
     return false;
   }
-  uint64_t rtt_pkts = x->t.rtt.srtt / sim_times(e->s)->frame_ps;
-  if (rtt_pkts < 1) rtt_pkts = 1;
-  uint32_t n = x->t.w.n;
-  qp->split = n >= 2 * rtt_pkts;
-  qp->tail = qp->split ? n - (uint32_t)rtt_pkts : n;
   qp->pin = SIM_PATH_SPRAY;
   qp->answered = false;
+  qp->threshold = 0;
   qp->ooo_open = 0;
   return true;
 }
 
 static void ioi_qp_free(rcxq *x) { free(((ioi_qp *)x)->sprayed); }
 
+/* Packet idx is in the tail: fewer than `threshold` packets from it on. */
+static bool in_tail(const ioi_qp *qp, const rcxq *x, uint32_t idx) {
+  return x->t.w.n - idx < qp->threshold;
+}
+
 /* A retransmission keeps its packet's class and path. */
 static pkt *ioi_send(rcxeng *e, rcxq *x, uint32_t idx, bool retx) {
   ioi_qp *qp = (ioi_qp *)x;
-  bool ooo = retx ? bs_get(qp->sprayed, idx) : qp->split && qp->answered && idx < qp->tail;
+  bool ooo = retx ? bs_get(qp->sprayed, idx) : qp->answered && !in_tail(qp, x, idx);
   if (!retx && ooo) {
     bs_set(qp->sprayed, idx);
     qp->ooo_open++;
@@ -75,10 +80,11 @@ static pkt *ioi_send(rcxeng *e, rcxq *x, uint32_t idx, bool retx) {
   return pk;
 }
 
-/* The Last waits until every sprayed packet is acknowledged. */
+/* The tail waits until every sprayed packet is acknowledged. */
 static bool ioi_hold(rcxeng *e, rcxq *x) {
+  const ioi_qp *qp = (const ioi_qp *)x;
   (void)e;
-  return x->t.next_new == x->t.w.n - 1 && ((ioi_qp *)x)->ooo_open;
+  return qp->ooo_open && x->t.next_new < x->t.w.n && in_tail(qp, x, x->t.next_new);
 }
 
 static void ioi_ack(rcxeng *e, rcxq *x, const ornic_frame *f) {
@@ -86,7 +92,10 @@ static void ioi_ack(rcxeng *e, rcxq *x, const ornic_frame *f) {
   txq *t = &x->t;
   uint32_t cum, sidx;
   if (!rcxeng_ack_of(x, f, &cum, &sidx)) return;
-  qp->answered = true;
+  if (!qp->answered) { /* the first condition; the counter sets the threshold */
+    qp->answered = true;
+    qp->threshold = t->next_new - t->cum;
+  }
   for (uint32_t j = t->cum; j < cum; j++)
     if (!txq_acked(t, j) && bs_get(qp->sprayed, j)) qp->ooo_open--;
   if (txq_ack_cum(t, e->s, cum)) rcxeng_arm_rto(e, x);

@@ -25,8 +25,9 @@ static const profile table[] = {
      "window",
      PROFILE_OTD, "path-order", "ack-clocked", "outside the OTD-packet bitmap", &mprdma_engines},
     {"ioi",
-     "in-order head and tail on one path (DSCP 24), sprayed middle, Last held until the middle "
-     "is acked; WQEs under 2 RTTs of data stay in order; BDP window",
+     "HPE's phases: in-order head on one path (DSCP 24) until the first ACK, sprayed middle, "
+     "in-order tail as long as the head then outstanding, held until the middle is acked; BDP "
+     "window",
      0, "path-order", "pinned-ends", "before the WQE's First", &ioi_engines},
     {"rc",
      "standard RoCEv2 RC between two hosts that are both requesters on each QP pair: SEND, "

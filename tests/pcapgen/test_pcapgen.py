@@ -762,8 +762,9 @@ def ioi_wqes(pkts, frames, pmtu, size):
 
 def case_ioi_paths(env):
     """ioi: a short WQE goes in order on one path, marked; a long one has an
-    in-order head and tail on one path and a sprayed, unmarked middle; the Last
-    leaves only after every sprayed packet was acknowledged."""
+    in-order head and tail on one path and a sprayed, unmarked middle; the tail
+    is the head's outstanding count long and leaves only after every sprayed
+    packet was acknowledged."""
     need(env.decoder)
     s, _ = env.run("ioi_short.pcap", "--profile", "ioi", "--wqe-size", "64K", "--wqes", 4,
                    "--loss", 0, "--capture", "requester")
@@ -806,11 +807,16 @@ def case_ioi_paths(env):
         inorder_ports = {x[3] for x in w if x[2] == DSCP_INORDER}
         check(len(inorder_ports) == 1, f"long WQE {i}: head and tail on one path {inorder_ports}")
         check(len({x[3] for x in w if x[2] != DSCP_INORDER}) > 1, f"long WQE {i}: the middle is sprayed")
-        last = [x for x in w if x[4] == 0x08]
+        # US 12218828 claims 1-4: the tail is as long as the head packets outstanding at the
+        # first ACK (the whole head, then) minus one, and waits for every sprayed packet's ACK.
+        head = len(marks) - len(marks.lstrip("I"))
+        tail = len(marks) - len(marks.rstrip("I"))
+        check(tail == head - 1, f"long WQE {i}: tail {tail} = head {head} - 1 (the threshold)")
+        first_tail = w[len(w) - tail] if tail else None
         sprayed = [x[1] for x in w if x[2] != DSCP_INORDER]
-        late = [psn for psn in sprayed if known(psn) > (last[0][0] if last else 0)]
-        check(len(last) == 1 and not late, f"long WQE {i}: the Last leaves after the ACKs of all "
-              f"{len(sprayed)} sprayed packets (not before: {late[:5]})")
+        late = [psn for psn in sprayed if known(psn) > (first_tail[0] if first_tail else 0)]
+        check(first_tail is not None and not late, f"long WQE {i}: the tail leaves after the ACKs "
+              f"of all {len(sprayed)} sprayed packets (not before: {late[:5]})")
     check(s["wqes_verified"] == 3, "long: 3 WQEs verified")
 
 
