@@ -27,7 +27,7 @@ typedef struct {
   int naketh, nak_reason, nak_trigger, nak_nblocks, nak_base, nak_resv, nak_limit, nak_block;
   int nak_missing_psn, nak_received_psn, nak_missing_count, nak_received_count;
   int immdt, ieth_rkey, cnp, cnp_resv;
-  int payload, payload_len, pad, icrc, icrc_status, icrc_expected, decode_error;
+  int payload, payload_len, pad, icrc, icrc_status, icrc_expected, icrc_crc32, decode_error;
   /* analysis (libornicproto's ornic_analysis verdict) */
   int an, an_conv, an_dir, an_role, an_resp_qp, an_req_qp, an_pmtu, an_addr, an_addr_unknown,
       an_pmtu_unknown, an_wqe, an_new_wqe, an_wqe_start_psn, an_wqe_last_psn, an_wqe_pkt,

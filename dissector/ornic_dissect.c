@@ -167,8 +167,8 @@ static guint8 tree_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, con
     return PROTO_CHECKSUM_E_UNVERIFIED;
   }
   if (!loc->from_frame) {
-    proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, NULL, pinfo, 0,
-                            ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_NO_FLAGS);
+    proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, NULL, pinfo, 0, ENC_BIG_ENDIAN,
+                            PROTO_CHECKSUM_NO_FLAGS);
     proto_tree_add_expert_format(tree, pinfo, &ei.no_ip, tvb, off, 4, "iCRC not verified: %s",
                                  loc->no_ip);
     return PROTO_CHECKSUM_E_UNVERIFIED;
@@ -176,16 +176,21 @@ static guint8 tree_icrc(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, con
   guint32 want = 0;
   int rc = ornic_icrc_compute(f, loc->base, &want);
   if (rc != ORNIC_OK) {
-    proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, NULL, pinfo, 0,
-                            ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_NO_FLAGS);
+    proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, NULL, pinfo, 0, ENC_BIG_ENDIAN,
+                            PROTO_CHECKSUM_NO_FLAGS);
     return PROTO_CHECKSUM_E_UNVERIFIED;
   }
-  /* f->icrc is the wire value (little-endian), as ornic_icrc_verify compares it. */
+  /* f->icrc and want are CRC-32 values (the wire bytes least significant
+   * first, as ornic_icrc_verify compares them); the fields show the bytes in
+   * wire order, as stock's infiniband.invariant.crc does. */
   gboolean ok = want == f->icrc;
-  proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, &ei.icrc_bad, pinfo, want,
-                          ENC_LITTLE_ENDIAN, PROTO_CHECKSUM_VERIFY);
+  proto_tree_add_checksum(tree, tvb, off, hf.icrc, hf.icrc_status, &ei.icrc_bad, pinfo,
+                          GUINT32_SWAP_LE_BE(want), ENC_BIG_ENDIAN, PROTO_CHECKSUM_VERIFY);
+  proto_item *crc = proto_tree_add_uint(tree, hf.icrc_crc32, tvb, off, 4, f->icrc);
+  proto_item_set_generated(crc);
   if (!ok) {
-    proto_item *pi = proto_tree_add_uint(tree, hf.icrc_expected, tvb, off, 4, want);
+    proto_item *pi =
+        proto_tree_add_uint(tree, hf.icrc_expected, tvb, off, 4, GUINT32_SWAP_LE_BE(want));
     proto_item_set_generated(pi);
   }
   return ok ? PROTO_CHECKSUM_E_GOOD : PROTO_CHECKSUM_E_BAD;

@@ -189,12 +189,14 @@ static hf_register_info field_table[] = {
       "Payload bytes per the IP/UDP lengths, without pad"),
     F(pad, "Pad", "ornic.pad", FT_BYTES, BASE_NONE, NULL, 0, "Pad bytes counted by PadCnt"),
     F(icrc, "Invariant CRC", "ornic.icrc", FT_UINT32, BASE_HEX, NULL, 0,
-      "The 4 wire bytes read as a little-endian number (libornicproto's convention)"),
+      "The 4 iCRC bytes in wire order, as the stock field infiniband.invariant.crc shows them"),
+    F(icrc_crc32, "CRC-32 value", "ornic.icrc.crc32", FT_UINT32, BASE_HEX, NULL, 0,
+      "The iCRC as a CRC-32 value: its wire bytes are this number least significant byte first"),
     F(icrc_status, "iCRC status", "ornic.icrc.status", FT_UINT8, BASE_NONE,
       VALS(proto_checksum_vals), 0,
       "Good, Bad, or Unverified (IP header not reachable, capture cut)"),
     F(icrc_expected, "Expected iCRC", "ornic.icrc.expected", FT_UINT32, BASE_HEX, NULL, 0,
-      "The iCRC the library computes over the invariant fields"),
+      "The iCRC the library computes over the invariant fields, in wire order as ornic.icrc"),
     F(decode_error, "Decode error", "ornic.decode_error", FT_STRING, BASE_NONE, NULL, 0,
       "Why libornicproto did not decode the frame completely (for opcodes the stock InfiniBand "
       "dissector decodes, no expert info: its layout may differ, e.g. ConnectX DC in the RD "

@@ -188,7 +188,10 @@ def expected_fields(j):
         e["ornic.cnp.resv"] = ["0" * 32]
     ic = j.get("icrc") or {}
     if ic.get("value"):
-        e["ornic.icrc"] = [hx(ic["value"])]
+        v = hx(ic["value"])  # ornic-decode: the CRC-32 value; the field: wire order (stock's)
+        e["ornic.icrc"] = [int.from_bytes(v.to_bytes(4, "little"), "big")]
+        if ic.get("ok") is not None:
+            e["ornic.icrc.crc32"] = [v]
     if ic.get("ok") is not None:
         e["ornic.icrc.status"] = [1 if ic["ok"] else 0]
     return e

@@ -458,6 +458,18 @@ def do_icrc(a, ts):
         check(value(got[fr]["ornic.icrc.status"][0]) == st,
               f"frame {fr}: ornic.icrc.status {got[fr].get('ornic.icrc.status')}, expected {st}")
     check(value(got[5]["ornic.bth.fecn"][0]) == 1, "FECN not shown")
+    # Wire order: the last wire byte flipped is the low byte of ornic.icrc (stock's convention).
+    six = ts.fields(bad, ["ornic.icrc", "ornic.icrc.expected"])[6]
+    check(value(six["ornic.icrc"][0]) ^ value(six["ornic.icrc.expected"][0]) == 0x40,
+          f"frame 6: ornic.icrc and ornic.icrc.expected in wire order: {six}")
+    # Standard opcodes: ornic.icrc shows the value stock's infiniband.invariant.crc shows.
+    std = pcapgen(a, ts, "icrc-roce.pcap", ["--profile", "roce", "--wqes", "1", "--wqe-size", "16K",
+                                           "--loss", "0"])
+    both = ts.fields(std, ["ornic.icrc", "infiniband.invariant.crc"])
+    diff = [fr for fr, f in both.items() if f.get("ornic.icrc") and
+            [value(x) for x in f["ornic.icrc"]] != [value(x) for x in f.get("infiniband.invariant.crc", [])]]
+    check(both and not diff, f"ornic.icrc == infiniband.invariant.crc on {len(both)} frames "
+          f"(differ: {diff[:5]})")
     ex = ts.run(["-r", bad, "-Y", "_ws.expert.message == \"Bad iCRC\" || ornic.icrc.bad",
                  "-T", "fields", "-e", "frame.number"]).split()
     check(ex == ["2", "3", "6"], f"expert ornic.icrc.bad on frames {ex}")
