@@ -387,12 +387,31 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
 void proto_register_ornic(void);
 void proto_reg_handoff_ornic(void);
 
+/* A disabled protocol's port handle does not fall back to the one it
+ * replaced: UDP would show the datagrams as data. So on every (re)dissection
+ * (init routines run after --disable-protocol or Enabled Protocols took
+ * effect), the ports of ornic.udp.port go to stock's RoCEv2 handle while
+ * ORNIC is disabled, and back to ORNIC's when it is enabled again. */
+static void ports_follow_enabled(void) {
+  dissector_table_t udp = find_dissector_table("udp.port");
+  range_t *r = prefs_get_range_value("ornic", "udp.port");
+  if (!udp || !r || !stock_rroce_handle) return;
+  gboolean on = proto_is_protocol_enabled(find_protocol_by_id(proto_ornic));
+  dissector_handle_t want = on ? ornic_handle : stock_rroce_handle;
+  dissector_handle_t other = on ? stock_rroce_handle : ornic_handle;
+  for (guint i = 0; i < r->nranges; i++)
+    for (guint64 p = r->ranges[i].low; p <= r->ranges[i].high; p++)
+      if (dissector_get_uint_handle(udp, (guint32)p) == other)
+        dissector_change_uint("udp.port", (guint32)p, want);
+}
+
 void proto_register_ornic(void) {
   proto_ornic = proto_register_protocol("ORNIC out-of-order RDMA over RoCEv2", "ORNIC", "ornic");
   ornic_register_fields(ornic_analysis_prefs_changed);
   ornic_handle = register_dissector("ornic", dissect_ornic, proto_ornic);
   ornic_tap = register_tap("ornic");
   ornic_analysis_register();
+  register_init_routine(ports_follow_enabled);
 }
 
 void proto_reg_handoff_ornic(void) {

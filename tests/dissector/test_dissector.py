@@ -15,6 +15,8 @@ CHECK is one of
   icrc             a corrupted byte gives ornic.icrc.status Bad; iCRC-masked fields do not
   nak              --drop rules: the NAK's missing PSNs are exactly the dropped ones; late
                    copies of an older WQE keep its implied address
+  disable          --disable-protocol ornic gives back stock's decoding of UDP 4791: the same
+                   frame.protocols and infiniband.* fields as tshark without the plugin
   encap            the same frames over every link and tunnel the plugin locates the IP header
                    in (VLAN, raw IP, Linux cooked, IPv4 options, IP-in-IP, VXLAN): iCRC good,
                    same fields; cut frames truncated, not malformed; the library's D3 text and
@@ -926,6 +928,27 @@ def build_encaps(helper):
             "ipv4-options": (1, opts)}
 
 
+def do_disable(a, ts):
+    """Disabling ORNIC (--disable-protocol, or unticking it in Enabled Protocols) hands the
+    port back to stock's RoCEv2 dissector instead of leaving plain UDP (ports_follow_enabled
+    in dissector/ornic_dissect.c)."""
+    names = ["frame.protocols", "infiniband.bth.opcode", "infiniband.bth.psn",
+             "infiniband.invariant.crc", "data.len"]
+    for prof in ("roce", "ornic"):
+        cap = pcapgen(a, ts, f"disable-{prof}.pcap", ["--profile", prof, "--wqes", "1",
+                                                     "--wqe-size", "64K", "--loss", "0.01"])
+        off = ts.fields(cap, names, extra=["--disable-protocol", "ornic"])
+        stock = ts.fields(cap, names, plugin=False)
+        on = ts.fields(cap, ["frame.protocols"])
+        check(off == stock, f"{prof}: ornic disabled decodes as stock "
+              f"(first difference: {next(((k, off.get(k), stock.get(k)) for k in stock if off.get(k) != stock.get(k)), None)})")
+        check(all("infiniband" in f["frame.protocols"][0] for f in off.values()),
+              f"{prof}: every frame reaches infiniband with ornic disabled")
+        check(all(":ornic" in f["frame.protocols"][0] for f in on.values()),
+              f"{prof}: enabled, every frame is ornic's")
+    print("disable: --disable-protocol ornic gives stock's RoCEv2 decoding back")
+
+
 def do_encap(a, ts):
     """Wherever the plugin can locate the IP header (the record's link type, or the IP header
     Wireshark's IP dissector read, inside tunnels), the iCRC is verified and every ornic.*
@@ -1018,7 +1041,8 @@ def main():
          "read": lambda: do_read(a, ts), "synthetic": lambda: do_synthetic(a, ts),
          "icrc": lambda: do_icrc(a, ts), "nak": lambda: do_nak(a, ts),
          "flags": lambda: do_flags(a, ts, a.arg), "rc": lambda: do_rc(a, ts),
-         "vendor": lambda: do_vendor(a, ts), "encap": lambda: do_encap(a, ts)}[a.check]()
+         "vendor": lambda: do_vendor(a, ts), "encap": lambda: do_encap(a, ts),
+         "disable": lambda: do_disable(a, ts)}[a.check]()
     finally:
         ts.close()
 
