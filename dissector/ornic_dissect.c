@@ -391,7 +391,10 @@ void proto_reg_handoff_ornic(void);
  * replaced: UDP would show the datagrams as data. So on every (re)dissection
  * (init routines run after --disable-protocol or Enabled Protocols took
  * effect), the ports of ornic.udp.port go to stock's RoCEv2 handle while
- * ORNIC is disabled, and back to ORNIC's when it is enabled again. */
+ * ORNIC is disabled, and back to ORNIC's when it is enabled again. Enabled,
+ * a port of ornic.udp.port that stock's RoCEv2 handle took (or left empty)
+ * is ORNIC's again: packet-infiniband.c's infiniband.rroce.port preference
+ * deletes and re-adds its own port, which would take 4791 from ORNIC. */
 static void ports_follow_enabled(void) {
   dissector_table_t udp = find_dissector_table("udp.port");
   range_t *r = prefs_get_range_value("ornic", "udp.port");
@@ -400,9 +403,10 @@ static void ports_follow_enabled(void) {
   dissector_handle_t want = on ? ornic_handle : stock_rroce_handle;
   dissector_handle_t other = on ? stock_rroce_handle : ornic_handle;
   for (guint i = 0; i < r->nranges; i++)
-    for (guint64 p = r->ranges[i].low; p <= r->ranges[i].high; p++)
-      if (dissector_get_uint_handle(udp, (guint32)p) == other)
-        dissector_change_uint("udp.port", (guint32)p, want);
+    for (guint64 p = r->ranges[i].low; p <= r->ranges[i].high; p++) {
+      dissector_handle_t cur = dissector_get_uint_handle(udp, (guint32)p);
+      if (cur == other || (on && !cur)) dissector_change_uint("udp.port", (guint32)p, want);
+    }
 }
 
 void proto_register_ornic(void) {

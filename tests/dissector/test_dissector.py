@@ -16,7 +16,8 @@ CHECK is one of
   nak              --drop rules: the NAK's missing PSNs are exactly the dropped ones; late
                    copies of an older WQE keep its implied address
   disable          --disable-protocol ornic gives back stock's decoding of UDP 4791: the same
-                   frame.protocols and infiniband.* fields as tshark without the plugin
+                   frame.protocols and infiniband.* fields as tshark without the plugin;
+                   infiniband.rroce.port moved elsewhere leaves 4791 to ORNIC
   encap            the same frames over every link and tunnel the plugin locates the IP header
                    in (VLAN, raw IP, Linux cooked, IPv4 options, IP-in-IP, VXLAN): iCRC good,
                    same fields; cut frames truncated, not malformed; the library's D3 text and
@@ -946,6 +947,11 @@ def do_disable(a, ts):
               f"{prof}: every frame reaches infiniband with ornic disabled")
         check(all(":ornic" in f["frame.protocols"][0] for f in on.values()),
               f"{prof}: enabled, every frame is ornic's")
+        # Moving stock's RoCEv2 port elsewhere must not take 4791 from ORNIC (it did: udp:data).
+        moved = ts.fields(cap, ["frame.protocols"], extra=["-o", "infiniband.rroce.port:4792"])
+        check(all(":ornic" in f["frame.protocols"][0] for f in moved.values()),
+              f"{prof}: with infiniband.rroce.port 4792, 4791 stays ORNIC's "
+              f"({next(iter(moved.values()), {}).get('frame.protocols')})")
     print("disable: --disable-protocol ornic gives stock's RoCEv2 decoding back")
 
 
