@@ -48,9 +48,9 @@ typedef struct {
 extern ornic_ett_ids ett;
 
 typedef struct {
-  expert_field icrc_bad, malformed, truncated, unknown_opcode, lint, addr_unknown, ooo, dup,
-      retrans, loss, nak, ecn, ack_stale, not_captured, before_capture, no_ip, pmtu_unknown,
-      wqe_done;
+  expert_field icrc_bad, icrc_not_captured, malformed, truncated, unknown_opcode, lint,
+      addr_unknown, ooo, dup, retrans, loss, nak, ecn, ack_stale, not_captured, before_capture,
+      no_ip, pmtu_unknown, wqe_done;
 } ornic_ei_ids;
 extern ornic_ei_ids ei;
 

@@ -235,7 +235,11 @@ static void lint(proto_tree *tree, packet_info *pinfo, const located *loc, tvbuf
                  gboolean own, gboolean analysed) {
   const ornic_frame *f = &loc->f;
   proto_item *top = proto_tree_get_parent(tree);
-  if (loc->rc != ORNIC_OK) {
+  /* Every header captured, the payload or the iCRC cut by the snaplen: not a
+   * decode error, only an iCRC that cannot be checked. */
+  gboolean headers_whole = loc->rc == ORNIC_ERR_TRUNCATED && f->payload_off != 0;
+  if (headers_whole && own) expert_add_info(pinfo, top, &ei.icrc_not_captured);
+  if (loc->rc != ORNIC_OK && !headers_whole) {
     proto_item *pi = proto_tree_add_string_format_value(
         tree, hf.decode_error, tvb, 0, 0, ornic_errname(loc->rc), "%s (%s)",
         ornic_strerror(loc->rc), ornic_errname(loc->rc));

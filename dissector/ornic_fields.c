@@ -333,7 +333,9 @@ static hf_register_info field_table[] = {
 static ei_register_info expert_table[] = {
     E(icrc_bad, "ornic.icrc.bad", PI_CHECKSUM, PI_WARN, "Bad iCRC"),
     E(malformed, "ornic.malformed", PI_MALFORMED, PI_ERROR, "Malformed RoCE packet"),
-    E(truncated, "ornic.truncated", PI_MALFORMED, PI_NOTE, "Packet cut short by the capture"),
+    /* A capture artefact, never Malformed: the bytes that are there are right. */
+    E(truncated, "ornic.truncated", PI_UNDECODED, PI_NOTE, "Packet cut short by the capture"),
+    E(icrc_not_captured, "ornic.icrc.not_captured", PI_CHECKSUM, PI_NOTE, "iCRC not captured"),
     E(unknown_opcode, "ornic.unknown_opcode", PI_PROTOCOL, PI_WARN, "Opcode without a layout"),
     E(lint, "ornic.lint", PI_PROTOCOL, PI_WARN, "Protocol violation"),
     E(addr_unknown, "ornic.analysis.addr_unknown.expert", PI_SEQUENCE, PI_NOTE,

@@ -465,6 +465,20 @@ def do_icrc(a, ts):
     six = ts.fields(bad, ["ornic.icrc", "ornic.icrc.expected"])[6]
     check(value(six["ornic.icrc"][0]) ^ value(six["ornic.icrc.expected"][0]) == 0x40,
           f"frame 6: ornic.icrc and ornic.icrc.expected in wire order: {six}")
+    # Cut by the snaplen after every header: a note that the iCRC was not captured, never
+    # Malformed, no decode error, nothing shown as an iCRC.
+    snap = pcapgen(a, ts, "icrc-snap.pcap", ["--wqes", "1", "--wqe-size", "16K", "--loss", "0",
+                                             "--snaplen", "200"])
+    cutf = ts.fields(snap, ["_ws.expert.message", "_ws.malformed", "ornic.decode_error", "ornic.icrc",
+                            "ornic.icrc.not_captured", "ornic.truncated", "frame.cap_len", "frame.len"])
+    cut_frames = {fr: f for fr, f in cutf.items() if f.get("frame.cap_len") != f.get("frame.len")}
+    wrong = [fr for fr, f in cut_frames.items()
+             if "ornic.icrc.not_captured" not in f or "_ws.malformed" in f or "ornic.decode_error" in f
+             or "ornic.icrc" in f or "ornic.truncated" in f]
+    check(cut_frames and not wrong, f"{len(cut_frames)} snaplen-cut frames: iCRC-not-captured note "
+          f"only (wrong: {[(fr, cut_frames[fr]) for fr in wrong[:2]]})")
+    expert = ts.run(["-r", snap, "-q", "-z", "expert"])
+    check("Malformed" not in expert, f"-z expert lists no Malformed row:\n{expert}")
     # Standard opcodes: ornic.icrc shows the value stock's infiniband.invariant.crc shows.
     std = pcapgen(a, ts, "icrc-roce.pcap", ["--profile", "roce", "--wqes", "1", "--wqe-size", "16K",
                                            "--loss", "0"])
