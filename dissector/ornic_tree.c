@@ -43,8 +43,20 @@ static void tree_bth(proto_tree *tree, tvbuff_t *tvb, const ornic_bth *b) {
                          b->psn);
 }
 
+/* Appends "a" or "a-b" to s, comma-separated. */
+static void append_run(wmem_strbuf_t *s, guint32 first, guint32 last) {
+  if (wmem_strbuf_get_len(s)) wmem_strbuf_append(s, ", ");
+  if (first == last)
+    wmem_strbuf_append_printf(s, "%u", first);
+  else
+    wmem_strbuf_append_printf(s, "%u-%u", first, last);
+}
+
 /* The bitmap blocks after the NAKETH's fixed part, the PSNs they mark
- * received, and the lost set (PROTOCOL.md 4.4), walked by the library. */
+ * received, and the lost set (PROTOCOL.md 4.4), walked by the library. The
+ * tree shows runs of PSNs ("2131510, 2131512-2131513"); one item per PSN
+ * stays, hidden, so that ornic.nak.received_psn and ornic.nak.missing_psn
+ * filter on every PSN. */
 static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_naketh *nak,
                             guint32 nlost) {
   int blocks = off + ORNIC_NAKETH_FIXED_LEN;
@@ -66,15 +78,27 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
     proto_item_append_text(bi, " (block %u: PSNs %u-%u, %d received)", k, first,
                            ornic_psn_add(first, 15), in_block);
     proto_tree *rt = NULL;
+    wmem_strbuf_t *runs = wmem_strbuf_new(wmem_packet_scope(), "");
+    gint32 run_start = -1;
     /* Base itself (bit 0 of block 0) is the first missing PSN, never received. */
-    for (gint32 i = (k == 0); i < 16; i++) {
+    for (gint32 i = (k == 0); i <= 16; i++) {
       guint32 psn = ornic_psn_add(first, i);
-      if (ornic_naketh_psn_state(nak, psn) != 1) continue;
+      gboolean got = i < 16 && ornic_naketh_psn_state(nak, psn) == 1;
+      if (!got) {
+        if (run_start >= 0)
+          append_run(runs, ornic_psn_add(first, run_start), ornic_psn_add(first, i - 1));
+        run_start = -1;
+        continue;
+      }
+      if (run_start < 0) run_start = i;
       if (!rt) rt = proto_item_add_subtree(bi, ett.nak_block);
       proto_item *pi = proto_tree_add_uint(rt, hf.nak_received_psn, tvb, boff, 2, psn);
       proto_item_set_generated(pi);
+      proto_item_set_hidden(pi);
       nrecv++;
     }
+    if (wmem_strbuf_get_len(runs))
+      proto_item_append_text(bi, ": received %s", wmem_strbuf_get_str(runs));
   }
   proto_item *ci =
       proto_tree_add_uint(t, hf.nak_received_count, tvb, blocks, 2 * nak->nblocks, nrecv);
@@ -88,6 +112,12 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
   guint32 first, n;
   ornic_naketh_lost_begin(&it, nak);
   while (ornic_naketh_lost_next_run(&it, &first, &n)) {
+    guint32 last = ornic_psn_add(first, (gint32)n - 1);
+    if (n == 1)
+      proto_tree_add_subtree_format(mt, tvb, off, 0, ett.nak_missing, NULL, "Missing: %u", first);
+    else
+      proto_tree_add_subtree_format(mt, tvb, off, 0, ett.nak_missing, NULL,
+                                    "Missing: %u-%u (%u PSNs)", first, last, n);
     for (guint32 i = 0; i < n; i++) {
       guint32 psn = ornic_psn_add(first, (gint32)i);
       gint32 rel = ornic_psn_diff(psn, nak->base_psn);
@@ -95,6 +125,7 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
       proto_item *pi =
           proto_tree_add_uint(mt, hf.nak_missing_psn, tvb, boff, rel > 0 ? 2 : base->size, psn);
       proto_item_set_generated(pi);
+      proto_item_set_hidden(pi);
     }
   }
 }

@@ -507,6 +507,17 @@ def do_nak(a, ts):
     for f in naks.values():
         missing |= {value(x) for x in f.get("ornic.nak.missing_psn", [])}
     check(missing == {start + 5, start + 40}, f"NAK missing PSNs {sorted(missing)}, dropped {start + 5}, {start + 40}")
+    # The tree shows runs ("Missing: 1005", "received 1006-1015"), not one line per PSN; the
+    # per-PSN fields stay filterable (hidden).
+    fr = min(naks)
+    text = ts.run(["-r", cap, "-Y", f"frame.number == {fr}", "-O", "ornic", "-V"])
+    per_psn = [l for l in text.splitlines() if "Missing PSN:" in l or "Received PSN:" in l]
+    runs = [l.strip() for l in text.splitlines() if l.strip().startswith("Missing: ")]
+    check(not per_psn and runs and any("received " in l for l in text.splitlines()),
+          f"NAK frame {fr}: ranges, not PSN lines ({len(per_psn)} PSN lines, runs {runs})")
+    hit = ts.run(["-r", cap, "-Y", f"ornic.nak.missing_psn == {start + 5}", "-T", "fields",
+                  "-e", "frame.number"]).split()
+    check(str(fr) in hit, f"ornic.nak.missing_psn == {start + 5} still finds NAK frame {fr}: {hit}")
     for psn in (start + 5, start + 40):
         rt = [fr for fr, f in got.items() if value(f["ornic.bth.psn"][0]) == psn and
               value(f["ornic.bth.opcode"][0]) in range(0xC0, 0xC6)]
