@@ -60,7 +60,7 @@ static hf_register_info field_table[] = {
     F(bth, "Base Transport Header", "ornic.bth", FT_NONE, BASE_NONE, NULL, 0,
       "BTH, 12 bytes: opcode, flags, partition key, destination QP, PSN"),
     F(opcode, "OpCode", "ornic.bth.opcode", FT_UINT8, BASE_HEX, VALS(opcode_vals), 0,
-      "Transport and operation (0xC0-0xDF: ORNIC, PROTOCOL.md 3.1)"),
+      "Transport and operation (0xC0-0xDF: ORNIC)"),
     F(se, "Solicited Event", "ornic.bth.se", FT_BOOLEAN, 8, NULL, 0,
       "Solicited Event: the responder should raise an event"),
     F(m, "MigReq", "ornic.bth.m", FT_BOOLEAN, 8, NULL, 0, "Migration request (APM)"),
@@ -78,7 +78,7 @@ static hf_register_info field_table[] = {
     F(destqp, "Destination QP", "ornic.bth.destqp", FT_UINT24, BASE_HEX, NULL, 0,
       "QP the packet is addressed to"),
     F(ackreq, "AckReq", "ornic.bth.a", FT_BOOLEAN, 8, NULL, 0,
-      "The requester asks for an acknowledgement (ORNIC: also an RTO probe, PROTOCOL.md 4.2)"),
+      "The requester asks for an acknowledgement (ORNIC: also an RTO probe)"),
     F(resv7, "Reserved (7 bits)", "ornic.bth.resv7", FT_UINT8, BASE_HEX, NULL, 0,
       "Reserved bits after AckReq"),
     F(psn, "Packet Sequence Number", "ornic.bth.psn", FT_UINT24, BASE_DEC, NULL, 0,
@@ -113,7 +113,7 @@ static hf_register_info field_table[] = {
     F(reth_dmalen, "DMA Length", "ornic.reth.dmalen", FT_UINT32, BASE_DEC, NULL, 0,
       "Bytes of the whole WRITE or READ"),
     F(offeth, "OFFETH", "ornic.offeth", FT_NONE, BASE_NONE, NULL, 0,
-      "ORNIC offset extended transport header (PROTOCOL.md 3.3)"),
+      "ORNIC offset extended transport header: where this payload starts within the WQE"),
     F(offeth_offset, "Offset in WQE", "ornic.offeth.offset", FT_UINT32, BASE_DEC, NULL, 0,
       "Byte offset of this packet in its WQE: Start_Addr = VA - Offset"),
     F(atomiceth, "AtomicETH", "ornic.atomiceth", FT_NONE, BASE_NONE, NULL, 0,
@@ -138,7 +138,7 @@ static hf_register_info field_table[] = {
       BASE_HEX, NULL, 0, "The remote operand before the atomic operation"),
     /* ORNIC headers */
     F(oacketh, "OACKETH", "ornic.oacketh", FT_NONE, BASE_NONE, NULL, 0,
-      "ORNIC ACK extended transport header (PROTOCOL.md 3.4)"),
+      "ORNIC ACK extended transport header: flags and the packets this ACK stands for"),
     F(oack_flags, "Flags", "ornic.oacketh.flags", FT_UINT8, BASE_HEX, NULL, 0,
       "ADDR_CACHED, WQE_DONE and reserved bits"),
     F(oack_addr_cached, "ADDR_CACHED", "ornic.oacketh.addr_cached", FT_BOOLEAN, 8, NULL, 0,
@@ -152,7 +152,7 @@ static hf_register_info field_table[] = {
     F(oack_count, "Count", "ornic.oacketh.count", FT_UINT16, BASE_DEC, NULL, 0,
       "New request packets accepted since the previous ACK"),
     F(naketh, "NAKETH", "ornic.naketh", FT_NONE, BASE_NONE, NULL, 0,
-      "ORNIC NAK extended transport header: reason, trigger, loss limit, bitmap (PROTOCOL.md 3.5)"),
+      "ORNIC NAK extended transport header: reason, trigger, loss limit, bitmap"),
     F(nak_reason, "Reason", "ornic.naketh.reason", FT_UINT8, BASE_DEC, VALS(nak_reason_vals), 0,
       "Why the responder sends the NAK"),
     F(nak_trigger, "Trigger PSN", "ornic.naketh.trigger_psn", FT_UINT24, BASE_DEC, NULL, 0,
@@ -164,12 +164,11 @@ static hf_register_info field_table[] = {
     F(nak_resv, "Reserved", "ornic.naketh.resv", FT_UINT8, BASE_HEX, NULL, 0,
       "Reserved byte (zero)"),
     F(nak_limit, "Limit PSN", "ornic.naketh.limit_psn", FT_UINT24, BASE_DEC, NULL, 0,
-      "Loss limit: the NAK declares lost Base and the clear bits before this PSN (PROTOCOL.md "
-      "4.4)"),
+      "Loss limit: the NAK declares lost Base and the clear bits before this PSN"),
     F(nak_block, "Block", "ornic.naketh.block", FT_UINT16, BASE_HEX, NULL, 0,
       "16 PSNs, a set bit for each one received"),
     F(nak_missing_psn, "Missing PSN", "ornic.nak.missing_psn", FT_UINT24, BASE_DEC, NULL, 0,
-      "A PSN this NAK declares lost (PROTOCOL.md 4.4): the requester retransmits it"),
+      "A PSN this NAK declares lost: the requester retransmits it"),
     F(nak_received_psn, "Received PSN", "ornic.nak.received_psn", FT_UINT24, BASE_DEC, NULL, 0,
       "A PSN whose bitmap bit is set"),
     F(nak_missing_count, "Missing PSNs", "ornic.nak.missing_count", FT_UINT32, BASE_DEC, NULL, 0,
@@ -245,7 +244,7 @@ static hf_register_info field_table[] = {
     F(an_read_frame, "READ request in", "ornic.analysis.read_frame", FT_FRAMENUM, BASE_NONE,
       FRAMENUM_TYPE(FT_FRAMENUM_REQUEST), 0, "The READ request this response or retry belongs to"),
     F(an_read_retry, "READ retry", "ornic.analysis.read_retry", FT_NONE, BASE_NONE, NULL, 0,
-      "A READ request inside an earlier READ's range (PROTOCOL.md 4.5): not a new WQE"),
+      "A READ request inside an earlier READ's range: not a new WQE"),
     F(an_hpsn, "Highest PSN before", "ornic.analysis.hpsn", FT_UINT24, BASE_DEC, NULL, 0,
       "Highest PSN of this direction seen before this packet"),
     F(an_epsn, "Expected PSN", "ornic.analysis.epsn", FT_UINT24, BASE_DEC, NULL, 0,
@@ -256,7 +255,7 @@ static hf_register_info field_table[] = {
       "Highest PSN seen before minus this PSN"),
     F(an_otd_exceeded, "OTD exceeded", "ornic.analysis.otd_exceeded", FT_NONE, BASE_NONE, NULL, 0,
       "This arrival is more than OTD past the expected PSN: the responder should now declare the "
-      "hole lost (PROTOCOL.md 4.4 reason 1)"),
+      "hole lost (NAK reason 1)"),
     F(an_hole_first, "Hole first PSN", "ornic.analysis.hole_first", FT_UINT24, BASE_DEC, NULL, 0,
       "First missing PSN of the hole (the expected PSN)"),
     F(an_hole_count, "Hole PSNs", "ornic.analysis.hole_count", FT_UINT32, BASE_DEC, NULL, 0,
@@ -273,7 +272,7 @@ static hf_register_info field_table[] = {
     F(an_nak_frame, "Requested in", "ornic.analysis.nak_frame", FT_FRAMENUM, BASE_NONE, NULL, 0,
       "The NAK or READ retry that asked for this retransmission (none: a timeout)"),
     F(an_probe, "RTO probe", "ornic.analysis.rto_probe", FT_NONE, BASE_NONE, NULL, 0,
-      "ORNIC request with A = 1 sent again on a timeout (PROTOCOL.md 4.2)"),
+      "ORNIC request with A = 1 sent again on a timeout"),
     F(an_loss, "Loss", "ornic.analysis.loss", FT_NONE, BASE_NONE, NULL, 0,
       "This packet proves PSNs lost: a NAK, or a retransmission whose original the capture saw "
       "nowhere"),
@@ -284,11 +283,11 @@ static hf_register_info field_table[] = {
     F(an_nak, "NAK", "ornic.analysis.nak", FT_NONE, BASE_NONE, NULL, 0,
       "A negative acknowledgement: PSN sequence error, RNR or fatal"),
     F(an_nak_lost, "PSNs declared lost", "ornic.analysis.nak_lost", FT_UINT32, BASE_DEC, NULL, 0,
-      "Size of an ORNIC NAK's lost set (PROTOCOL.md 4.4)"),
+      "Size of an ORNIC NAK's lost set: Base and the clear bits before its Limit PSN"),
     F(an_ack_stale, "Stale acknowledgement", "ornic.analysis.ack_stale", FT_NONE, BASE_NONE, NULL,
       0,
       "An ACK whose PSN is before the cumulative PSN already acknowledged: a reordered "
-      "ACK, which the requester ignores (PROTOCOL.md 4.2)"),
+      "ACK, which the requester ignores"),
     F(an_not_captured, "Not captured", "ornic.analysis.not_captured", FT_NONE, BASE_NONE, NULL, 0,
       "This ACK covers PSNs the capture never saw: delivered, but missing from the file (a "
       "capture artefact, not a network loss)"),
@@ -499,7 +498,7 @@ void ornic_register_fields(void (*prefs_apply)(void)) {
   prefs_register_uint_preference(
       mod, "otd", "OTD (packets)",
       "OOO Tolerance Distance, for the analysis: an arrival more than OTD "
-      "PSNs past the first missing one is flagged OTD exceeded "
-      "(PROTOCOL.md 4.4). A NAK's missing PSNs come from its Limit PSN",
+      "PSNs past the first missing one is flagged OTD exceeded. "
+      "A NAK's missing PSNs come from its Limit PSN",
       10, &ornic_pref_otd);
 }
