@@ -259,13 +259,16 @@ static void usage(FILE *f) {
       "                         transmissions of one QP over --paths 1 (default 0: off)\n"
       "\n"
       "Protocol:\n"
-      "      --ack-every N      responder ACKs every N accepted packets (default 16)\n"
+      "      --ack-every N      responder ACKs every N accepted packets (default 16;\n"
+      "                         for ornic it replaces the ACK scheduler)\n"
       "      --ack-per-packet   same as --ack-every 1\n"
       "      --ack-per-wqe      ACK only at WQE completion (and when the protocol requires)\n"
-      "      --ack-engine-ns N  ornic: ACKs through a register scheduler (the paper's\n"
-      "                         aggregation, PROTOCOL.md 4.3) that sends one ACK per N ns\n"
-      "                         at most: each covers every packet accepted meanwhile;\n"
-      "                         replaces --ack-every (default: off, --ack-every 16)\n"
+      "      --ack-engine-ns N|auto|off  ornic: ACKs through a register scheduler (the\n"
+      "                         paper's aggregation, PROTOCOL.md 4.3) that sends one ACK\n"
+      "                         per N ns at most, each covering every packet accepted\n"
+      "                         meanwhile. auto: one ACK frame's wire time at --rate-gbps\n"
+      "                         (8 ns at 100 Gb/s); off: --ack-every. Default auto for\n"
+      "                         ornic unless an --ack-every option is given\n"
       "      --resp-timeout-nak on|off  ornic: the responder's timeout NAK (reason 2,\n"
       "                         T_resp without arrivals; default on, pcapgen/README.md)\n"
       "      --otd N|auto       OOO Tolerance Distance (OTD), packets. auto: the ORNIC\n"
@@ -387,6 +390,20 @@ static int parse_double(FILE *err, const char *opt, const char *s, double lo, do
                         double *v) {
   char why[200];
   return cli_parse_double(s, lo, hi, v, why, sizeof why) < 0 ? bad_why(err, opt, why) : 0;
+}
+
+/* --ack-engine-ns N|auto|off: the ACK register scheduler's service time
+ * (docs/PROTOCOL.md 4.3); auto is resolved with the rate in resolve_acks. */
+static int parse_ack_engine(options *o, FILE *err, const char *a) {
+  o->ack_engine_off = strcmp(a, "off") == 0;
+  o->ack_engine_ns = 0;
+  if (o->ack_engine_off) {
+    o->ack_engine_source = SIZE_GIVEN;
+    return 0;
+  }
+  o->ack_engine_source = strcmp(a, "auto") == 0 ? SIZE_AUTO : SIZE_GIVEN;
+  if (o->ack_engine_source == SIZE_AUTO) return 0;
+  return parse_u32(err, "--ack-engine-ns", a, 1, 1000000, &o->ack_engine_ns);
 }
 
 /* A file name: "" would only fail after the whole run. */
@@ -659,10 +676,18 @@ static int apply_network(options *o, int c, const char *a, FILE *err) {
 
 static int apply_protocol(options *o, int c, const char *a, FILE *err) {
   switch (c) {
-  case O_ACK_EVERY: return parse_u32(err, "--ack-every", a, 1, 65535, &o->ack_every);
-  case O_ACK_PER_PACKET: o->ack_every = 1; return 0;
-  case O_ACK_PER_WQE: o->ack_every = 0; return 0;
-  case O_ACK_ENGINE_NS: return parse_u32(err, "--ack-engine-ns", a, 1, 1000000, &o->ack_engine_ns);
+  case O_ACK_EVERY:
+    o->ack_every_given = true;
+    return parse_u32(err, "--ack-every", a, 1, 65535, &o->ack_every);
+  case O_ACK_PER_PACKET:
+    o->ack_every_given = true;
+    o->ack_every = 1;
+    return 0;
+  case O_ACK_PER_WQE:
+    o->ack_every_given = true;
+    o->ack_every = 0;
+    return 0;
+  case O_ACK_ENGINE_NS: return parse_ack_engine(o, err, a);
   case O_RESP_TIMEOUT_NAK: {
     static const char *const onoff[] = {"off", "on", NULL};
     int i = 0, rc = set_choice(err, "--resp-timeout-nak", a, onoff, "on or off", &i);
@@ -863,6 +888,32 @@ static void resolve_rnic(rnic_model *m) {
   if (!(m->set & RNIC_SET_TIMEOUT)) m->timeout_exp = p.timeout_exp;
 }
 
+/* The ACK policy in force. ornic's default is the paper's register scheduler
+ * (PROTOCOL.md 4.3) with auto's service time: one ACK frame's time on the
+ * wire at --rate-gbps, the fastest an engine that shares the port can emit
+ * ACKs (the paper gives no figure; ours, PROTOCOL.md 1.1). An --ack-every
+ * choice, or --ack-engine-ns off, selects EVERY_N instead. */
+static int resolve_acks(options *o, FILE *err) {
+  bool engine_asked = o->ack_engine_source != SIZE_DEFAULT && !o->ack_engine_off;
+  if (engine_asked && !(o->profile->caps & PROFILE_BITMAP)) {
+    fprintf(err,
+            "ornic-pcapgen: --ack-engine-ns: the %s profile does not take it (--profile ornic)\n",
+            o->profile->name);
+    return -1;
+  }
+  if (engine_asked && o->ack_every_given) {
+    fprintf(err,
+            "ornic-pcapgen: --ack-engine-ns and --ack-every/--ack-per-packet/--ack-per-wqe "
+            "are two ACK policies: give one\n");
+    return -1;
+  }
+  if (o->ack_engine_source == SIZE_DEFAULT && !o->ack_every_given &&
+      (o->profile->caps & PROFILE_BITMAP))
+    o->ack_engine_source = SIZE_AUTO;
+  if (o->ack_engine_source == SIZE_AUTO) o->ack_engine_ns = sizing_ack_engine_ns(o);
+  return 0;
+}
+
 /* --otd and --window on the final configuration (sizing.h): auto values, and a
  * warning when a given OTD is below Eq. 3's. */
 static int resolve_sizes(options *o, FILE *err) {
@@ -958,12 +1009,7 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
             o->profile->name);
     return -1;
   }
-  if (o->ack_engine_ns && !(o->profile->caps & PROFILE_BITMAP)) {
-    fprintf(err,
-            "ornic-pcapgen: --ack-engine-ns: the %s profile does not take it (--profile ornic)\n",
-            o->profile->name);
-    return -1;
-  }
+  if (resolve_acks(o, err) < 0) return -1;
   if (o->irn_nack_threshold_given && !(o->profile->caps & PROFILE_NACK_THRESHOLD)) {
     fprintf(
         err,

@@ -90,6 +90,9 @@ typedef struct {
   unsigned records;
   bool resp_timeout_nak;
   uint32_t ack_engine_ns; /* ornic: the ACK register scheduler's service time; 0: --ack-every */
+  size_source ack_engine_source; /* default (EVERY_N, or auto for ornic), auto or given */
+  bool ack_every_given;          /* --ack-every, --ack-per-packet or --ack-per-wqe */
+  bool ack_engine_off;           /* --ack-engine-ns off */
   /* ornic: the responder's reason-2 timer (PROTOCOL.md 4.4) */ /* --records: RECORDS_* kinds in --summary-json (records.h) */
   out_format format;
   uint32_t snaplen; /* 0: whole frames */

@@ -44,13 +44,17 @@ uint64_t sizing_frame_ps(const options *o) {
   return ser_ps(o, 14 + 20 + 8 + 12 + 20 + o->pmtu + 4);
 }
 
+/* An ACK frame: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + AETH 4 + OACKETH 4
+ * + iCRC 4 (PROTOCOL.md 3.4), plus the wire's extras (net.h). */
+static uint64_t ack_frame_ps(const options *o) { return ser_ps(o, 14 + 20 + 8 + 12 + 8 + 4); }
+
 double sizing_mdd_us(const options *o) { return o->paths > 1 ? o->delay_spread_us : 0; }
 
 uint64_t sizing_rtt_ps(const options *o) {
   /* The slowest path's one-way delay, rounded as net.c rounds it. */
   double slowest_us = o->base_delay_us + (o->paths > 1 ? o->delay_spread_us : 0);
   uint64_t one_way = (uint64_t)(slowest_us * 1e6 + 0.5);
-  uint64_t frame = sizing_frame_ps(o), ack = ser_ps(o, 14 + 20 + 8 + 12 + 8 + 4);
+  uint64_t frame = sizing_frame_ps(o), ack = ack_frame_ps(o);
   /* The emulator holds a frame up to reorder_max full frame times, each way. */
   uint64_t hold = (uint64_t)o->reorder_max * frame;
   return 2 * one_way + 2 * frame + 2 * ack + 2 * hold;
@@ -66,4 +70,12 @@ uint32_t sizing_bdp_of(const options *o) {
   return sizing_bdp((double)sizing_rtt_ps(o) / 1e6, o->rate_gbps, o->pmtu);
 }
 
-uint32_t sizing_ack_slack(const options *o) { return o->ack_every > 1 ? o->ack_every - 1 : 0; }
+uint32_t sizing_ack_engine_ns(const options *o) {
+  return ceil_count((double)ack_frame_ps(o) / 1e3);
+}
+
+uint32_t sizing_ack_slack(const options *o) {
+  if (o->ack_engine_ns) /* packets that arrive while the engine is busy */
+    return ceil_count((double)o->ack_engine_ns * 1e3 / (double)sizing_frame_ps(o));
+  return o->ack_every > 1 ? o->ack_every - 1 : 0;
+}

@@ -51,10 +51,16 @@ uint32_t sizing_otd(const options *o);
 /* BDP on the configuration (RTT above, --rate-gbps, PMTU). */
 uint32_t sizing_bdp_of(const options *o);
 /* Packets the responder holds unacknowledged under the ACK policy: N - 1 for
- * an ACK every N packets (received, not yet covered by an ACK), 0 otherwise.
+ * an ACK every N packets (received, not yet covered by an ACK), 0 for one per
+ * packet; with the ACK scheduler, the packets that arrive in one service time
+ * (at least 1: one may arrive while the engine serves another QP).
  * The paper's scheduler ACKs as soon as it can, so its Eqs. 5-6 have no such
  * term; with EVERY_N a window of OTD + BDP alone idles the link (one path,
  * 2 us: 52 Gb/s at W = 18, 96.7 at 18 + 15; pcapgen/README.md). */
 uint32_t sizing_ack_slack(const options *o);
+
+/* --ack-engine-ns auto: the wire time of one ACK frame at --rate-gbps, in ns
+ * rounded up (8 at 100 Gb/s). */
+uint32_t sizing_ack_engine_ns(const options *o);
 
 #endif

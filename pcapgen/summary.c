@@ -93,6 +93,13 @@ static void print_sizes(FILE *f, const stats *st, const options *o) {
         f, "  window             %u packets (%s; Eqs. 5-6: OTD %u + BDP %u, + ACK slack %u = %u)\n",
         o->window, size_source_name(o->window_source), o->otd, o->bdp, sizing_ack_slack(o),
         sizing_window(o->otd, o->bdp) + sizing_ack_slack(o));
+  if (o->ack_engine_ns)
+    fprintf(f, "  ACKs               register scheduler, one per %u ns at most (%s)\n",
+            o->ack_engine_ns,
+            o->ack_engine_source == SIZE_AUTO ? "auto: one ACK frame's wire time" : "given");
+  else if (o->profile->caps & PROFILE_ACK_OPTIONS)
+    fprintf(f, "  ACKs               every %u packets%s\n", o->ack_every,
+            o->ack_every ? "" : " (0: at WQE completion)");
   if (o->reorder_max)
     fprintf(f, "  reorder emulator   OOO distance below %u (--reorder-max)\n", o->reorder_max);
   if (o->profile->caps & PROFILE_NACK_THRESHOLD)
@@ -164,7 +171,8 @@ static void json_u64(FILE *f, const char *k, uint64_t v, bool comma) {
 static void json_num(FILE *f, const char *k, double v) { fprintf(f, "  \"%s\": %.6f,\n", k, v); }
 
 /* As print_sizes: "otd", "otd_source" (default, auto or given), "otd_eq3",
- * "mdd_us", "window", "window_source", "bdp_packets", "reorder_max", for the
+ * "mdd_us", "window", "window_source", "bdp_packets", "reorder_max", where the
+ * profile takes ACK options "ack_engine_ns" (0: EVERY_N) and "ack_every", for the
  * irn profile "irn_nack_threshold" and, for the roce profile, "rnic". */
 static void json_sizes(FILE *f, const options *o) {
   json_u64(f, "otd", o->otd, true);
@@ -175,6 +183,10 @@ static void json_sizes(FILE *f, const options *o) {
   fprintf(f, "  \"window_source\": \"%s\",\n", size_source_name(o->window_source));
   json_u64(f, "bdp_packets", o->bdp, true);
   json_u64(f, "reorder_max", o->reorder_max, true);
+  if (o->profile->caps & PROFILE_ACK_OPTIONS) {
+    json_u64(f, "ack_engine_ns", o->ack_engine_ns, true); /* 0: EVERY_N */
+    json_u64(f, "ack_every", o->ack_engine_ns ? 0 : o->ack_every, true);
+  }
   if (o->profile->caps & PROFILE_NACK_THRESHOLD)
     json_u64(f, "irn_nack_threshold", o->irn_nack_threshold, true);
   if (!(o->profile->caps & PROFILE_RNIC)) return;

@@ -174,12 +174,39 @@ START_TEST(sizing_on_options) {
   ck_assert_int_eq(o.otd_source, SIZE_AUTO);
   ck_assert_uint_eq(o.otd_eq3, 62);
   ck_assert_uint_eq(o.bdp, 137);
-  /* ornic's default window: Eqs. 5-6 (PROTOCOL.md 4.1) plus the 15 packets an
-   * ACK every 16 leaves unacknowledged (sizing.h) */
-  ck_assert_uint_eq(o.window, 62 + 137 + 15);
-  ck_assert_uint_eq(sizing_ack_slack(&o), 15);
+  /* ornic's default window: Eqs. 5-6 (PROTOCOL.md 4.1) plus the one packet
+   * that may arrive while the ACK scheduler is busy (8 ns: a 90-byte ACK
+   * frame at 100 Gb/s is 7.2 ns; sizing.h) */
+  ck_assert_uint_eq(o.ack_engine_ns, 8);
+  ck_assert_int_eq(o.ack_engine_source, SIZE_AUTO);
+  ck_assert_uint_eq(o.window, 62 + 137 + 1);
+  ck_assert_uint_eq(sizing_ack_slack(&o), 1);
   ck_assert_int_eq(o.window_source, SIZE_AUTO);
   ck_assert_uint_eq(sizing_rtt_ps(&o), 44686080);
+  options_free(&o);
+  /* EVERY_N 16 leaves 15 packets unacknowledged */
+  ck_assert_int_eq(parse(&o, "-o x --ack-every 16"), 0);
+  ck_assert_uint_eq(o.ack_engine_ns, 0);
+  ck_assert_uint_eq(o.window, 62 + 137 + 15);
+  options_free(&o);
+  /* a slow engine: 1 us at 334.4 ns per 4 KiB frame leaves 3 */
+  ck_assert_int_eq(parse(&o, "-o x --ack-engine-ns 1000"), 0);
+  ck_assert_uint_eq(sizing_ack_slack(&o), 3);
+  options_free(&o);
+  /* 25 Gb/s: 28.8 ns rounded up */
+  ck_assert_int_eq(parse(&o, "-o x --rate-gbps 25"), 0);
+  ck_assert_uint_eq(o.ack_engine_ns, 29);
+  options_free(&o);
+  /* two policies at once are refused; roce keeps EVERY_N */
+  ck_assert_int_eq(parse(&o, "-o x --ack-engine-ns 100 --ack-every 4"), -1);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
+  ck_assert_uint_eq(o.ack_engine_ns, 0);
+  ck_assert_uint_eq(o.ack_every, 16);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --ack-engine-ns off"), 0);
+  ck_assert_uint_eq(o.ack_engine_ns, 0);
+  ck_assert_uint_eq(o.ack_every, 16);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --window 4080"), 0);
   ck_assert_uint_eq(o.window, 4080);

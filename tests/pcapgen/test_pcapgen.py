@@ -700,6 +700,22 @@ def case_ack_engine(env):
           f"scheduler ACKs at least 10 us apart (smallest gap {min(gaps or [0])} ns)")
     _, p = env.run("ae_roce.pcap", "--profile", "roce", "--ack-engine-ns", 100, rc=2)
     check("--ack-engine-ns" in p.stderr, f"refused by roce: {p.stderr.strip()}")
+    # The ornic default: the scheduler at one ACK frame's wire time (8 ns at
+    # 100 Gb/s), which keeps up with any data rate: an ACK per packet, and the
+    # text summary says so. --ack-every 16 is EVERY_N again.
+    dflt, p = env.run("ae_default.pcap", "--wqes", 2, "--loss", 0)
+    check(dflt["ack_engine_ns"] == 8 and dflt["ack_every"] == 0
+          and dflt["acks"] >= dflt["data_packets"],
+          f"default: engine {dflt['ack_engine_ns']} ns, {dflt['acks']} ACKs for "
+          f"{dflt['data_packets']} data packets")
+    out = subprocess.run([env.gen, "-o", env.path("ae_text.pcap"), "--wqes", "1"], capture_output=True,
+                         text=True).stdout
+    check("register scheduler, one per 8 ns at most (auto" in out, f"text summary: {out.strip()[-160:]}")
+    e16, _ = env.run("ae_16.pcap", "--wqes", 2, "--loss", 0, "--ack-every", 16)
+    check(e16["ack_engine_ns"] == 0 and e16["acks"] <= e16["data_packets"] / 16 + 4,
+          f"--ack-every 16: {e16['acks']} ACKs for {e16['data_packets']} data packets")
+    _, p = env.run("ae_both.pcap", "--ack-every", 4, "--ack-engine-ns", 100, rc=2)
+    check("give one" in p.stderr, f"two ACK policies refused: {p.stderr.strip()}")
 
 
 def case_mprdma_bitmap(env):
@@ -1631,9 +1647,14 @@ def case_otd_auto(env):
     s, p = env.run("auto.pcap", "--wqes", 1, "--window", "auto")
     check(s["otd"] == 62 and s["otd_source"] == "auto" and s["otd_eq3"] == 62
           and abs(s["mdd_us"] - 20) < 1e-9, f"default fabric: OTD {s['otd']} ({s['otd_source']})")
-    check(s["window"] == 62 + s["bdp_packets"] + 15 and s["bdp_packets"] == 137
-          and s["window_source"] == "auto",
-          f"--window auto = OTD + BDP + 15 (ACK every 16) = {s['window']}")
+    # ornic's default ACK policy is the register scheduler at one ACK frame's
+    # wire time (8 ns at 100 Gb/s): one packet may wait for it (sizing.h).
+    check(s["window"] == 62 + s["bdp_packets"] + 1 and s["bdp_packets"] == 137
+          and s["window_source"] == "auto" and s["ack_engine_ns"] == 8,
+          f"--window auto = OTD + BDP + 1 (ACK scheduler, {s['ack_engine_ns']} ns) = {s['window']}")
+    s16, _ = env.run("auto_a16.pcap", "--wqes", 1, "--ack-every", 16)
+    check(s16["window"] == 62 + 137 + 15 and s16["ack_engine_ns"] == 0 and s16["ack_every"] == 16,
+          f"--ack-every 16: OTD + BDP + 15 = {s16['window']}")
     s1, _ = env.run("auto_a1.pcap", "--wqes", 1, "--ack-every", 1)
     check(s1["window"] == 62 + 137 and s1["window_source"] == "auto",
           f"default window with an ACK per packet = OTD + BDP = {s1['window']}")
@@ -1661,7 +1682,10 @@ def case_addr_cached_stale(env):
     for the current WQE reached it is needless: there must be none."""
     name = "stale_addr_cached.pcap"
     need(env.decoder)
-    s, _ = env.run(name, "--otd", 16, "--seed", 2, "--qps", 1, "--capture", "requester")
+    # ACKs every 16: aggregated ACKs are what a NAK overtakes (with the
+    # scheduler's ACK per packet, none is stale).
+    s, _ = env.run(name, "--otd", 16, "--seed", 2, "--qps", 1, "--capture", "requester",
+                   "--ack-every", 16)
     if s is None:
         return
     pkts = env.decode(name)
