@@ -11,8 +11,8 @@ set -euo pipefail
 
 build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev gnuplot-nox
             wireshark-dev libwireshark-dev)
-test_pkgs=(check python3 python3-scapy tshark clang clang-format libclang-rt-14-dev g++ afl++ valgrind
-           llvm-14)
+test_pkgs=(check python3 python3-scapy python3-setuptools python3-pip python3-venv tshark clang clang-format
+           libclang-rt-14-dev g++ afl++ valgrind llvm-14 tcpreplay iproute2)
 
 want=("${build_pkgs[@]}")
 [[ "${1:-build}" == test ]] && want+=("${test_pkgs[@]}")

@@ -36,6 +36,19 @@ cfg=$(find "$prefix" -name ornicprotoConfig.cmake | head -n1)
 [[ -n $pc ]] && ok "installed ${pc#$prefix/}" || fail "no ornicproto.pc installed"
 [[ -n $cfg ]] && ok "installed ${cfg#$prefix/}" || fail "no ornicprotoConfig.cmake installed"
 [[ -n $(find "$prefix" -name libornicproto.a) ]] && ok "static library installed" || fail "no libornicproto.a installed"
+# The Python package (python/): installed where python3 imports it from. The
+# system's python3 has Scapy (scripts/deps.sh); a PATH python may not.
+py=/usr/bin/python3
+[[ -x $py ]] || py=python3
+pyinit=$(find "$prefix" -path '*/ornicproto/scapy/__init__.py' | head -n1)
+if [[ -z $pyinit ]]; then
+  fail "no ornicproto Python package installed"
+elif out=$(cd "$tmp" && PYTHONPATH=$(dirname "$(dirname "$(dirname "$pyinit")")") "$py" -c \
+             'import ornicproto.scapy as o; print(o.__file__)' 2>&1) && [[ $out == "$prefix"/* ]]; then
+  ok "ornicproto.scapy imports from the prefix"
+else
+  fail "ornicproto.scapy does not import from the prefix: $out"
+fi
 [[ -n $pc && -n $cfg ]] || finish
 libdir=$(dirname "$(dirname "$pc")")
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* ornic-decode: decode RoCEv2/RoCEv1 and ORNIC packets in pcap/pcapng
- * captures. This file holds the command line and the read loop; capture
- * input, decoding verdicts, output formats and statistics live in their
- * own files. */
+ * captures or live from an interface. This file holds the command line and
+ * the read loop; capture input (core/live.c for interfaces), decoding
+ * verdicts, output formats, statistics and signals live in their own files. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,20 +16,26 @@
 #include "analysis.h"
 #include "capture.h"
 #include "cli_num.h"
+#include "live.h"
 #include "outbuf.h"
 #include "packet.h"
 #include "print.h"
+#include "signals.h"
 #include "stats.h"
 
 enum {
   EXIT_OK = 0,
   EXIT_USAGE = 1,   /* bad options, unreadable or unsupported input, write error */
-  EXIT_DAMAGED = 2, /* the capture is damaged; packets before the damage were decoded */
+  EXIT_DAMAGED = 2, /* the capture is damaged (live: failed); packets before were decoded */
   EXIT_STRICT = 3   /* --strict: a bad iCRC or a decode error was seen */
 };
 
 typedef struct {
-  const char *path; /* NULL: stdin */
+  const char *path;   /* NULL: stdin */
+  const char *iface;  /* -i: a live capture instead of path */
+  const char *filter; /* -f: BPF filter of the live capture */
+  bool no_promisc;
+  uint32_t buffer_kib; /* -B */
   bool json, stats, verbose, strict, line_buffered, verify_icrc, analysis;
   bool have_qp;
   uint32_t qp;
@@ -49,6 +55,7 @@ static dec_out out; /* 256 KiB: static, not on the stack */
 
 static const char usage_text[] =
     "Usage: ornic-decode [OPTIONS] [FILE | -]\n"
+    "       ornic-decode [OPTIONS] -i INTERFACE [-f FILTER]\n"
     "Decode RoCEv2 (UDP 4791), RoCEv1 (EtherType 0x8915) and ORNIC out-of-order\n"
     "RDMA packets from a pcap or pcapng capture, optionally gzip-compressed\n"
     "(detected by content, not by name). FILE '-' or no FILE reads standard input.\n"
@@ -56,6 +63,10 @@ static const char usage_text[] =
     "(LINKTYPE_RAW, IPV4, IPV6), Linux cooked SLL and SLL2 (tcpdump -i any),\n"
     "native InfiniBand (LINKTYPE_INFINIBAND: LRH [+ GRH], iCRC and VCRC checked)\n"
     "and ERF records of type InfiniBand, Ethernet or IP (LINKTYPE_ERF).\n"
+    "With -i, packets come live from an interface (as tcpdump -i), with the\n"
+    "same output. Ctrl-C (SIGINT) or SIGTERM ends a live capture as the end of\n"
+    "a file would: the packets already captured are decoded, --stats is\n"
+    "printed, the exit status is 0.\n"
     "\n"
     "Options (numbers are decimal or 0x hex, never octal: 010 is ten):\n"
     "  -j, --json           one JSON object per packet and line (see below)\n"
@@ -79,8 +90,22 @@ static const char usage_text[] =
     "      --no-icrc        do not verify the iCRC (faster; shown as 'unchecked')\n"
     "      --strict         exit with status 3 if any iCRC is bad or any packet\n"
     "                       has a decode error\n"
-    "  -l, --line-buffered  flush after every line (default on a terminal)\n"
+    "  -l, --line-buffered  flush after every line (default on a terminal);\n"
+    "                       else output is written in 256 KiB blocks, as\n"
+    "                       tcpdump's without -l: give -l to a live capture\n"
+    "                       piped into another program\n"
     "  -r, --read FILE      same as giving FILE\n"
+    "  -i, --interface IF   capture live from interface IF ('any': every\n"
+    "                       interface, as Linux cooked SLL2); needs CAP_NET_RAW.\n"
+    "                       Immediate mode, snaplen 262144, nanosecond stamps;\n"
+    "                       stderr says 'listening on IF, link-type ..' when\n"
+    "                       ready and, at the end, libpcap's packet and drop\n"
+    "                       counts (a drop reads as a loss in the analysis)\n"
+    "  -f, --filter EXPR    only packets matching the BPF filter EXPR (pcap-\n"
+    "                       filter(7), as tcpdump's), e.g. 'udp port 4791'\n"
+    "  -B, --buffer-size KIB  the kernel's capture buffer for -i, in KiB\n"
+    "                       (default 32768; libpcap's 2048 drops bursts)\n"
+    "      --no-promiscuous-mode  do not put IF into promiscuous mode\n"
     "  -h, --help           this text\n"
     "  -V, --version        print the version\n"
     "\n"
@@ -175,9 +200,11 @@ static const char usage_text[] =
     "Exit status:\n"
     "  0  success (bad iCRCs and decode errors are reported, not fatal)\n"
     "  1  usage error; input missing, unreadable, not a capture or of an\n"
-    "     unsupported link type; output write error\n"
+    "     unsupported link type; output write error; -i: no such interface,\n"
+    "     no permission (CAP_NET_RAW), interface down, bad filter\n"
     "  2  damaged capture (e.g. cut mid-record): the packets before the damage\n"
-    "     are printed, then stderr names the packet number and byte offset\n"
+    "     are printed, then stderr names the packet number and byte offset;\n"
+    "     -i: the capture failed after it started (the interface went away)\n"
     "  3  --strict and at least one bad iCRC or decode error\n";
 
 static void print_version(void) {
@@ -186,24 +213,29 @@ static void print_version(void) {
          ornic_crc32_backend(), pcap_lib_version(), zlibVersion());
 }
 
-enum { OPT_NO_ICRC = 256, OPT_STRICT, OPT_OTD, OPT_PMTU, OPT_NO_ANALYSIS };
+enum { OPT_NO_ICRC = 256, OPT_STRICT, OPT_OTD, OPT_PMTU, OPT_NO_ANALYSIS, OPT_NO_PROMISC };
 
-static const struct option long_opts[] = {{"json", no_argument, NULL, 'j'},
-                                          {"stats", no_argument, NULL, 's'},
-                                          {"verbose", no_argument, NULL, 'v'},
-                                          {"qp", required_argument, NULL, 'q'},
-                                          {"count", required_argument, NULL, 'c'},
-                                          {"port", required_argument, NULL, 'p'},
-                                          {"no-icrc", no_argument, NULL, OPT_NO_ICRC},
-                                          {"strict", no_argument, NULL, OPT_STRICT},
-                                          {"otd", required_argument, NULL, OPT_OTD},
-                                          {"pmtu", required_argument, NULL, OPT_PMTU},
-                                          {"no-analysis", no_argument, NULL, OPT_NO_ANALYSIS},
-                                          {"line-buffered", no_argument, NULL, 'l'},
-                                          {"read", required_argument, NULL, 'r'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {"version", no_argument, NULL, 'V'},
-                                          {NULL, 0, NULL, 0}};
+static const struct option long_opts[] = {
+    {"json", no_argument, NULL, 'j'},
+    {"stats", no_argument, NULL, 's'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"qp", required_argument, NULL, 'q'},
+    {"count", required_argument, NULL, 'c'},
+    {"port", required_argument, NULL, 'p'},
+    {"no-icrc", no_argument, NULL, OPT_NO_ICRC},
+    {"strict", no_argument, NULL, OPT_STRICT},
+    {"otd", required_argument, NULL, OPT_OTD},
+    {"pmtu", required_argument, NULL, OPT_PMTU},
+    {"no-analysis", no_argument, NULL, OPT_NO_ANALYSIS},
+    {"line-buffered", no_argument, NULL, 'l'},
+    {"read", required_argument, NULL, 'r'},
+    {"interface", required_argument, NULL, 'i'},
+    {"filter", required_argument, NULL, 'f'},
+    {"buffer-size", required_argument, NULL, 'B'},
+    {"no-promiscuous-mode", no_argument, NULL, OPT_NO_PROMISC},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0}};
 
 /* Reads optarg as a number in [min, max] with the tree's one parser
  * (cli_num.h: decimal or 0x hex, never octal); on failure says which option
@@ -233,6 +265,13 @@ static int parse_option(dec_opts *o, int c) {
   case 'v': o->verbose = true; return 0;
   case 'l': o->line_buffered = true; return 0;
   case 'r': o->path = optarg; return 0;
+  case 'i': o->iface = optarg; return 0;
+  case 'f': o->filter = optarg; return 0;
+  case 'B':
+    if (opt_num("--buffer-size", 1, 2097151, &v) < 0) return -1; /* below 2 GiB: an int of bytes */
+    o->buffer_kib = (uint32_t)v;
+    return 0;
+  case OPT_NO_PROMISC: o->no_promisc = true; return 0;
   case OPT_NO_ICRC: o->verify_icrc = false; return 0;
   case OPT_NO_ANALYSIS: o->analysis = false; return 0;
   case OPT_STRICT: o->strict = true; return 0;
@@ -265,6 +304,23 @@ static int parse_option(dec_opts *o, int c) {
   }
 }
 
+/* -i reads an interface, not a file; -f and -B apply only to it. */
+static int check_live_args(const dec_opts *o, int extra) {
+  if (!o->iface) {
+    fputs(
+        "ornic-decode: -f, -B and --no-promiscuous-mode are for a live capture (-i);\n"
+        "to filter a file: tcpdump -r FILE -w - 'FILTER' | ornic-decode\n",
+        stderr);
+    return -1;
+  }
+  if (o->path || extra) {
+    fputs("ornic-decode: -i captures from an interface: give no FILE (a filter goes after -f)\n",
+          stderr);
+    return -1;
+  }
+  return 0;
+}
+
 static int parse_args(dec_opts *o, int argc, char **argv) {
   memset(o, 0, sizeof *o);
   o->port = ORNIC_ROCEV2_UDP_PORT;
@@ -273,7 +329,7 @@ static int parse_args(dec_opts *o, int argc, char **argv) {
   o->otd = 64;
   int c;
   opterr = 0; /* our messages name the program, not its path */
-  while ((c = getopt_long(argc, argv, ":jsvq:c:p:lr:hV", long_opts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, ":jsvq:c:p:lr:i:f:B:hV", long_opts, NULL)) != -1) {
     int rc = parse_option(o, c);
     if (rc < 0 && (c == '?' || c == ':'))
       fprintf(stderr, "ornic-decode: %s '%s'\nTry 'ornic-decode --help'.\n",
@@ -284,6 +340,8 @@ static int parse_args(dec_opts *o, int argc, char **argv) {
     fputs("ornic-decode: give the capture either with -r or as an argument\n", stderr);
     return -1;
   }
+  if (o->iface || o->filter || o->buffer_kib || o->no_promisc)
+    return check_live_args(o, argc - optind);
   if (optind < argc) o->path = argv[optind++];
   if (optind < argc) {
     fprintf(stderr, "ornic-decode: one capture at a time ('%s' is extra)\n", argv[optind]);
@@ -318,7 +376,7 @@ static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stat
                         .udp_port = o->port,
                         .pmtu = o->pmtu,
                         .verify_icrc = o->verify_icrc,
-                        .pcapng = cap->pcapng};
+                        .pcapng = cap->pcapng || cap->live}; /* 64-bit seconds */
   const struct pcap_pkthdr *h;
   const uint8_t *data;
   dec_packet pk;
@@ -360,17 +418,42 @@ static int finish(const dec_opts *o, const dec_capture *cap, dec_stats *st, cons
   return EXIT_OK;
 }
 
+/* -i: the interface, ready to read, and the signals that end the capture.
+ * "listening on" goes to stderr once packets are being captured, as
+ * tcpdump's: a script can wait for it before it sends. */
+static int open_live(const dec_opts *o, dec_capture *cap) {
+  char err[512], warn[512];
+  dec_live_cfg cfg = {.iface = o->iface,
+                      .filter = o->filter,
+                      .promisc = !o->no_promisc,
+                      .buffer_kib = o->buffer_kib};
+  if (dec_live_open(cap, &cfg, err, sizeof err, warn, sizeof warn) < 0) {
+    fprintf(stderr, "ornic-decode: %s\n", err);
+    return -1;
+  }
+  if (warn[0]) fprintf(stderr, "ornic-decode: warning: %s\n", warn);
+  dec_live_describe(cap, err, sizeof err);
+  fprintf(stderr, "ornic-decode: %s\n", err);
+  dec_stop_on_signals(cap);
+  return 0;
+}
+
+static int open_input(const dec_opts *o, dec_capture *cap) {
+  if (o->iface) return open_live(o, cap);
+  char err[512];
+  if (dec_capture_open(cap, o->path, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "ornic-decode: %s: %s\n", o->path && strcmp(o->path, "-") ? o->path : "<stdin>",
+          err);
+  return -1;
+}
+
 int main(int argc, char **argv) {
   dec_opts o;
   int prc = parse_args(&o, argc, argv);
   if (prc) return prc > 0 ? EXIT_OK : EXIT_USAGE;
   dec_capture cap;
   char err[512];
-  if (dec_capture_open(&cap, o.path, err, sizeof err) < 0) {
-    fprintf(stderr, "ornic-decode: %s: %s\n", o.path && strcmp(o.path, "-") ? o.path : "<stdin>",
-            err);
-    return EXIT_USAGE;
-  }
+  if (open_input(&o, &cap) < 0) return EXIT_USAGE;
   /* stdout is written through dec_out's 256 KiB buffer, in chunks that
    * bypass stdio's own (glibc ignores setvbuf sizes without a buffer). */
   dec_out_init(&out, stdout, o.line_buffered || isatty(STDOUT_FILENO));
@@ -399,6 +482,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "ornic-decode: %s: %s\n", cap.in.name, err);
   }
   int status = finish(&o, &cap, &st, &r);
+  if (cap.live) { /* after the output: the counts say whether it is complete */
+    dec_live_summary(&cap, err, sizeof err);
+    fprintf(stderr, "ornic-decode: %s\n", err);
+  }
   dec_stats_free(&st);
   if (an) ornic_analysis_free(an);
   dec_capture_close(&cap);

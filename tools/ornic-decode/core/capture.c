@@ -10,9 +10,11 @@
 #include "capture.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "linktype.h"
+#include "live.h"
 
 #define PCAP_FILE_HDR_LEN 24
 #define PCAP_REC_HDR_LEN 16
@@ -89,6 +91,7 @@ int dec_capture_open(dec_capture *c, const char *path, char *err, size_t errlen)
 }
 
 int dec_capture_next(dec_capture *c, const struct pcap_pkthdr **hdr, const uint8_t **data) {
+  if (c->live) return dec_live_next(c, hdr, data);
   struct pcap_pkthdr *h;
   int rc = pcap_next_ex(c->pcap, &h, data);
   if (rc == 1) {
@@ -144,6 +147,11 @@ static void damage_reason(const dec_capture *c, char *buf, size_t len) {
 }
 
 void dec_capture_damage(const dec_capture *c, char *msg, size_t len) {
+  if (c->live) { /* no file, no offset: libpcap's reason is all there is */
+    snprintf(msg, len, "the capture failed after %llu packets: %s", (unsigned long long)c->records,
+             pcap_geterr(c->pcap));
+    return;
+  }
   char where[128], why[PCAP_ERRBUF_SIZE + 200];
   damage_where(c, where, sizeof where);
   damage_reason(c, why, sizeof why);
@@ -154,5 +162,7 @@ void dec_capture_damage(const dec_capture *c, char *msg, size_t len) {
 void dec_capture_close(dec_capture *c) {
   if (c->pcap) pcap_close(c->pcap); /* also closes the input stream */
   c->pcap = NULL;
+  free(c->live_buf);
+  c->live_buf = NULL;
   dec_input_free_buffer(&c->in);
 }
