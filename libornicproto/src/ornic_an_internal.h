@@ -53,7 +53,8 @@ typedef struct {
   uint32_t frame, resp_frame,
       asked; /* frame numbers, truncated to 32 bits; asked: the last asker */
   uint32_t bits;
-  int64_t passed; /* ns: when the window's top first reached this PSN */
+  int64_t passed;  /* ns: when the window's top first reached this PSN */
+  int64_t seen_ns; /* ns: when the request's first copy (frame) was seen */
 } an_slot;
 
 /* The ask counters (S_ASKED, S_RASKED): each NAK or READ retry asks for one
@@ -83,6 +84,7 @@ typedef struct {
   uint64_t va;           /* WRITE: Start_Addr; READ: the remote source */
   uint64_t frame;        /* the packet that revealed it */
   uint64_t cached_frame; /* ORNIC: the first ACK with ADDR_CACHED for it (3.4), 0 none */
+  int64_t first_ns;      /* ns: its earliest packet seen (the request, for a READ) */
 } an_wqe;
 #define AN_WQE_HIST 64u
 
@@ -128,6 +130,8 @@ typedef struct {
   an_dir dir[2];
   uint32_t pmtu;      /* learnt, 0 unknown */
   uint32_t next_pair; /* next conversation with the same (A, B) addresses, AN_NONE at the end */
+  bool have_last;
+  int64_t last_ns; /* ns: the previous packet of the conversation, either direction */
 } an_conv;
 
 /* Traffic into one QP from one source address. */
@@ -182,5 +186,12 @@ void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
 /* ornic_analysis.c */
 uint32_t an_conv_pmtu(ornic_analysis *a, an_conv *c, const ornic_frame *f);
 void an_note_time(ornic_an_dir_stats *st, const ornic_an_input *in);
+/* now - then into *out when it is not negative (a capture's clock may step
+ * back); false otherwise. */
+static inline bool an_elapsed(int64_t now, int64_t then, uint64_t *out) {
+  if (now < then) return false;
+  *out = (uint64_t)now - (uint64_t)then;
+  return true;
+}
 
 #endif

@@ -8,12 +8,12 @@
 /* One PSN newly covered by a cumulative acknowledgement. Returns 1 when the
  * capture should have seen it and did not. */
 static uint32_t cover(ornic_analysis *a, an_dir *d, uint32_t q, const ornic_an_input *in,
-                      uint32_t margin, uint64_t *newest) {
+                      uint32_t margin, const an_slot **newest) {
   an_slot *s = an_slot_at(d, q);
   if (s && (s->bits & S_REQ)) {
     if (!(s->bits & S_ACKED) && a->cfg.on_acked) a->cfg.on_acked(a->cfg.user, s->frame, in->frame);
     s->bits |= S_ACKED;
-    *newest = s->frame;
+    *newest = s;
     return 0;
   }
   if (s && (s->bits & (S_RESV | S_RESP))) return 0;
@@ -55,13 +55,18 @@ static void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t psn,
     from = ornic_psn_add(psn, -(int32_t)a->cfg.window + 1);
     n = a->cfg.window;
   }
-  uint64_t newest = 0;
+  const an_slot *newest = NULL;
   uint32_t unseen = 0, first = 0, margin = an_not_captured_margin(a, c, d);
   for (uint32_t i = 0; i < n; i++) {
     uint32_t q = ornic_psn_add(from, (int32_t)i);
     if (cover(a, d, q, in, margin, &newest) && !unseen++) first = q;
   }
-  v->ack_frame_of = newest;
+  if (newest) {
+    v->ack_frame_of = newest->frame;
+    /* The round trip of the newest PSN it covers, from that request's first
+     * copy (PROTOCOL.md 8.8); an ACK that covers nothing new has none. */
+    if (is_ack && an_elapsed(d->now, newest->seen_ns, &v->ack_rtt_ns)) v->flags |= ORNIC_AN_ACK_RTT;
+  }
   if (!unseen) return;
   v->flags |= ORNIC_AN_NOT_CAPTURED;
   v->not_captured_first = first;
@@ -151,6 +156,7 @@ static void completion(an_dir *d, const ornic_frame *f, uint32_t pmtu, ornic_an_
   if (!w) return;
   v->flags |= ORNIC_AN_WQE_DONE;
   v->wqe_completed = w->idx;
+  if (an_elapsed(d->now, w->first_ns, &v->msg_time_ns)) v->flags |= ORNIC_AN_MSG_TIME;
 }
 
 /* ADDR_CACHED refers to the WQE in flight (3.4), the newest: from now on the
@@ -221,6 +227,10 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
   }
   an_wqe_fill(v, w, q, pmtu);
   v->read_frame = w->frame;
+  /* READ latency: request to the response that ends it (8.8). */
+  if ((ornic_opcode_info_get(in->f->bth.opcode)->flags & ORNIC_OPF_LAST) &&
+      an_elapsed(d->now, w->first_ns, &v->msg_time_ns))
+    v->flags |= ORNIC_AN_MSG_TIME;
   if (an_window_touch(d, q, a->cfg.window) < 0) return;
   an_slot *s = an_slot_at(d, q);
   if (!s) return;

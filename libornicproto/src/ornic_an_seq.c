@@ -97,9 +97,10 @@ static void count_ooo(an_dir *d, uint32_t dist) {
   if (dist > d->st->ooo_max) d->st->ooo_max = dist;
 }
 
-static void set_seen(an_slot *s, uint64_t frame) {
+static void set_seen(an_slot *s, uint64_t frame, int64_t now) {
   s->bits = (s->bits | S_REQ) & ~(uint32_t)S_DECLARED;
   s->frame = (uint32_t)frame;
+  s->seen_ns = now;
 }
 
 /* A request at a PSN seen before (8.3). */
@@ -193,7 +194,7 @@ static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const orn
       d->st->loss++;
     }
   }
-  set_seen(s, in->frame);
+  set_seen(s, in->frame, d->now);
 }
 
 /* ---- the OTD rule (PROTOCOL.md 4.4 reason 1, as an observer sees it) ----- */
@@ -263,7 +264,8 @@ static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool f
               .len = e->reth.dmalen,
               .rkey = e->reth.rkey,
               .va = e->reth.va - off,
-              .frame = in->frame};
+              .frame = in->frame,
+              .first_ns = d->now};
   for (uint32_t i = 0; i < d->wqes.n; i++) {
     const an_wqe *o = &d->wqes.ring[i];
     if (o->start_psn == w.start_psn && o->va == w.va && o->len == w.len) return;
@@ -280,6 +282,7 @@ static void rc_message(an_dir *d, const ornic_an_input *in, uint16_t fl, ornic_a
   an_wqe w = {.kind = kind_of(fl),
               .start_psn = in->f->bth.psn,
               .frame = in->frame,
+              .first_ns = d->now,
               .single = (fl & ORNIC_OPF_FIRST) && (fl & ORNIC_OPF_LAST) && !(fl & ORNIC_OPF_READ)};
   if ((e->present & ORNIC_HDR_RETH)) {
     w.has_reth = true;
@@ -325,6 +328,7 @@ static void place(an_dir *d, const ornic_an_input *in, uint16_t fl, bool ornic, 
   }
   an_wqe *w = an_wqe_find(&d->wqes, psn, ornic ? W_WRITE : 0, pmtu);
   if (w) {
+    if (d->now < w->first_ns) w->first_ns = d->now; /* sprayed: a packet before its First */
     an_wqe_fill(v, w, psn, pmtu);
     if (w->kind == W_READ) v->flags &= ~(uint32_t)ORNIC_AN_ADDR; /* its RETH says it */
   } else if (fl & ORNIC_OPF_WRITE) {
@@ -418,7 +422,7 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
     d->floor = d->first = d->hpsn = d->epsn = d->last_psn = p;
     d->st->have_psn = true;
     d->st->psn_first = p;
-    set_seen(an_slot_at(d, p), in->frame);
+    set_seen(an_slot_at(d, p), in->frame, d->now);
     *fresh = true;
     v->hpsn = p;
     return true;
@@ -437,7 +441,7 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
     if (s->bits & S_REQ) { /* reserved-range request seen before via a retry */
       repeat(d, s, in, ornic, v);
     } else {
-      set_seen(s, in->frame);
+      set_seen(s, in->frame, d->now);
       *fresh = true;
     }
     return true;

@@ -121,6 +121,10 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   /* A damaged capture can carry any 64-bit time: wrap (unsigned) rather
    * than overflow; only differences of nearby times are used. */
   d->now = (int64_t)((uint64_t)in->sec * 1000000000u + in->nsec);
+  if (c->have_last && an_elapsed(d->now, c->last_ns, &v->since_prev_ns))
+    v->flags |= ORNIC_AN_SINCE_PREV;
+  c->have_last = true;
+  c->last_ns = d->now;
   if (ecn_marked(f)) {
     v->flags |= ORNIC_AN_ECN;
     d->st->ecn++;
@@ -216,6 +220,9 @@ const char *ornic_an_flag_name(uint32_t flag_bit) {
   case ORNIC_AN_BEFORE_CAPTURE: return "before_capture";
   case ORNIC_AN_UNTRACKED: return "untracked";
   case ORNIC_AN_PAIRED: return "paired";
+  case ORNIC_AN_SINCE_PREV: return "since_prev";
+  case ORNIC_AN_ACK_RTT: return "ack_rtt";
+  case ORNIC_AN_MSG_TIME: return "msg_time";
   default: return NULL;
   }
 }

@@ -37,6 +37,7 @@ typedef struct {
   ornic_frame g;
   uint64_t acked_data[64], acked_by[64];
   unsigned nacked;
+  int64_t at_ns; /* the next packet's capture time in ns; 0: its frame number in seconds */
 } T;
 
 static void on_acked(void *user, uint64_t data_frame, uint64_t ack_frame) {
@@ -97,6 +98,10 @@ static ornic_an_verdict feed(T *t, int from, uint32_t qp, uint8_t op, uint32_t p
       ornic_frame_decode(&t->g, t->buf, (size_t)n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT),
       ORNIC_OK);
   ornic_an_input in = {.frame = ++t->frame, .sec = (int64_t)t->frame, .f = &t->g};
+  if (t->at_ns) {
+    in.sec = t->at_ns / 1000000000;
+    in.nsec = (uint32_t)(t->at_ns % 1000000000);
+  }
   ornic_an_verdict v;
   ck_assert_int_eq(ornic_analysis_add(t->an, &in, &v), ORNIC_OK);
   return v;
@@ -537,6 +542,95 @@ START_TEST(window_grows) {
 }
 END_TEST
 
+/* 8.8: the engine's timing. An RC WRITE of 3 packets at 0, 1 and 2 us, its
+ * first two acknowledged at 1.5 us and all at 6 us: an ACK's round trip is
+ * from the newest PSN it covers (0.5 and 4 us), the WQE's time from its first
+ * packet to the ACK that completes it (6 us); a READ's latency runs
+ * from its request to the response Last; a repeated ACK covers nothing new
+ * and has no round trip; a clock that steps back gives no time. */
+START_TEST(timing_rc_write_and_read) {
+  T *t = t_new(1024);
+  opt first = {.len = 1024, .va = 0x5000, .rkey = 3, .dmalen = 3072}, mid = {.len = 1024},
+      last = {.len = 1024, .ackreq = true}, ack = ack_msn(1);
+  t->at_ns = 1000000001000;
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_FIRST, 10, &first);
+  ck_assert(!(v.flags & (ORNIC_AN_SINCE_PREV | ORNIC_AN_ACK_RTT | ORNIC_AN_MSG_TIME)));
+  t->at_ns += 1000;
+  v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_MIDDLE, 11, &mid);
+  ck_assert(v.flags & ORNIC_AN_SINCE_PREV);
+  ck_assert_uint_eq(v.since_prev_ns, 1000);
+  t->at_ns += 500; /* an ACK of PSN 11 (MSN 0: no message yet), 0.5 us after it */
+  opt ack0 = ack_msn(0);
+  v = feed(t, B, QA, ORNIC_OP_RC_ACK, 11, &ack0);
+  ck_assert(v.flags & ORNIC_AN_ACK_RTT);
+  ck_assert_uint_eq(v.ack_rtt_ns, 500);
+  ck_assert(!(v.flags & ORNIC_AN_MSG_TIME));
+  t->at_ns += 500;
+  feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_LAST, 12, &last);
+  t->at_ns += 4000;
+  v = feed(t, B, QA, ORNIC_OP_RC_ACK, 12, &ack);
+  ck_assert(v.flags & ORNIC_AN_ACK_RTT);
+  ck_assert_uint_eq(v.ack_rtt_ns, 4000);
+  ck_assert(v.flags & ORNIC_AN_WQE_DONE);
+  ck_assert(v.flags & ORNIC_AN_MSG_TIME);
+  ck_assert_uint_eq(v.msg_time_ns, 6000);
+  ck_assert_uint_eq(v.since_prev_ns, 4000);
+  t->at_ns += 500;
+  v = feed(t, B, QA, ORNIC_OP_RC_ACK, 12, &ack); /* the same ACK again */
+  ck_assert(!(v.flags & (ORNIC_AN_ACK_RTT | ORNIC_AN_MSG_TIME)));
+  /* a READ of 3 packets: request at +10 us, responses 2, 3 and 5 us later */
+  opt rd = {.va = 0x9000, .rkey = 4, .dmalen = 3072};
+  t->at_ns += 10000;
+  feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, 13, &rd);
+  static const uint8_t ops[3] = {ORNIC_OP_RC_RDMA_READ_RESP_FIRST,
+                                 ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE,
+                                 ORNIC_OP_RC_RDMA_READ_RESP_LAST};
+  static const int64_t after[3] = {2000, 1000, 2000};
+  for (int i = 0; i < 3; i++) {
+    opt r = {.len = 1024, .syndrome = 0x1f, .msn = 2};
+    t->at_ns += after[i];
+    v = feed(t, B, QA, ops[i], 13 + (uint32_t)i, &r);
+    ck_assert_msg(!(v.flags & ORNIC_AN_MSG_TIME) == (i < 2), "response %d: flags 0x%x", i, v.flags);
+  }
+  ck_assert_uint_eq(v.msg_time_ns, 5000);
+  t->at_ns -= 3000; /* the capture's clock steps back */
+  v = feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 16, &mid);
+  ck_assert(!(v.flags & ORNIC_AN_SINCE_PREV));
+  t_free(t);
+}
+END_TEST
+
+/* An ORNIC WQE whose packets arrive out of order: its time runs from the
+ * earliest packet seen (a Spot before the FSpot that reveals the WQE) to the
+ * ACK with WQE_DONE; each scheduler ACK's round trip is from the newest PSN
+ * it newly covers. */
+START_TEST(timing_ornic_sprayed) {
+  T *t = t_new(1024);
+  opt fspot = {.len = 1024, .va = 0x100000, .rkey = 9, .dmalen = 4 * 1024}, spot = {.len = 1024};
+  t->at_ns = 5000000000;
+  feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 100, &fspot);
+  t->at_ns += 100;
+  feed(t, A, QB, ORNIC_OP_OOO_WRITE_SPOT, 102, &spot);
+  t->at_ns += 100;
+  feed(t, A, QB, ORNIC_OP_OOO_WRITE_SPOT, 101, &spot);
+  t->at_ns += 1000;
+  opt ack = {.syndrome = 0x1f, .msn = 0, .oack = ORNIC_OACK_ADDR_CACHED};
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_ACK, 102, &ack);
+  ck_assert(v.flags & ORNIC_AN_ACK_RTT);
+  ck_assert_uint_eq(v.ack_rtt_ns, 1100); /* PSN 102, sent 1.1 us before */
+  t->at_ns += 100;
+  feed(t, A, QB, ORNIC_OP_OOO_WRITE_LAST, 103, &spot);
+  t->at_ns += 900;
+  opt done = {.syndrome = 0x1f, .msn = 1, .oack = ORNIC_OACK_WQE_DONE};
+  v = feed(t, B, QA, ORNIC_OP_ACK, 103, &done);
+  ck_assert(v.flags & ORNIC_AN_WQE_DONE);
+  ck_assert_uint_eq(v.ack_rtt_ns, 900);
+  ck_assert(v.flags & ORNIC_AN_MSG_TIME);
+  ck_assert_uint_eq(v.msg_time_ns, 2200);
+  t_free(t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("analysis");
   TCase *tc = tcase_create("rules");
@@ -557,6 +651,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, labels_and_names);
   tcase_add_test(tc, ecn_marks);
   tcase_add_test(tc, window_grows);
+  tcase_add_test(tc, timing_rc_write_and_read);
+  tcase_add_test(tc, timing_ornic_sprayed);
   suite_add_tcase(s, tc);
   return s;
 }

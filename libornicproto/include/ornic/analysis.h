@@ -124,7 +124,12 @@ enum {
   ORNIC_AN_READ_RETRY = 1u << 21,   /* a READ request inside an earlier READ's range (4.5) */
   ORNIC_AN_BEFORE_CAPTURE = 1u << 22, /* about PSNs sent before the capture started: not judged */
   ORNIC_AN_UNTRACKED = 1u << 23,      /* conversation table full: not analysed */
-  ORNIC_AN_PAIRED = 1u << 24          /* this packet paired the conversation's two QPs */
+  ORNIC_AN_PAIRED = 1u << 24,         /* this packet paired the conversation's two QPs */
+  /* Timing (since 1.1.0; docs/PROTOCOL.md 8.8), from the capture's timestamps: */
+  ORNIC_AN_SINCE_PREV = 1u << 25, /* since_prev_ns: time since the conversation's previous packet */
+  ORNIC_AN_ACK_RTT = 1u << 26,    /* ack_rtt_ns: ACK, from the packet ack_frame_of to this ACK */
+  ORNIC_AN_MSG_TIME = 1u << 27    /* msg_time_ns: WQE_DONE, from the completed WQE's first packet
+                                   * to this ACK; READ response Last/Only, from its READ request */
 };
 
 typedef struct {
@@ -156,7 +161,11 @@ typedef struct {
   uint32_t msn_delta;                        /* MSN */
   uint32_t wqe_completed;                    /* WQE_DONE */
   uint32_t nak_lost;                         /* ORNIC NAK: size of the lost set (4.4) */
-  uint64_t reserved[4]; /* README.md "ABI policy"; ornic_analysis_add zeroes it */
+  /* Timing, in ns, each valid with its flag (1.1.0: taken from the reserved tail). */
+  uint64_t since_prev_ns; /* SINCE_PREV */
+  uint64_t ack_rtt_ns;    /* ACK_RTT */
+  uint64_t msg_time_ns;   /* MSG_TIME */
+  uint64_t reserved[1];   /* README.md "ABI policy"; ornic_analysis_add zeroes it */
 } ornic_an_verdict;
 
 /* OOO distance histogram buckets: 1, 2-3, 4-7, ..., 64-127, 128+. */

@@ -297,7 +297,11 @@ static void frame_ref(dec_out *o, const char *k, size_t n, uint64_t v, bool *fir
     dec_out_lit(o, "null");
 }
 
+/* The timing bits say which "time" keys are present (put_an_time): not listed. */
+#define AN_TIME_BITS (ORNIC_AN_SINCE_PREV | ORNIC_AN_ACK_RTT | ORNIC_AN_MSG_TIME)
+
 static void put_an_flags(dec_out *o, uint32_t flags, bool *outer) {
+  flags &= ~(uint32_t)AN_TIME_BITS;
   key(o, K("flags"), outer);
   dec_out_char(o, '[');
   bool first = true;
@@ -332,6 +336,17 @@ static void put_an_wqe(dec_out *o, const ornic_an_verdict *v, bool *outer) {
     num(o, K("len"), v->wqe_len, &f);
   }
   frame_ref(o, K("frame"), v->wqe_frame, &f);
+  dec_out_char(o, '}');
+}
+
+/* "time": the engine's timing in ns (PROTOCOL.md 8.8), each key when valid. */
+static void put_an_time(dec_out *o, const ornic_an_verdict *v, bool *outer) {
+  bool f;
+  if (!(v->flags & AN_TIME_BITS)) return;
+  obj_open(o, K("time"), outer, &f);
+  if (v->flags & ORNIC_AN_SINCE_PREV) num(o, K("since_prev_ns"), v->since_prev_ns, &f);
+  if (v->flags & ORNIC_AN_ACK_RTT) num(o, K("ack_rtt_ns"), v->ack_rtt_ns, &f);
+  if (v->flags & ORNIC_AN_MSG_TIME) num(o, K("msg_time_ns"), v->msg_time_ns, &f);
   dec_out_char(o, '}');
 }
 
@@ -392,6 +407,7 @@ static void put_analysis(dec_out *o, const dec_packet *pk, bool *outer) {
   if (fl & ORNIC_AN_WQE_DONE) num(o, K("wqe_completed"), v->wqe_completed, &f);
   if ((fl & ORNIC_AN_NAK) && (pk->f.ext.present & ORNIC_HDR_NAKETH))
     num(o, K("nak_lost"), v->nak_lost, &f);
+  put_an_time(o, v, &f);
   dec_out_char(o, '}');
 }
 
