@@ -418,11 +418,16 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
   *fresh = false;
   if (!d->have_req) {
     if (an_window_touch(d, p, a->cfg.window) < 0) return false;
+    an_slot *s = an_slot_at(d, p);
+    if (!s) { /* a NAK already moved the window far past it: too far to judge */
+      v->flags |= ORNIC_AN_BEFORE_CAPTURE;
+      return false;
+    }
     d->have_req = true;
     d->floor = d->first = d->hpsn = d->epsn = d->last_psn = p;
     d->st->have_psn = true;
     d->st->psn_first = p;
-    set_seen(an_slot_at(d, p), in->frame, d->now);
+    set_seen(s, in->frame, d->now);
     *fresh = true;
     v->hpsn = p;
     return true;
