@@ -62,6 +62,7 @@ static void state_free(void) {
 }
 
 static void state_new(void) {
+  if (!ornic_pref_analyze) return; /* ornic_analysis_packet then returns NULL */
   ornic_analysis_cfg cfg;
   ornic_analysis_cfg_init(&cfg);
   cfg.otd = ornic_pref_otd;
@@ -80,8 +81,9 @@ static void analysis_init(void) {
 
 void ornic_analysis_prefs_changed(void) {
   /* Wireshark dissects the file again after a preference change; an engine
-   * in use keeps nothing from the old configuration. */
-  if (engine) analysis_init();
+   * in use keeps nothing from the old configuration, and turning the
+   * analysis on or off takes effect at once. */
+  analysis_init();
 }
 
 void ornic_analysis_register(void) {
@@ -120,7 +122,7 @@ static void note_qps(ornic_pkt *p) {
 const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input *in) {
   guint32 key = pinfo->curr_layer_num;
   ornic_pkt *p = p_get_proto_data(wmem_file_scope(), pinfo, proto_ornic, key);
-  if (p || PINFO_FD_VISITED(pinfo) || !engine) return p;
+  if (p || PINFO_FD_VISITED(pinfo) || !engine || !ornic_pref_analyze) return p;
   ornic_an_verdict v;
   cur_frame = pinfo->num;
   cur_acked = 0;

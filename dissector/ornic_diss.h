@@ -37,7 +37,7 @@ typedef struct {
       an_loss_first_psn, an_loss_count, an_nak, an_nak_lost, an_ack_stale, an_not_captured,
       an_not_captured_first, an_not_captured_count, an_acked_in, an_ack_prev, an_ack_newly,
       an_ack_frame_of, an_msn_delta, an_wqe_completed, an_ecn, an_before_capture, an_untracked,
-      an_paired;
+      an_paired, an_time_delta, an_ack_rtt, an_wqe_time, an_read_time;
 } ornic_hf_ids;
 extern ornic_hf_ids hf;
 
@@ -57,6 +57,7 @@ extern ornic_ei_ids ei;
 /* Preferences. */
 extern gint ornic_pref_pmtu; /* 0: learn from traffic */
 extern guint ornic_pref_otd;
+extern gboolean ornic_pref_analyze; /* FALSE: no analysis, no engine */
 
 void ornic_register_fields(void (*prefs_apply)(void));
 
@@ -106,11 +107,15 @@ const ornic_analysis *ornic_analysis_engine(void);
 void ornic_analysis_label(const ornic_pkt *an, char *out, size_t cap);
 
 /* ---- stats (ornic_stats.c) ----------------------------------------------- */
+/* What the "ornic" tap hands its listeners, queued only while one listens
+ * (have_tap_listener): -z ornic,stat / ornic,tree, the Conversations and
+ * Endpoints tables. */
 typedef struct {
   const ornic_pkt *an; /* may be NULL: not analysed */
   guint8 opcode;
   guint8 icrc_status; /* PROTO_CHECKSUM_E_* */
   gboolean malformed;
+  guint16 udp_srcport; /* the path the sender chose (0: not over UDP) */
 } ornic_tap_info;
 
 void ornic_register_stats(void);

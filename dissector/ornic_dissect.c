@@ -15,7 +15,10 @@ int proto_ornic = -1;
 int ornic_tap = -1;
 
 static dissector_handle_t ornic_handle;
-static dissector_handle_t stock_rroce_handle; /* packet-infiniband.c's RoCEv2 handle */
+static dissector_handle_t rocev1_handle;       /* EtherType 0x8915: stock's decode, our checks */
+static dissector_handle_t stock_rroce_handle;  /* packet-infiniband.c's RoCEv2 handle */
+static dissector_handle_t stock_rocev1_handle; /* and its RoCEv1 (EtherType) handle */
+static int proto_infiniband = -1;
 
 /* Where the library decoded this packet from. */
 typedef struct {
@@ -77,14 +80,17 @@ static gboolean net_header(const packet_info *pinfo, tvbuff_t *tvb, const guint8
 }
 
 /* The library's decode of the frame from `start` as `link`, kept when its BTH
- * is where the UDP dissector put this payload: then it has the IP header, the
- * lengths and the iCRC of exactly this packet. */
+ * is where the UDP dissector put this payload (RoCEv1: its GRH where the
+ * EtherType dissector put it): then it has the IP header, the lengths and the
+ * iCRC of exactly this packet. */
 static gboolean decode_at(located *loc, tvbuff_t *tvb, const guint8 *frame, guint cap, guint start,
                           ornic_link link) {
   if (start >= cap) return FALSE;
   loc->base = frame + start;
   loc->rc = ornic_frame_decode(&loc->f, loc->base, cap - start, link, ORNIC_UDP_PORT_ANY);
-  return (loc->f.layers & ORNIC_LAYER_BTH) && start + loc->f.bth_off == (size_t)tvb_raw_offset(tvb);
+  if (!(loc->f.layers & ORNIC_LAYER_BTH)) return FALSE;
+  size_t anchor = loc->f.l3 == ORNIC_L3_GRH ? loc->f.l3_off : loc->f.bth_off;
+  return start + anchor == (size_t)tvb_raw_offset(tvb);
 }
 
 /* Decodes the frame forward: from its first byte with the link type of its
@@ -332,37 +338,39 @@ static const ornic_pkt *analysis_for(packet_info *pinfo, const located *loc) {
   return ornic_analysis_packet(pinfo, &in);
 }
 
-static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
-  located *loc = wmem_new(pinfo->pool, located);
-  locate(tvb, pinfo, loc);
+/* The layer UDP pushed for this dissector, taken off for a packet stock's
+ * InfiniBand dissector decodes: frame.protocols then reads as stock's
+ * (...:udp:infiniband[:nvme]). */
+static void drop_own_layer(packet_info *pinfo) {
+  wmem_list_frame_t *t = pinfo->layers ? wmem_list_tail(pinfo->layers) : NULL;
+  if (t && GPOINTER_TO_INT(wmem_list_frame_data(t)) == proto_ornic) {
+    wmem_list_remove_frame(pinfo->layers, t);
+    pinfo->curr_layer_num--;
+  }
+}
+
+/* Where the ORNIC item of a stock-decoded packet goes: inside stock's
+ * top-level InfiniBand item, so that Protocol Hierarchy, which counts the
+ * top-level items, shows stock's hierarchy and ORNIC nowhere under a payload
+ * protocol (NVMe-oF, ...). The top level when that item is not in the tree
+ * (a tree built only for some filters). */
+static proto_tree *stock_parent(proto_tree *tree) {
+  proto_node *found = NULL;
+  for (proto_node *n = tree ? tree->first_child : NULL; n; n = n->next)
+    if (PNODE_FINFO(n) && PNODE_FINFO(n)->hfinfo->id == proto_infiniband) found = n;
+  return found ? found : tree;
+}
+
+/* The ORNIC tree of a packet whose BTH was read: every header of an opcode
+ * this plugin decodes (own), only what stock lacks of the others. */
+static void dissect_located(tvbuff_t *tvb, packet_info *pinfo, proto_tree *parent,
+                            const located *loc, gboolean own) {
   const ornic_frame *f = &loc->f;
-  gboolean have_bth = bth_read(loc);
-  gboolean own = !stock_rroce_handle || (have_bth && own_opcode(f->bth.opcode)) || !have_bth;
-
-  if (!own) {
-    call_dissector_with_data(stock_rroce_handle, tvb, pinfo, tree, data);
-  } else {
-    col_set_str(pinfo->cinfo, COL_PROTOCOL, f->bth.opcode == ORNIC_OP_CNP ? "RoCEv2 CNP" : "ORNIC");
-    col_clear(pinfo->cinfo, COL_INFO);
-  }
-
-  proto_item *ti = proto_tree_add_item(tree, proto_ornic, tvb, 0, -1, ENC_NA);
+  proto_item *ti = proto_tree_add_item(parent, proto_ornic, tvb, 0, -1, ENC_NA);
   proto_tree *ot = proto_item_add_subtree(ti, ett.root);
-  if (!have_bth) {
-    col_add_fstr(pinfo->cinfo, COL_INFO, "RoCEv2, not decodable: %s", ornic_strerror(loc->rc));
-    proto_item *pi =
-        proto_tree_add_string_format_value(ot, hf.decode_error, tvb, 0, 0, ornic_errname(loc->rc),
-                                           "no BTH: %s", ornic_strerror(loc->rc));
-    proto_item_set_generated(pi);
-    add_malformed(pinfo, ti, loc);
-    return (int)tvb_captured_length(tvb);
-  }
-
   guint32 nlost = 0;
   if (f->ext.present & ORNIC_HDR_NAKETH) nlost = ornic_naketh_lost_count(&f->ext.naketh);
   const ornic_pkt *an = analysis_for(pinfo, loc);
-
-  /* Own opcodes get every header; stock-decoded ones only what stock lacks. */
   guint16 which = own ? 0xffff : (ORNIC_HDR_XRCETH | ORNIC_HDR_FETH | ORNIC_HDR_CNP);
   ornic_tree_headers(ot, tvb, pinfo, f, which, nlost);
   if (own) {
@@ -378,14 +386,62 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
   info_tags(pinfo, an, icrc);
   proto_item_append_text(ti, ", %s, QP 0x%06x, PSN %u", ornic_opcode_name(f->bth.opcode),
                          f->bth.destqp, f->bth.psn);
+  if (have_tap_listener(ornic_tap)) { /* nothing per packet while no statistic listens */
+    ornic_tap_info *tap = wmem_new0(pinfo->pool, ornic_tap_info);
+    tap->an = an;
+    tap->opcode = f->bth.opcode;
+    tap->icrc_status = icrc;
+    tap->malformed = own && loc->rc != ORNIC_OK && loc->rc != ORNIC_ERR_TRUNCATED;
+    /* The frame's UDP header: the stock RoCE dissector re-aims pinfo's ports at the QPs. */
+    tap->udp_srcport = (f->layers & ORNIC_LAYER_UDP) ? f->udp.sport
+                       : pinfo->ptype == PT_UDP      ? (guint16)pinfo->srcport
+                                                     : 0;
+    tap_queue_packet(ornic_tap, pinfo, tap);
+  }
+}
 
-  ornic_tap_info *tap = wmem_new0(pinfo->pool, ornic_tap_info);
-  tap->an = an;
-  tap->opcode = f->bth.opcode;
-  tap->icrc_status = icrc;
-  tap->malformed = own && loc->rc != ORNIC_OK && loc->rc != ORNIC_ERR_TRUNCATED;
-  tap_queue_packet(ornic_tap, pinfo, tap);
+static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
+  located *loc = wmem_new(pinfo->pool, located);
+  locate(tvb, pinfo, loc);
+  const ornic_frame *f = &loc->f;
+  gboolean have_bth = bth_read(loc);
+  gboolean own = !stock_rroce_handle || (have_bth && own_opcode(f->bth.opcode)) || !have_bth;
+  if (!own) {
+    drop_own_layer(pinfo);
+    call_dissector_with_data(stock_rroce_handle, tvb, pinfo, tree, data);
+    dissect_located(tvb, pinfo, stock_parent(tree), loc, FALSE);
+    return (int)tvb_captured_length(tvb);
+  }
+  col_set_str(pinfo->cinfo, COL_PROTOCOL, f->bth.opcode == ORNIC_OP_CNP ? "RoCEv2 CNP" : "ORNIC");
+  col_clear(pinfo->cinfo, COL_INFO);
+  if (!have_bth) {
+    proto_item *ti = proto_tree_add_item(tree, proto_ornic, tvb, 0, -1, ENC_NA);
+    proto_tree *ot = proto_item_add_subtree(ti, ett.root);
+    col_add_fstr(pinfo->cinfo, COL_INFO, "RoCEv2, not decodable: %s", ornic_strerror(loc->rc));
+    proto_item *pi =
+        proto_tree_add_string_format_value(ot, hf.decode_error, tvb, 0, 0, ornic_errname(loc->rc),
+                                           "no BTH: %s", ornic_strerror(loc->rc));
+    proto_item_set_generated(pi);
+    add_malformed(pinfo, ti, loc);
+    return (int)tvb_captured_length(tvb);
+  }
+  dissect_located(tvb, pinfo, tree, loc, TRUE);
   return (int)tvb_captured_length(tvb);
+}
+
+/* RoCEv1 (EtherType 0x8915): stock decodes it; ORNIC adds what it adds to a
+ * stock RoCEv2 packet (the iCRC verified over the GRH, PROTOCOL.md 2.6; the
+ * analysis), on the bytes from the BTH on. */
+static int dissect_rocev1(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
+  drop_own_layer(pinfo);
+  int n = call_dissector_with_data(stock_rocev1_handle, tvb, pinfo, tree, data);
+  located *loc = wmem_new0(pinfo->pool, located);
+  if (!locate_in_frame(tvb, pinfo, loc) || loc->f.l3 != ORNIC_L3_GRH ||
+      loc->f.bth_off < loc->f.l3_off || loc->f.bth_off - loc->f.l3_off >= tvb_captured_length(tvb))
+    return n;
+  tvbuff_t *bth = tvb_new_subset_remaining(tvb, (gint)(loc->f.bth_off - loc->f.l3_off));
+  dissect_located(bth, pinfo, stock_parent(tree), loc, FALSE);
+  return n;
 }
 
 void proto_register_ornic(void);
@@ -411,12 +467,19 @@ static void ports_follow_enabled(void) {
       dissector_handle_t cur = dissector_get_uint_handle(udp, (guint32)p);
       if (cur == other || (on && !cur)) dissector_change_uint("udp.port", (guint32)p, want);
     }
+  /* RoCEv1's EtherType likewise. */
+  dissector_table_t eth = find_dissector_table("ethertype");
+  if (!eth || !stock_rocev1_handle) return;
+  dissector_handle_t v1 = on ? rocev1_handle : stock_rocev1_handle;
+  if (dissector_get_uint_handle(eth, ORNIC_ETHERTYPE_ROCEV1) != v1)
+    dissector_change_uint("ethertype", ORNIC_ETHERTYPE_ROCEV1, v1);
 }
 
 void proto_register_ornic(void) {
   proto_ornic = proto_register_protocol("ORNIC out-of-order RDMA over RoCEv2", "ORNIC", "ornic");
   ornic_register_fields(ornic_analysis_prefs_changed);
   ornic_handle = register_dissector("ornic", dissect_ornic, proto_ornic);
+  rocev1_handle = create_dissector_handle(dissect_rocev1, proto_ornic);
   ornic_tap = register_tap("ornic");
   ornic_analysis_register();
   register_init_routine(ports_follow_enabled);
@@ -429,4 +492,11 @@ void proto_reg_handoff_ornic(void) {
   dissector_handle_t cur = udp ? dissector_get_uint_handle(udp, ORNIC_ROCEV2_UDP_PORT) : NULL;
   if (cur && cur != ornic_handle) stock_rroce_handle = cur;
   dissector_add_uint_with_preference("udp.port", ORNIC_ROCEV2_UDP_PORT, ornic_handle);
+  proto_infiniband = proto_get_id_by_filter_name("infiniband");
+  dissector_table_t eth = find_dissector_table("ethertype");
+  dissector_handle_t v1 = eth ? dissector_get_uint_handle(eth, ORNIC_ETHERTYPE_ROCEV1) : NULL;
+  if (v1 && v1 != rocev1_handle) {
+    stock_rocev1_handle = v1;
+    dissector_change_uint("ethertype", ORNIC_ETHERTYPE_ROCEV1, rocev1_handle);
+  }
 }

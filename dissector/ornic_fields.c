@@ -68,18 +68,18 @@ static hf_register_info field_table[] = {
       "Pad bytes after the payload (0-3), to a 4-byte boundary"),
     F(tver, "Header Version", "ornic.bth.tver", FT_UINT8, BASE_DEC, NULL, 0,
       "Transport header version (0)"),
-    F(pkey, "Partition Key", "ornic.bth.pkey", FT_UINT16, BASE_HEX, NULL, 0,
+    F(pkey, "Partition Key", "ornic.bth.p_key", FT_UINT16, BASE_HEX, NULL, 0,
       "Partition the QP belongs to"),
     F(fecn, "FECN", "ornic.bth.fecn", FT_BOOLEAN, 8, NULL, 0,
       "Forward ECN (variant: the iCRC covers this byte as 0xFF)"),
     F(becn, "BECN", "ornic.bth.becn", FT_BOOLEAN, 8, NULL, 0, "Backward ECN (set in CNPs)"),
-    F(resv6, "Reserved (6 bits)", "ornic.bth.resv6", FT_UINT8, BASE_HEX, NULL, 0,
+    F(resv6, "Reserved (6 bits)", "ornic.bth.reserved6", FT_UINT8, BASE_HEX, NULL, 0,
       "Reserved bits after FECN/BECN"),
     F(destqp, "Destination QP", "ornic.bth.destqp", FT_UINT24, BASE_HEX, NULL, 0,
       "QP the packet is addressed to"),
     F(ackreq, "AckReq", "ornic.bth.a", FT_BOOLEAN, 8, NULL, 0,
       "The requester asks for an acknowledgement (ORNIC: also an RTO probe)"),
-    F(resv7, "Reserved (7 bits)", "ornic.bth.resv7", FT_UINT8, BASE_HEX, NULL, 0,
+    F(resv7, "Reserved (7 bits)", "ornic.bth.reserved7", FT_UINT8, BASE_HEX, NULL, 0,
       "Reserved bits after AckReq"),
     F(psn, "Packet Sequence Number", "ornic.bth.psn", FT_UINT24, BASE_DEC, NULL, 0,
       "24-bit PSN of the packet"),
@@ -187,15 +187,16 @@ static hf_register_info field_table[] = {
     F(payload_len, "Payload length", "ornic.payload_len", FT_UINT32, BASE_DEC, NULL, 0,
       "Payload bytes per the IP/UDP lengths, without pad"),
     F(pad, "Pad", "ornic.pad", FT_BYTES, BASE_NONE, NULL, 0, "Pad bytes counted by PadCnt"),
-    F(icrc, "Invariant CRC", "ornic.icrc", FT_UINT32, BASE_HEX, NULL, 0,
+    F(icrc, "Invariant CRC", "ornic.invariant.crc", FT_UINT32, BASE_HEX, NULL, 0,
       "The 4 iCRC bytes in wire order, as the stock field infiniband.invariant.crc shows them"),
-    F(icrc_crc32, "CRC-32 value", "ornic.icrc.crc32", FT_UINT32, BASE_HEX, NULL, 0,
+    F(icrc_crc32, "CRC-32 value", "ornic.invariant.crc.crc32", FT_UINT32, BASE_HEX, NULL, 0,
       "The iCRC as a CRC-32 value: its wire bytes are this number least significant byte first"),
-    F(icrc_status, "iCRC status", "ornic.icrc.status", FT_UINT8, BASE_NONE,
+    F(icrc_status, "iCRC status", "ornic.invariant.crc.status", FT_UINT8, BASE_NONE,
       VALS(proto_checksum_vals), 0,
       "Good, Bad, or Unverified (IP header not reachable, capture cut)"),
-    F(icrc_expected, "Expected iCRC", "ornic.icrc.expected", FT_UINT32, BASE_HEX, NULL, 0,
-      "The iCRC the library computes over the invariant fields, in wire order as ornic.icrc"),
+    F(icrc_expected, "Expected iCRC", "ornic.invariant.crc.expected", FT_UINT32, BASE_HEX, NULL, 0,
+      "The iCRC the library computes over the invariant fields, in wire order as "
+      "ornic.invariant.crc"),
     F(decode_error, "Decode error", "ornic.decode_error", FT_STRING, BASE_NONE, NULL, 0,
       "Why libornicproto did not decode the frame completely (for opcodes the stock InfiniBand "
       "dissector decodes, no expert info: its layout may differ, e.g. ConnectX DC in the RD "
@@ -317,6 +318,16 @@ static hf_register_info field_table[] = {
       "The conversation table is full: this packet is not analysed"),
     F(an_paired, "QPs paired", "ornic.analysis.paired", FT_NONE, BASE_NONE, NULL, 0,
       "This packet paired the conversation's two QPs (a response fitted the requests)"),
+    /* Timing (PROTOCOL.md 8.8), as tcp.time_delta and tcp.analysis.ack_rtt. */
+    F(an_time_delta, "Time since previous packet in this conversation", "ornic.analysis.time_delta",
+      FT_RELATIVE_TIME, BASE_NONE, NULL, 0,
+      "Time since the previous packet of this QP pair, either direction"),
+    F(an_ack_rtt, "ACK round-trip time", "ornic.analysis.ack_rtt", FT_RELATIVE_TIME, BASE_NONE,
+      NULL, 0, "From the first copy of the newest packet this ACK newly covers to this ACK"),
+    F(an_wqe_time, "WQE completion time", "ornic.analysis.wqe_time", FT_RELATIVE_TIME, BASE_NONE,
+      NULL, 0, "From the completed WQE's first packet seen to this ACK that completes it"),
+    F(an_read_time, "READ latency", "ornic.analysis.read_time", FT_RELATIVE_TIME, BASE_NONE, NULL,
+      0, "From the READ request to this response, the last of the READ"),
 };
 #undef F
 
@@ -330,11 +341,12 @@ static hf_register_info field_table[] = {
  * notes shown once per conversation direction; OOO is ORNIC's normal
  * operation. */
 static ei_register_info expert_table[] = {
-    E(icrc_bad, "ornic.icrc.bad", PI_CHECKSUM, PI_WARN, "Bad iCRC"),
+    E(icrc_bad, "ornic.invariant.crc.bad", PI_CHECKSUM, PI_WARN, "Bad iCRC"),
     E(malformed, "ornic.malformed", PI_MALFORMED, PI_ERROR, "Malformed RoCE packet"),
     /* A capture artefact, never Malformed: the bytes that are there are right. */
     E(truncated, "ornic.truncated", PI_UNDECODED, PI_NOTE, "Packet cut short by the capture"),
-    E(icrc_not_captured, "ornic.icrc.not_captured", PI_CHECKSUM, PI_NOTE, "iCRC not captured"),
+    E(icrc_not_captured, "ornic.invariant.crc.not_captured", PI_CHECKSUM, PI_NOTE,
+      "iCRC not captured"),
     E(unknown_opcode, "ornic.unknown_opcode", PI_PROTOCOL, PI_WARN, "Opcode without a layout"),
     E(lint, "ornic.lint", PI_PROTOCOL, PI_WARN, "Protocol violation"),
     E(addr_unknown, "ornic.analysis.addr_unknown.expert", PI_SEQUENCE, PI_NOTE,
@@ -351,7 +363,7 @@ static ei_register_info expert_table[] = {
       "Acknowledged PSNs not captured (capture artefact)"),
     E(before_capture, "ornic.analysis.before_capture.expert", PI_SEQUENCE, PI_NOTE,
       "Conversation started before the capture: earlier PSNs not judged"),
-    E(no_ip, "ornic.icrc.no_ip", PI_UNDECODED, PI_NOTE,
+    E(no_ip, "ornic.invariant.crc.no_ip", PI_UNDECODED, PI_NOTE,
       "iCRC not verified: IP header not reachable, or IP and UDP lengths disagree"),
     E(pmtu_unknown, "ornic.analysis.pmtu_unknown.expert", PI_SEQUENCE, PI_NOTE,
       "PMTU not known yet (set the ornic.pmtu preference or wait for a full packet)"),
@@ -373,6 +385,7 @@ static const enum_val_t pmtu_enum[] = {{"learn", "Learn from traffic", 0},
 
 gint ornic_pref_pmtu = 0;
 guint ornic_pref_otd = 64;
+gboolean ornic_pref_analyze = TRUE;
 
 /* ---- the headers' layouts ------------------------------------------------------ */
 
@@ -408,14 +421,24 @@ const ornic_hdr_view *ornic_view(guint16 hdr_bit) {
   return &views[1 + (unsigned)__builtin_ctz(hdr_bit)];
 }
 
-/* The field_table entry shown for a layout field: "ornic." + its name, but
- * ImmDt's one field has the header's name. -1 for a field not shown. */
+/* Layout fields whose filter name follows stock's infiniband.bth.* name for
+ * the same bits (a user filtering both protocols types one spelling), and
+ * ImmDt's one field, which has the header's name. */
+static const struct {
+  const char *layout, *filter;
+} renamed[] = {{"bth.pkey", "ornic.bth.p_key"},
+               {"bth.resv6", "ornic.bth.reserved6"},
+               {"bth.resv7", "ornic.bth.reserved7"},
+               {"immdt.data", "ornic.immdt"}};
+
+/* The field_table entry shown for a layout field: "ornic." + its name, or
+ * its renamed[] name. -1 for a field not shown. */
 static int field_index(const char *layout_name) {
   char filter[80];
-  if (!strcmp(layout_name, "immdt.data"))
-    g_strlcpy(filter, "ornic.immdt", sizeof filter);
-  else
-    g_snprintf(filter, sizeof filter, "ornic.%s", layout_name);
+  g_snprintf(filter, sizeof filter, "ornic.%s", layout_name);
+  for (size_t i = 0; i < array_length(renamed); i++)
+    if (!strcmp(layout_name, renamed[i].layout))
+      g_strlcpy(filter, renamed[i].filter, sizeof filter);
   for (size_t i = 0; i < array_length(field_table); i++)
     if (!strcmp(field_table[i].hfinfo.abbrev, filter)) return (int)i;
   return -1;
@@ -501,4 +524,10 @@ void ornic_register_fields(void (*prefs_apply)(void)) {
       "PSNs past the first missing one is flagged OTD exceeded. "
       "A NAK's missing PSNs come from its Limit PSN",
       10, &ornic_pref_otd);
+  prefs_register_bool_preference(
+      mod, "analyze", "Analyze conversations",
+      "Run the conversation analysis (OOO distance, retransmissions, losses, NAKs, WQEs, "
+      "timing, statistics), as tcp.analyze_sequence_numbers; off saves its first-pass "
+      "cost and memory. Headers and the iCRC are decoded either way",
+      &ornic_pref_analyze);
 }

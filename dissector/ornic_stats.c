@@ -1,80 +1,35 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Statistics from the "ornic" tap: `tshark -z ornic,stat[,FILTER]` prints a
- * table per conversation (QP pair) and direction, from the verdicts of
- * libornicproto's analysis engine with its merged conversations as one row;
- * a stats_tree ("ORNIC conversations", also `-z ornic,tree`) puts the same
- * counts in Wireshark's Statistics menu. */
+/* Statistics from the "ornic" tap, per ORNIC conversation (QP pair) as
+ * libornicproto's analysis engine merged it:
+ *  - `tshark -z ornic,stat[,csv][,FILTER]`: per conversation and direction,
+ *    per path (UDP source port), the OOO distance histogram and each
+ *    conversation's display filter; as text, or as one CSV table;
+ *  - the stats_tree "ORNIC conversations" (Statistics menu, `-z ornic,tree`);
+ *  - Statistics > Conversations and Endpoints (`-z conv,ornic`,
+ *    `-z endpoints,ornic`), and the "ORNIC QP pair" conversation filter.
+ * One-pass tshark taps each packet before the engine has seen the rest, so
+ * a conversation's QPs get paired, and conversations merged, after some of
+ * their packets were counted. -z ornic,stat maps packets to conversations
+ * when it draws; the tables make their rows again when that happens; the
+ * stats_tree cannot rename nodes, so its names are final in the GUI (which
+ * taps after the first pass) and with `tshark -2` only. */
 #include "ornic_diss.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include <epan/address_types.h>
+#include <epan/conversation_filter.h>
+#include <epan/conversation_table.h>
+#include <epan/proto_data.h>
 #include <epan/stat_tap_ui.h>
 #include <epan/stats_tree.h>
 #include <epan/tap.h>
+#include <epan/to_str.h>
 
-/* Counters of one conversation direction, from the verdicts of the packets
- * the tap saw (so `-z ornic,stat,FILTER` counts the filtered ones). */
-typedef struct {
-  guint64 packets, wqes, ooo, retrans, dup, naks, loss, not_captured, stale, icrc_bad, malformed,
-      cnp;
-  guint64 hist[ORNIC_AN_OOO_BUCKETS];
-} dir_stats;
+#define CONV_FIELD "ornic.analysis.conv"
 
-typedef struct {
-  GHashTable *by_key; /* (verdict conv << 1 | dir) + 1, 0 for packets not analysed -> dir_stats */
-  char *filter;
-} stat_ctx;
-
-static guint stat_key(const ornic_pkt *an) {
-  return an ? ((an->v.conv << 1) | (an->v.dir & 1u)) + 1u : 0;
-}
-
-static void count(dir_stats *s, const ornic_tap_info *ti) {
-  const ornic_pkt *an = ti->an;
-  guint32 fl = an ? an->v.flags : 0;
-  s->packets++;
-  s->wqes += !!(fl & ORNIC_AN_NEW_WQE);
-  s->retrans += !!(fl & ORNIC_AN_RETRANS);
-  s->dup += !!(fl & ORNIC_AN_DUP);
-  s->naks += !!(fl & ORNIC_AN_NAK);
-  s->loss += !!(fl & ORNIC_AN_LOSS);
-  s->not_captured += !!(fl & ORNIC_AN_NOT_CAPTURED);
-  s->stale += !!(fl & ORNIC_AN_ACK_STALE);
-  s->cnp += an && an->v.role == ORNIC_AN_ROLE_CNP;
-  s->icrc_bad += ti->icrc_status == PROTO_CHECKSUM_E_BAD;
-  s->malformed += ti->malformed;
-  if (fl & ORNIC_AN_OOO) {
-    s->ooo++;
-    s->hist[ornic_an_ooo_bucket(an->v.ooo_distance)]++;
-  }
-}
-
-static void add_stats(dir_stats *to, const dir_stats *from) {
-  guint64 *t = &to->packets;
-  const guint64 *f = &from->packets;
-  G_STATIC_ASSERT(sizeof(dir_stats) % sizeof(guint64) == 0);
-  for (size_t i = 0; i < sizeof(dir_stats) / sizeof(guint64); i++) t[i] += f[i];
-}
-
-static void stat_reset(void *tapdata) {
-  stat_ctx *ctx = tapdata;
-  g_hash_table_remove_all(ctx->by_key);
-}
-
-static tap_packet_status stat_packet(void *tapdata, packet_info *pinfo _U_, epan_dissect_t *edt _U_,
-                                     const void *data, tap_flags_t flags _U_) {
-  stat_ctx *ctx = tapdata;
-  const ornic_tap_info *ti = data;
-  gpointer key = GUINT_TO_POINTER(stat_key(ti->an));
-  dir_stats *s = g_hash_table_lookup(ctx->by_key, key);
-  if (!s) {
-    s = g_new0(dir_stats, 1);
-    g_hash_table_insert(ctx->by_key, key, s);
-  }
-  count(s, ti);
-  return TAP_PACKET_REDRAW;
-}
+/* ---- conversations as the engine knows them now ---------------------------------- */
 
 /* Direction dir of conversation c, in the terms of final (the conversation c
  * was merged into): the same when their host A is the same. */
@@ -89,107 +44,405 @@ static unsigned final_dir(const ornic_an_conv *c, const ornic_an_conv *final, un
   return flip ? dir ^ 1u : dir;
 }
 
-/* One row: a conversation direction after the engine's merges. */
+/* A verdict's conversation and direction after the engine's merges. */
 typedef struct {
-  guint32 conv; /* final id; 0: not analysed */
-  unsigned dir;
-  dir_stats s;
-} row;
+  const ornic_an_conv *f; /* NULL: no engine, or not analysed */
+  guint32 conv;           /* f's id; the verdict's id without f; 0: not analysed */
+  unsigned dir;           /* ORNIC_AN_DIR_* in f's terms */
+} conv_now;
 
-static gint by_conv_dir(gconstpointer a, gconstpointer b) {
-  const row *x = *(const row *const *)a, *y = *(const row *const *)b;
-  if (x->conv != y->conv) return (x->conv > y->conv) - (x->conv < y->conv);
-  return (x->dir > y->dir) - (x->dir < y->dir);
+static conv_now now_of(guint32 conv, unsigned dir) {
+  conv_now n = {NULL, conv, conv ? dir & 1u : 0};
+  const ornic_analysis *a = ornic_analysis_engine();
+  if (!a || !conv) return n;
+  n.f = ornic_analysis_conv_final(a, conv);
+  if (n.f) {
+    n.dir = final_dir(ornic_analysis_conv(a, conv), n.f, n.dir);
+    n.conv = n.f->id;
+  }
+  return n;
 }
 
-static GPtrArray *merged_rows(stat_ctx *ctx) {
+/* Final conversation id -> display filter (g_free'd values). A packet keeps
+ * the id its conversation had when it was analysed, so the filter of a
+ * conversation that absorbed others lists their ids too:
+ * "ornic.analysis.conv in {1, 3}". Every path and both directions match. */
+static GHashTable *conv_filters(void) {
+  GHashTable *ids = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, NULL);
   const ornic_analysis *a = ornic_analysis_engine();
-  GHashTable *rows = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  guint32 count = a ? ornic_analysis_conv_count(a) : 0;
+  for (guint32 id = 1; id <= count; id++) {
+    const ornic_an_conv *f = ornic_analysis_conv_final(a, id);
+    if (!f) continue;
+    GString *s = g_hash_table_lookup(ids, GUINT_TO_POINTER(f->id));
+    if (!s) g_hash_table_insert(ids, GUINT_TO_POINTER(f->id), s = g_string_new(NULL));
+    g_string_append_printf(s, "%s%u", s->len ? ", " : "", id);
+  }
+  GHashTable *out = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  GHashTableIter it;
+  gpointer k, v;
+  g_hash_table_iter_init(&it, ids);
+  while (g_hash_table_iter_next(&it, &k, &v)) {
+    GString *s = v;
+    gboolean one = strchr(s->str, ',') == NULL;
+    g_hash_table_insert(out, k,
+                        one ? g_strdup_printf(CONV_FIELD " == %s", s->str)
+                            : g_strdup_printf(CONV_FIELD " in {%s}", s->str));
+    g_string_free(s, TRUE);
+  }
+  g_hash_table_destroy(ids);
+  return out;
+}
+
+/* The display filter of one final conversation (g_free). */
+static char *conv_filter(guint32 final) {
+  GHashTable *all = conv_filters();
+  const char *f = g_hash_table_lookup(all, GUINT_TO_POINTER(final));
+  char *r = f ? g_strdup(f) : g_strdup_printf(CONV_FIELD " == %u", final);
+  g_hash_table_destroy(all);
+  return r;
+}
+
+static void conv_label(guint32 conv, char *out, size_t cap) {
+  const ornic_analysis *a = ornic_analysis_engine();
+  const ornic_an_conv *c = a && conv ? ornic_analysis_conv(a, conv) : NULL;
+  if (!conv)
+    g_strlcpy(out, "(not analysed: RD, UD, vendor or undecodable)", cap);
+  else if (!c)
+    g_snprintf(out, (gulong)cap, "conversation %u", conv);
+  else
+    ornic_an_conv_label(c, out, cap);
+}
+
+static const char *dir_name(guint32 conv, unsigned dir) {
+  return !conv ? "-" : dir ? "B->A" : "A->B";
+}
+
+/* ---- -z ornic,stat[,csv][,FILTER] ------------------------------------------------- */
+
+/* Counted columns, in output order: the text table and the CSV share them. */
+enum {
+  C_PACKETS,
+  C_BYTES,
+  C_WQES,
+  C_OOO,
+  C_RETRANS,
+  C_DUPS,
+  C_NAKS,
+  C_LOSS,
+  C_NOT_CAPTURED,
+  C_STALE,
+  C_ICRC_BAD,
+  C_MALFORMED,
+  C_CNP,
+  C_N
+};
+static const struct {
+  const char *text, *csv;
+  int width;
+} cols[C_N] = {{"Packets", "packets", 8}, {"Bytes", "bytes", 11},    {"WQEs", "wqes", 6},
+               {"OOO", "ooo", 7},         {"Retrans", "retrans", 7}, {"Dups", "dups", 5},
+               {"NAKs", "naks", 5},       {"Loss", "loss", 5},       {"NotCapt", "not_captured", 7},
+               {"Stale", "stale", 5},     {"iCRC!", "icrc_bad", 5},  {"Malf", "malformed", 5},
+               {"CNP", "cnp", 4}};
+
+/* What one key saw: a verdict's (conversation, direction, path) while
+ * counting, a final (conversation, direction[, path]) when drawing. */
+typedef struct {
+  guint64 key; /* see key_of(); the hash table's key points here */
+  guint64 n[C_N];
+  guint64 hist[ORNIC_AN_OOO_BUCKETS];
+  nstime_t first, last; /* frame.time_relative of the first and last packet */
+} counters;
+
+/* Conversation 0 (not analysed) sorts last. */
+static guint64 key_of(guint32 conv, unsigned dir, guint16 path) {
+  guint64 c = conv ? conv - 1u : G_MAXUINT32;
+  return c << 17 | (guint64)(dir & 1u) << 16 | path;
+}
+static guint32 key_conv(guint64 key) {
+  guint32 c = (guint32)(key >> 17);
+  return c == G_MAXUINT32 ? 0 : c + 1u;
+}
+static unsigned key_dir(guint64 key) { return (unsigned)(key >> 16) & 1u; }
+static guint16 key_path(guint64 key) { return (guint16)key; }
+
+static void count(counters *s, const ornic_tap_info *ti, packet_info *pinfo) {
+  const ornic_pkt *an = ti->an;
+  guint32 fl = an ? an->v.flags : 0;
+  if (!s->n[C_PACKETS]) s->first = s->last = pinfo->rel_ts;
+  if (nstime_cmp(&pinfo->rel_ts, &s->first) < 0) s->first = pinfo->rel_ts;
+  if (nstime_cmp(&pinfo->rel_ts, &s->last) > 0) s->last = pinfo->rel_ts;
+  s->n[C_PACKETS]++;
+  s->n[C_BYTES] += pinfo->fd->pkt_len;
+  s->n[C_WQES] += !!(fl & ORNIC_AN_NEW_WQE);
+  s->n[C_RETRANS] += !!(fl & ORNIC_AN_RETRANS);
+  s->n[C_DUPS] += !!(fl & ORNIC_AN_DUP);
+  s->n[C_NAKS] += !!(fl & ORNIC_AN_NAK);
+  s->n[C_LOSS] += !!(fl & ORNIC_AN_LOSS);
+  s->n[C_NOT_CAPTURED] += !!(fl & ORNIC_AN_NOT_CAPTURED);
+  s->n[C_STALE] += !!(fl & ORNIC_AN_ACK_STALE);
+  s->n[C_CNP] += an && an->v.role == ORNIC_AN_ROLE_CNP;
+  s->n[C_ICRC_BAD] += ti->icrc_status == PROTO_CHECKSUM_E_BAD;
+  s->n[C_MALFORMED] += ti->malformed;
+  if (fl & ORNIC_AN_OOO) {
+    s->n[C_OOO]++;
+    s->hist[ornic_an_ooo_bucket(an->v.ooo_distance)]++;
+  }
+}
+
+static void merge(counters *to, const counters *from) {
+  if (!to->n[C_PACKETS]) {
+    to->first = from->first;
+    to->last = from->last;
+  }
+  if (nstime_cmp(&from->first, &to->first) < 0) to->first = from->first;
+  if (nstime_cmp(&from->last, &to->last) > 0) to->last = from->last;
+  for (int i = 0; i < C_N; i++) to->n[i] += from->n[i];
+  for (int b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) to->hist[b] += from->hist[b];
+}
+
+typedef struct {
+  GHashTable *by_key; /* &counters.key -> counters, keyed by the verdict's conversation */
+  char *filter;
+  gboolean csv;
+} stat_ctx;
+
+static void stat_reset(void *tapdata) {
+  stat_ctx *ctx = tapdata;
+  g_hash_table_remove_all(ctx->by_key);
+}
+
+static tap_packet_status stat_packet(void *tapdata, packet_info *pinfo, epan_dissect_t *edt _U_,
+                                     const void *data, tap_flags_t flags _U_) {
+  stat_ctx *ctx = tapdata;
+  const ornic_tap_info *ti = data;
+  guint32 conv = ti->an ? ti->an->v.conv : 0;
+  guint64 key = key_of(conv, conv ? ti->an->v.dir : 0, ti->udp_srcport);
+  counters *s = g_hash_table_lookup(ctx->by_key, &key);
+  if (!s) {
+    s = g_new0(counters, 1);
+    s->key = key;
+    g_hash_table_insert(ctx->by_key, &s->key, s);
+  }
+  count(s, ti, pinfo);
+  return TAP_PACKET_REDRAW;
+}
+
+static gint by_key(gconstpointer a, gconstpointer b) {
+  guint64 x = ((const counters *)a)->key, y = ((const counters *)b)->key;
+  return (x > y) - (x < y);
+}
+
+/* The counters per final (conversation, direction, path), sorted. */
+static GArray *final_paths(stat_ctx *ctx) {
+  GArray *rows = g_array_new(FALSE, TRUE, sizeof(counters));
+  GHashTable *idx = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
   GHashTableIter it;
   gpointer k, v;
   g_hash_table_iter_init(&it, ctx->by_key);
   while (g_hash_table_iter_next(&it, &k, &v)) {
-    guint key = GPOINTER_TO_UINT(k);
-    guint32 conv = key ? (key - 1) >> 1 : 0;
-    unsigned dir = key ? (key - 1) & 1u : 0;
-    const ornic_an_conv *c = a && conv ? ornic_analysis_conv(a, conv) : NULL;
-    const ornic_an_conv *f = a && conv ? ornic_analysis_conv_final(a, conv) : NULL;
-    if (f) {
-      dir = final_dir(c, f, dir);
-      conv = f->id;
+    const counters *c = v;
+    conv_now n = now_of(key_conv(c->key), key_dir(c->key));
+    guint64 *fk = g_new(guint64, 1);
+    *fk = key_of(n.conv, n.dir, key_path(c->key));
+    gpointer at;
+    if (g_hash_table_lookup_extended(idx, fk, NULL, &at)) {
+      merge(&g_array_index(rows, counters, GPOINTER_TO_UINT(at)), c);
+      g_free(fk);
+      continue;
     }
-    gpointer rk = GUINT_TO_POINTER(conv ? ((conv << 1) | dir) + 1u : 0);
-    row *r = g_hash_table_lookup(rows, rk);
-    if (!r) {
-      r = g_new0(row, 1);
-      r->conv = conv;
-      r->dir = dir;
-      g_hash_table_insert(rows, rk, r);
+    counters r = *c;
+    r.key = *fk;
+    g_array_append_val(rows, r);
+    g_hash_table_insert(idx, fk, GUINT_TO_POINTER(rows->len - 1));
+  }
+  g_hash_table_destroy(idx);
+  g_array_sort(rows, by_key);
+  return rows;
+}
+
+/* The paths of each (conversation, direction) summed: one row per direction. */
+static GArray *dir_totals(const GArray *paths) {
+  GArray *out = g_array_new(FALSE, TRUE, sizeof(counters));
+  for (guint i = 0; i < paths->len; i++) {
+    const counters *p = &g_array_index(paths, counters, i);
+    guint64 dk = p->key & ~(guint64)0xffff;
+    counters *last = out->len ? &g_array_index(out, counters, out->len - 1) : NULL;
+    if (!last || last->key != dk) {
+      counters z = {.key = dk};
+      g_array_append_val(out, z);
+      last = &g_array_index(out, counters, out->len - 1);
     }
-    add_stats(&r->s, v);
+    merge(last, p);
   }
-  GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
-  g_hash_table_iter_init(&it, rows);
-  while (g_hash_table_iter_next(&it, &k, &v)) {
-    g_hash_table_iter_steal(&it);
-    g_ptr_array_add(out, v);
-  }
-  g_hash_table_destroy(rows);
-  g_ptr_array_sort(out, by_conv_dir);
   return out;
 }
 
-static void row_label(const row *r, char *out, size_t cap) {
-  const ornic_analysis *a = ornic_analysis_engine();
-  const ornic_an_conv *c = a && r->conv ? ornic_analysis_conv(a, r->conv) : NULL;
-  if (!r->conv)
-    g_strlcpy(out, "(not analysed: RD, UD, vendor or undecodable)", cap);
-  else if (!c)
-    g_snprintf(out, (gulong)cap, "conversation %u", r->conv);
-  else
-    ornic_an_conv_label(c, out, cap);
+static double secs(const nstime_t *t) { return nstime_to_sec(t); }
+
+static double duration(const counters *c) {
+  nstime_t d;
+  nstime_delta(&d, &c->last, &c->first);
+  return secs(&d);
+}
+
+static int label_width(const GArray *totals) {
+  char label[256];
+  int w = 12;
+  for (guint i = 0; i < totals->len; i++) {
+    conv_label(key_conv(g_array_index(totals, counters, i).key), label, sizeof(label));
+    w = MAX(w, (int)strlen(label));
+  }
+  return w;
+}
+
+/* Bytes and times stand before Dir: the counts after it keep the columns
+ * (and order) that scripts read since the table's first version. */
+static void text_dirs(const GArray *totals, int lw) {
+  char label[256];
+  printf("%5s  %-*s %14s %12s %11s %4s", "Conv", lw, "Conversation", "Start", "Duration", "Bytes",
+         "Dir");
+  for (int i = 0; i < C_N; i++)
+    if (i != C_BYTES) printf(" %*s", cols[i].width, cols[i].text);
+  printf("\n");
+  for (guint r = 0; r < totals->len; r++) {
+    const counters *c = &g_array_index(totals, counters, r);
+    guint32 conv = key_conv(c->key);
+    conv_label(conv, label, sizeof(label));
+    printf("%5u  %-*s %14.9f %12.9f %11" PRIu64 " %4s", conv, lw, label, secs(&c->first),
+           duration(c), c->n[C_BYTES], dir_name(conv, key_dir(c->key)));
+    for (int i = 0; i < C_N; i++)
+      if (i != C_BYTES) printf(" %*" PRIu64, cols[i].width, c->n[i]);
+    printf("\n");
+  }
+}
+
+static void text_paths(const GArray *paths) {
+  printf(
+      "\nPer path (UDP source port the sender chose) of each conversation direction; "
+      "OOO%% = OOO packets / packets:\n");
+  printf("%5s %4s %6s %8s %11s %7s %7s %5s %7s %5s\n", "Conv", "Dir", "Path", "Packets", "Bytes",
+         "OOO", "OOO%", "Loss", "Retrans", "NAKs");
+  for (guint r = 0; r < paths->len; r++) {
+    const counters *c = &g_array_index(paths, counters, r);
+    guint32 conv = key_conv(c->key);
+    double pct = c->n[C_PACKETS] ? 100.0 * (double)c->n[C_OOO] / (double)c->n[C_PACKETS] : 0;
+    printf("%5u %4s %6u %8" PRIu64 " %11" PRIu64 " %7" PRIu64 " %6.2f%% %5" PRIu64 " %7" PRIu64
+           " %5" PRIu64 "\n",
+           conv, dir_name(conv, key_dir(c->key)), key_path(c->key), c->n[C_PACKETS], c->n[C_BYTES],
+           c->n[C_OOO], pct, c->n[C_LOSS], c->n[C_RETRANS], c->n[C_NAKS]);
+  }
+}
+
+static void text_hist(const GArray *totals) {
+  printf("\nOOO distance histogram (first arrivals d PSNs below the highest PSN seen):\n");
+  printf("%5s %4s", "Conv", "Dir");
+  for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) printf(" %7s", ornic_an_ooo_bucket_name(b));
+  printf("\n");
+  for (guint r = 0; r < totals->len; r++) {
+    const counters *c = &g_array_index(totals, counters, r);
+    guint32 conv = key_conv(c->key);
+    if (!conv) continue;
+    printf("%5u %4s", conv, dir_name(conv, key_dir(c->key)));
+    for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) printf(" %7" PRIu64, c->hist[b]);
+    printf("\n");
+  }
+}
+
+static void text_filters(const GArray *totals, GHashTable *filters) {
+  printf("\nDisplay filters (every packet of the QP pair: all paths, both directions):\n");
+  guint32 prev = 0;
+  for (guint r = 0; r < totals->len; r++) {
+    guint32 conv = key_conv(g_array_index(totals, counters, r).key);
+    if (!conv || conv == prev) continue;
+    prev = conv;
+    const char *f = g_hash_table_lookup(filters, GUINT_TO_POINTER(conv));
+    printf("%5u  %s\n", conv, f ? f : "-");
+  }
 }
 
 #define LINE                                                                                       \
   "==============================================================================================" \
   "============================================"
 
-static void stat_draw(void *tapdata) {
-  stat_ctx *ctx = tapdata;
-  GPtrArray *rows = merged_rows(ctx);
-  char label[256];
+static void draw_text(stat_ctx *ctx, const GArray *totals, const GArray *paths,
+                      GHashTable *filters) {
   printf("\n%s\n", LINE);
   printf(
       "ORNIC statistics per conversation (QP pair) and direction: A->B are host A's requests and "
       "their responses\n");
   printf("Filter: %s\n\n", ctx->filter ? ctx->filter : "<none>");
-  printf("%-52s %4s %8s %6s %7s %7s %6s %5s %5s %7s %5s %5s %5s %4s\n", "Conversation", "Dir",
-         "Packets", "WQEs", "OOO", "Retrans", "Dups", "NAKs", "Loss", "NotCapt", "Stale", "iCRC!",
-         "Malf", "CNP");
-  for (guint i = 0; i < rows->len; i++) {
-    const row *r = g_ptr_array_index(rows, i);
-    const dir_stats *s = &r->s;
-    row_label(r, label, sizeof(label));
-    printf("%-52s %4s %8" PRIu64 " %6" PRIu64 " %7" PRIu64 " %7" PRIu64 " %6" PRIu64 " %5" PRIu64
-           " %5" PRIu64 " %7" PRIu64 " %5" PRIu64 " %5" PRIu64 " %5" PRIu64 " %4" PRIu64 "\n",
-           label, r->conv ? (r->dir ? "B->A" : "A->B") : "-", s->packets, s->wqes, s->ooo,
-           s->retrans, s->dup, s->naks, s->loss, s->not_captured, s->stale, s->icrc_bad,
-           s->malformed, s->cnp);
-  }
-  printf("\nOOO distance histogram (first arrivals d PSNs below the highest PSN seen):\n");
-  printf("%-52s %4s", "Conversation", "Dir");
-  for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) printf(" %7s", ornic_an_ooo_bucket_name(b));
-  printf("\n");
-  for (guint i = 0; i < rows->len; i++) {
-    const row *r = g_ptr_array_index(rows, i);
-    if (!r->conv) continue;
-    row_label(r, label, sizeof(label));
-    printf("%-52s %4s", label, r->dir ? "B->A" : "A->B");
-    for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) printf(" %7" PRIu64, r->s.hist[b]);
-    printf("\n");
-  }
+  text_dirs(totals, label_width(totals));
+  text_hist(totals);
+  text_paths(paths);
+  text_filters(totals, filters);
   printf("%s\n", LINE);
-  g_ptr_array_free(rows, TRUE);
+}
+
+/* A CSV field, quoted when it holds a comma, a quote or a line break. */
+static void csv_str(const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    fputs(s, stdout);
+    return;
+  }
+  putchar('"');
+  for (; *s; s++) {
+    if (*s == '"') putchar('"');
+    putchar(*s);
+  }
+  putchar('"');
+}
+
+static void csv_row(const char *record, const counters *c, const char *filter) {
+  char label[256];
+  guint32 conv = key_conv(c->key);
+  conv_label(conv, label, sizeof(label));
+  printf("%s,%u,", record, conv);
+  csv_str(label);
+  printf(",%s,", dir_name(conv, key_dir(c->key)));
+  if (!strcmp(record, "path")) printf("%u", key_path(c->key));
+  printf(",%.9f,%.9f", secs(&c->first), duration(c));
+  for (int i = 0; i < C_N; i++) printf(",%" PRIu64, c->n[i]);
+  for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) printf(",%" PRIu64, c->hist[b]);
+  putchar(',');
+  csv_str(filter ? filter : "");
+  putchar('\n');
+}
+
+/* One table: a "dir" record per conversation direction (its paths summed),
+ * then a "path" record per UDP source port of it. */
+static void draw_csv(const GArray *totals, const GArray *paths, GHashTable *filters) {
+  printf("record,conv,conversation,dir,path,start,duration");
+  for (int i = 0; i < C_N; i++) printf(",%s", cols[i].csv);
+  for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++)
+    printf(",ooo_%s", ornic_an_ooo_bucket_name(b));
+  printf(",filter\n");
+  guint p = 0;
+  for (guint r = 0; r < totals->len; r++) {
+    const counters *t = &g_array_index(totals, counters, r);
+    const char *f = g_hash_table_lookup(filters, GUINT_TO_POINTER(key_conv(t->key)));
+    csv_row("dir", t, f);
+    for (; p < paths->len; p++) {
+      const counters *c = &g_array_index(paths, counters, p);
+      if ((c->key & ~(guint64)0xffff) != t->key) break;
+      csv_row("path", c, f);
+    }
+  }
+}
+
+static void stat_draw(void *tapdata) {
+  stat_ctx *ctx = tapdata;
+  GArray *paths = final_paths(ctx);
+  GArray *totals = dir_totals(paths);
+  GHashTable *filters = conv_filters();
+  if (ctx->csv)
+    draw_csv(totals, paths, filters);
+  else
+    draw_text(ctx, totals, paths, filters);
+  g_hash_table_destroy(filters);
+  g_array_free(totals, TRUE);
+  g_array_free(paths, TRUE);
 }
 
 static void stat_finish(void *tapdata) {
@@ -199,12 +452,17 @@ static void stat_finish(void *tapdata) {
   g_free(ctx);
 }
 
+/* opt_arg: "ornic,stat", "ornic,stat,FILTER", "ornic,stat,csv" or
+ * "ornic,stat,csv,FILTER" (no ORNIC filter starts with the word csv). */
 static void stat_init(const char *opt_arg, void *userdata _U_) {
   stat_ctx *ctx = g_new0(stat_ctx, 1);
-  const char *prefix = "ornic,stat,";
-  if (opt_arg && g_str_has_prefix(opt_arg, prefix) && opt_arg[strlen(prefix)])
-    ctx->filter = g_strdup(opt_arg + strlen(prefix));
-  ctx->by_key = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  const char *rest = opt_arg && g_str_has_prefix(opt_arg, "ornic,stat,") ? opt_arg + 11 : "";
+  if (!strcmp(rest, "csv") || g_str_has_prefix(rest, "csv,")) {
+    ctx->csv = TRUE;
+    rest += rest[3] ? 4 : 3;
+  }
+  if (*rest) ctx->filter = g_strdup(rest);
+  ctx->by_key = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
   GString *err = register_tap_listener("ornic", ctx, ctx->filter, TL_REQUIRES_NOTHING, stat_reset,
                                        stat_packet, stat_draw, stat_finish);
   if (err) {
@@ -223,38 +481,82 @@ static stat_tap_ui stat_ui = {REGISTER_STAT_GROUP_GENERIC,
                               G_N_ELEMENTS(stat_params),
                               stat_params};
 
-/* ---- stats_tree for the GUI ----------------------------------------------------- */
+/* ---- stats_tree "ORNIC conversations" for the GUI (and -z ornic,tree) ---------------- */
 
-static void tree_init(stats_tree *st _U_) {}
+#define OOO_NODE "OOO packets (by distance)"
+#define PATHS_NODE "Paths (UDP source port)"
 
-static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_,
-                                     epan_dissect_t *edt _U_, const void *data,
-                                     tap_flags_t flags _U_) {
+/* The histogram is a range node: stats_tree sorts range children by their
+ * range (preference st_sort_rng_nameonly, on by default; and so does the
+ * sort by name this tree asks for), where plain children, ticked in any
+ * order, would follow their counts. Ranges are the library's buckets, the
+ * open last one "128+" written "128-" as stats_tree parses it; ticks carry
+ * the distance, so Average, Min and Max are distances. */
+static gchar *ooo_ranges[ORNIC_AN_OOO_BUCKETS];
+
+static void ooo_ranges_init(void) {
+  for (unsigned b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) {
+    ooo_ranges[b] = g_strdup(ornic_an_ooo_bucket_name(b));
+    g_strdelimit(ooo_ranges[b], "+", '-');
+  }
+}
+
+/* Per stats_tree instance (the GUI may open several): the direction nodes
+ * that hold their histogram node already. */
+static GHashTable *tree_ranged; /* stats_tree * -> GHashTable (set of node ids) */
+
+static void tree_init(stats_tree *st) {
+  if (!tree_ranged)
+    tree_ranged = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                        (GDestroyNotify)g_hash_table_destroy);
+  g_hash_table_replace(tree_ranged, st, g_hash_table_new(g_direct_hash, g_direct_equal));
+}
+
+static void tree_cleanup(stats_tree *st) {
+  if (tree_ranged) g_hash_table_remove(tree_ranged, st);
+}
+
+static void tree_ooo(stats_tree *st, int dir_node, guint32 distance) {
+  GHashTable *ranged = tree_ranged ? g_hash_table_lookup(tree_ranged, st) : NULL;
+  gpointer key = GINT_TO_POINTER(dir_node);
+  if (ranged && !g_hash_table_contains(ranged, key)) {
+    stats_tree_create_range_node_string(st, OOO_NODE, dir_node, ORNIC_AN_OOO_BUCKETS, ooo_ranges);
+    g_hash_table_add(ranged, key);
+  }
+  tick_stat_node(st, OOO_NODE, dir_node, FALSE);
+  stats_tree_tick_range(st, OOO_NODE, dir_node, (int)MIN(distance, (guint32)G_MAXINT));
+}
+
+/* Per path: packets (Average, Min, Max: frame bytes), OOO, losses, retransmissions. */
+static void tree_path(stats_tree *st, int dir_node, const ornic_tap_info *ti, packet_info *pinfo,
+                      guint32 fl) {
+  char name[8];
+  g_snprintf(name, sizeof(name), "%u", ti->udp_srcport);
+  int paths = tick_stat_node(st, PATHS_NODE, dir_node, TRUE);
+  int path = avg_stat_node_add_value_int(st, name, paths, TRUE, (gint)pinfo->fd->pkt_len);
+  if (fl & ORNIC_AN_OOO) tick_stat_node(st, "OOO packets", path, FALSE);
+  if (fl & ORNIC_AN_LOSS) tick_stat_node(st, "Losses", path, FALSE);
+  if (fl & ORNIC_AN_RETRANS) tick_stat_node(st, "Retransmissions", path, FALSE);
+}
+
+/* The direction node of the packet's conversation as the engine knows it now. */
+static int tree_dir_node(stats_tree *st, const ornic_pkt *an, gint bytes) {
+  char label[256];
+  if (!an) return avg_stat_node_add_value_int(st, "(not analysed)", 0, TRUE, bytes);
+  conv_now n = now_of(an->v.conv, an->v.dir);
+  conv_label(n.conv, label, sizeof(label));
+  int conv = avg_stat_node_add_value_int(st, label, 0, TRUE, bytes);
+  return avg_stat_node_add_value_int(st, n.dir ? "B->A" : "A->B", conv, TRUE, bytes);
+}
+
+static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo, epan_dissect_t *edt _U_,
+                                     const void *data, tap_flags_t flags _U_) {
   const ornic_tap_info *ti = data;
   const ornic_pkt *an = ti->an;
   guint32 fl = an ? an->v.flags : 0;
-  char label[256];
-  int node;
-  if (an) {
-    /* The conversation as the engine knows it now (merged, QPs paired). */
-    const ornic_analysis *a = ornic_analysis_engine();
-    const ornic_an_conv *c = a ? ornic_analysis_conv(a, an->v.conv) : NULL;
-    const ornic_an_conv *f = a ? ornic_analysis_conv_final(a, an->v.conv) : NULL;
-    if (f)
-      ornic_an_conv_label(f, label, sizeof(label));
-    else
-      g_snprintf(label, sizeof(label), "conversation %u", an->v.conv);
-    int conv = tick_stat_node(st, label, 0, TRUE);
-    unsigned dir = final_dir(c, f, an->v.dir);
-    node = tick_stat_node(st, dir ? "B->A" : "A->B", conv, TRUE);
-  } else {
-    node = tick_stat_node(st, "(not analysed)", 0, TRUE);
-  }
+  int node = tree_dir_node(st, an, (gint)pinfo->fd->pkt_len);
   if (fl & ORNIC_AN_NEW_WQE) tick_stat_node(st, "WQEs", node, FALSE);
-  if (fl & ORNIC_AN_OOO) {
-    int o = tick_stat_node(st, "OOO packets (by distance)", node, TRUE);
-    tick_stat_node(st, ornic_an_ooo_bucket_name(ornic_an_ooo_bucket(an->v.ooo_distance)), o, FALSE);
-  }
+  if (fl & ORNIC_AN_OOO) tree_ooo(st, node, an->v.ooo_distance);
   if (fl & ORNIC_AN_RETRANS) tick_stat_node(st, "Retransmissions", node, FALSE);
   if (fl & ORNIC_AN_DUP) tick_stat_node(st, "Duplicates", node, FALSE);
   if (fl & ORNIC_AN_NAK) tick_stat_node(st, "NAKs", node, FALSE);
@@ -264,13 +566,326 @@ static tap_packet_status tree_packet(stats_tree *st, packet_info *pinfo _U_,
   if (an && an->v.role == ORNIC_AN_ROLE_CNP) tick_stat_node(st, "CNPs", node, FALSE);
   if (ti->icrc_status == PROTO_CHECKSUM_E_BAD) tick_stat_node(st, "iCRC failures", node, FALSE);
   if (ti->malformed) tick_stat_node(st, "Malformed", node, FALSE);
+  if (an) tree_path(st, node, ti, pinfo, fl);
   return TAP_PACKET_REDRAW;
 }
 
+/* ---- Conversations and Endpoints -------------------------------------------------- */
+
+/* Wireshark's tables key on (address, port) pairs. An ORNIC conversation is
+ * a QP pair whose packets use many UDP source ports (one per path), so UDP's
+ * table splits it; the QP is the port that stays. Each end is an address of
+ * our own type, "AT_ORNIC_QP": the IP address, the QP, the conversation id
+ * and which host of it. Its plain text is the IP address (a filter value;
+ * the GUI shows the QP in the Port column: CONVERSATION_IBQP, InfiniBand's
+ * QP type, which RoCE's QPs are); its resolved text, which tshark prints, is
+ * "10.0.0.1 QP 0x000100", so two QP pairs of one host pair stay apart. The
+ * conversation id makes the tables' filters select every packet of the pair,
+ * whatever path: see qp_filter_name(). */
+typedef struct {
+  guint32 conv;  /* final conversation id when the row was made */
+  guint32 qp;    /* G_MAXUINT32: not known */
+  guint8 side;   /* 0: host A, 1: host B */
+  guint8 ip_len; /* 4, 16, or 0: the conversation is keyed by QP alone */
+  guint8 ip[16];
+} qp_end;
+
+static int at_ornic_qp = -1;
+
+static qp_end end_of(const address *addr) {
+  qp_end e;
+  memset(&e, 0, sizeof e);
+  if (addr->len == (int)sizeof e) memcpy(&e, addr->data, sizeof e);
+  return e;
+}
+
+static int qp_end_to_str(const address *addr, gchar *buf, int buf_len) {
+  qp_end e = end_of(addr);
+  address ip;
+  set_address(&ip, e.ip_len == 16 ? AT_IPv6 : AT_IPv4, e.ip_len, e.ip);
+  if (e.ip_len)
+    address_to_str_buf(&ip, buf, buf_len);
+  else
+    g_strlcpy(buf, "-", buf_len);
+  return (int)strlen(buf) + 1;
+}
+
+static int qp_end_str_len(const address *addr _U_) { return 64; }
+
+/* Resolved names must outlive the call: interned, one per QP end seen. */
+static const gchar *qp_end_name(const address *addr) {
+  char ip[64], name[96];
+  qp_end e = end_of(addr);
+  qp_end_to_str(addr, ip, sizeof(ip));
+  if (e.qp == G_MAXUINT32)
+    g_snprintf(name, sizeof(name), "%s QP ?", ip);
+  else
+    g_snprintf(name, sizeof(name), "%s QP 0x%06x", ip, e.qp);
+  return g_intern_string(name);
+}
+
+static int qp_end_name_len(void) { return 96; }
+
+/* "<conversation filter> && ip.addr": Wireshark appends "==<address>" (the
+ * IP address) and, for CONVERSATION_IBQP, no port term; the conversation
+ * part selects the pair's packets on every path. Interned: the caller keeps
+ * the pointer. */
+static const char *qp_filter_name(const address *addr, conv_filter_type_e type) {
+  qp_end e = end_of(addr);
+  const char *v6 = e.ip_len == 16 ? "v6" : "";
+  const char *which = type == CONV_FT_SRC_ADDRESS   ? "src"
+                      : type == CONV_FT_DST_ADDRESS ? "dst"
+                      : type == CONV_FT_ANY_ADDRESS ? "addr"
+                                                    : NULL;
+  if (!which || !e.ip_len || !e.conv) return CONV_FILTER_INVALID;
+  char *conv = conv_filter(now_of(e.conv, 0).conv);
+  char *s = g_strdup_printf("%s && ip%s.%s", conv, v6, which);
+  const char *r = g_intern_string(s);
+  g_free(s);
+  g_free(conv);
+  return r;
+}
+
+static const char *conv_filter_name(conv_item_t *item, conv_filter_type_e type) {
+  return qp_filter_name(&item->src_address, type);
+}
+
+static const char *endpoint_filter_name(endpoint_item_t *item, conv_filter_type_e type) {
+  return qp_filter_name(&item->myaddress, type);
+}
+
+static ct_dissector_info_t ct_info = {conv_filter_name};
+static et_dissector_info_t et_info = {endpoint_filter_name};
+
+static qp_end host_end(const ornic_an_conv *f, unsigned side) {
+  qp_end e;
+  memset(&e, 0, sizeof e);
+  e.conv = f->id;
+  e.side = (guint8)side;
+  e.qp = (side ? f->qp_b_known : f->qp_a_known) ? (side ? f->qp_b : f->qp_a) : G_MAXUINT32;
+  e.ip_len = f->addr_len <= 16 ? f->addr_len : 0;
+  memcpy(e.ip, side ? f->b : f->a, e.ip_len);
+  return e;
+}
+
+/* An end as the engine knows its conversation now (merged, QPs paired). */
+static qp_end end_now(const qp_end *e) {
+  const ornic_analysis *a = ornic_analysis_engine();
+  const ornic_an_conv *f = a ? ornic_analysis_conv_final(a, e->conv) : NULL;
+  if (!f) return *e;
+  return host_end(f, e->side ^ final_dir(ornic_analysis_conv(a, e->conv), f, 0));
+}
+
+/* The packet's sender and receiver. A request of direction A->B travels
+ * from host A to host B; a response or a CNP of that direction (both to
+ * the requester's QP) from B to A. */
+static const ornic_an_conv *wire_ends(const ornic_tap_info *ti, qp_end *src, qp_end *dst) {
+  const ornic_pkt *an = ti->an;
+  if (!an || !an->v.conv) return NULL;
+  conv_now n = now_of(an->v.conv, an->v.dir);
+  if (!n.f) return NULL;
+  unsigned from_b = (n.dir == ORNIC_AN_DIR_BA) != (an->v.role != ORNIC_AN_ROLE_REQUEST);
+  *src = host_end(n.f, from_b);
+  *dst = host_end(n.f, !from_b);
+  return n.f;
+}
+
+static guint32 port_of(const qp_end *e) { return e->qp == G_MAXUINT32 ? 0 : e->qp; }
+
+/* One-pass tshark taps a packet before the engine has seen the rest: a
+ * conversation's QPs are paired, and conversations merged, after rows were
+ * made with what was known then. Each table remembers the QPs each
+ * conversation's rows were made with; when they change, its rows are made
+ * again from their own counts (relabel()). In the GUI, which taps after the
+ * first pass, they never change. */
+static GHashTable *table_qps; /* conv_hash_t * -> (conversation id -> guint64 QPs) */
+
+static guint64 qps_of(const ornic_an_conv *f) {
+  guint64 a = f->qp_a_known ? f->qp_a : G_MAXUINT32, b = f->qp_b_known ? f->qp_b : G_MAXUINT32;
+  return a << 32 | b;
+}
+
+/* TRUE when rows of f were made with other QPs than f has now. */
+static gboolean stale(conv_hash_t *hash, const ornic_an_conv *f) {
+  if (!table_qps)
+    table_qps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
+                                      (GDestroyNotify)g_hash_table_destroy);
+  GHashTable *qps = g_hash_table_lookup(table_qps, hash);
+  if (!qps || !hash->conv_array || !hash->conv_array->len) { /* a new or reset table */
+    qps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+    g_hash_table_replace(table_qps, hash, qps);
+  }
+  guint64 now = qps_of(f), *was = g_hash_table_lookup(qps, GUINT_TO_POINTER(f->id));
+  if (!was) {
+    was = g_new(guint64, 1);
+    *was = now;
+    g_hash_table_insert(qps, GUINT_TO_POINTER(f->id), was);
+    return FALSE;
+  }
+  if (*was == now) return FALSE;
+  *was = now;
+  return TRUE;
+}
+
+/* Adds frames and bytes in int-sized steps; at least one call (it makes the row). */
+static void conv_add(conv_hash_t *hash, const qp_end *s, const qp_end *d, guint64 frames,
+                     guint64 bytes, nstime_t *ts, nstime_t *abs_ts) {
+  do {
+    int f = (int)MIN(frames, (guint64)G_MAXINT), b = (int)MIN(bytes, (guint64)G_MAXINT);
+    address src, dst;
+    set_address(&src, at_ornic_qp, (int)sizeof *s, s);
+    set_address(&dst, at_ornic_qp, (int)sizeof *d, d);
+    add_conversation_table_data_with_conv_id(hash, &src, &dst, port_of(s), port_of(d), s->conv, f,
+                                             b, ts, abs_ts, &ct_info, CONVERSATION_IBQP);
+    frames -= (guint64)f;
+    bytes -= (guint64)b;
+  } while (frames || bytes);
+}
+
+/* An old row's counts again, under its ends as known now: the frames the
+ * display filter hid (only in the totals) first, then the shown ones. */
+static void conv_readd(conv_hash_t *hash, const conv_item_t *it) {
+  qp_end s0 = end_of(&it->src_address), d0 = end_of(&it->dst_address);
+  qp_end s = end_now(&s0), d = end_now(&d0);
+  nstime_t start = it->start_time, stop = it->stop_time, abs_start = it->start_abs_time;
+  hash->flags = TL_DISPLAY_FILTER_IGNORED;
+  conv_add(hash, &s, &d, it->tx_frames_total - it->tx_frames, it->tx_bytes_total - it->tx_bytes,
+           &start, &abs_start);
+  conv_add(hash, &s, &d, 0, 0, &stop, &abs_start);
+  if (it->rx_frames_total > it->rx_frames)
+    conv_add(hash, &d, &s, it->rx_frames_total - it->rx_frames, it->rx_bytes_total - it->rx_bytes,
+             NULL, NULL);
+  hash->flags = 0;
+  if (it->tx_frames) conv_add(hash, &s, &d, it->tx_frames, it->tx_bytes, NULL, NULL);
+  if (it->rx_frames) conv_add(hash, &d, &s, it->rx_frames, it->rx_bytes, NULL, NULL);
+}
+
+/* In place: the GUI's model holds the array between draws. */
+static void conv_relabel(conv_hash_t *hash) {
+  GArray *rows = hash->conv_array;
+  GArray *old = g_array_sized_new(FALSE, FALSE, sizeof(conv_item_t), rows->len);
+  g_array_append_vals(old, rows->data, rows->len);
+  g_array_set_size(rows, 0);
+  g_hash_table_remove_all(hash->hashtable);
+  guint flags = hash->flags;
+  for (guint i = 0; i < old->len; i++) conv_readd(hash, &g_array_index(old, conv_item_t, i));
+  hash->flags = flags;
+  for (guint i = 0; i < old->len; i++) {
+    free_address(&g_array_index(old, conv_item_t, i).src_address);
+    free_address(&g_array_index(old, conv_item_t, i).dst_address);
+  }
+  g_array_free(old, TRUE);
+}
+
+static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_,
+                                     const void *data, tap_flags_t flags) {
+  conv_hash_t *hash = pct;
+  qp_end s, d;
+  const ornic_an_conv *f = wire_ends(data, &s, &d);
+  if (!f) return TAP_PACKET_DONT_REDRAW;
+  if (stale(hash, f)) conv_relabel(hash);
+  hash->flags = flags;
+  conv_add(hash, &s, &d, 1, pinfo->fd->pkt_len, &pinfo->rel_ts, &pinfo->abs_ts);
+  return TAP_PACKET_REDRAW;
+}
+
+static void endpoint_add(conv_hash_t *hash, const qp_end *e, gboolean sender, guint64 frames,
+                         guint64 bytes) {
+  do {
+    int f = (int)MIN(frames, (guint64)G_MAXINT), b = (int)MIN(bytes, (guint64)G_MAXINT);
+    address a;
+    set_address(&a, at_ornic_qp, (int)sizeof *e, e);
+    add_endpoint_table_data(hash, &a, port_of(e), sender, f, b, &et_info, ENDPOINT_IBQP);
+    frames -= (guint64)f;
+    bytes -= (guint64)b;
+  } while (frames || bytes);
+}
+
+static void endpoint_readd(conv_hash_t *hash, const endpoint_item_t *it) {
+  qp_end e0 = end_of(&it->myaddress), e = end_now(&e0);
+  hash->flags = TL_DISPLAY_FILTER_IGNORED;
+  endpoint_add(hash, &e, TRUE, it->tx_frames_total - it->tx_frames,
+               it->tx_bytes_total - it->tx_bytes);
+  if (it->rx_frames_total > it->rx_frames)
+    endpoint_add(hash, &e, FALSE, it->rx_frames_total - it->rx_frames,
+                 it->rx_bytes_total - it->rx_bytes);
+  hash->flags = 0;
+  if (it->tx_frames) endpoint_add(hash, &e, TRUE, it->tx_frames, it->tx_bytes);
+  if (it->rx_frames) endpoint_add(hash, &e, FALSE, it->rx_frames, it->rx_bytes);
+}
+
+static void endpoint_relabel(conv_hash_t *hash) {
+  GArray *rows = hash->conv_array;
+  GArray *old = g_array_sized_new(FALSE, FALSE, sizeof(endpoint_item_t), rows->len);
+  g_array_append_vals(old, rows->data, rows->len);
+  g_array_set_size(rows, 0);
+  g_hash_table_remove_all(hash->hashtable);
+  guint flags = hash->flags;
+  for (guint i = 0; i < old->len; i++)
+    endpoint_readd(hash, &g_array_index(old, endpoint_item_t, i));
+  hash->flags = flags;
+  for (guint i = 0; i < old->len; i++)
+    free_address(&g_array_index(old, endpoint_item_t, i).myaddress);
+  g_array_free(old, TRUE);
+}
+
+/* An endpoint is a QP (address and QP): an RC QP talks to one QP only, so
+ * its traffic is its conversation's. */
+static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dissect_t *edt _U_,
+                                         const void *data, tap_flags_t flags) {
+  conv_hash_t *hash = pit;
+  qp_end s, d;
+  const ornic_an_conv *f = wire_ends(data, &s, &d);
+  if (!f) return TAP_PACKET_DONT_REDRAW;
+  if (stale(hash, f)) endpoint_relabel(hash);
+  hash->flags = flags;
+  endpoint_add(hash, &s, TRUE, 1, pinfo->fd->pkt_len);
+  endpoint_add(hash, &d, FALSE, 1, pinfo->fd->pkt_len);
+  return TAP_PACKET_REDRAW;
+}
+
+/* ---- Conversation Filter > ORNIC QP pair (packet list, Analyze menu) --------------- */
+
+/* ornic_analysis.c stores each verdict with p_add_proto_data (file scope)
+ * under the layer number ORNIC had: at most the number of layers. */
+static const ornic_pkt *stored_verdict(packet_info *pinfo) {
+  guint layers = pinfo->layers ? wmem_list_count(pinfo->layers) : 0;
+  for (guint k = 0; k <= layers; k++) {
+    const ornic_pkt *p = p_get_proto_data(wmem_file_scope(), pinfo, proto_ornic, k);
+    if (p) return p;
+  }
+  return NULL;
+}
+
+static gboolean qp_pair_filter_valid(packet_info *pinfo) {
+  const ornic_pkt *p;
+  /* A standard opcode's layers read as stock's (ornic_dissect.c drop_own_layer). */
+  return (proto_is_frame_protocol(pinfo->layers, "ornic") ||
+          proto_is_frame_protocol(pinfo->layers, "infiniband")) &&
+         (p = stored_verdict(pinfo)) && p->v.conv && ornic_analysis_engine();
+}
+
+static gchar *qp_pair_filter(packet_info *pinfo) {
+  const ornic_pkt *p = stored_verdict(pinfo);
+  if (!p || !p->v.conv) return NULL;
+  return conv_filter(now_of(p->v.conv, p->v.dir).conv);
+}
+
+/* ---- registration ---------------------------------------------------------------- */
+
+/* Runs after every protocol registered (a tap plugin's registration), and
+ * before tshark and the GUI list conversation tables and read -z. */
 static void register_listeners(void) {
   register_stat_tap_ui(&stat_ui, NULL);
-  stats_tree_register_plugin("ornic", "ornic", "ORNIC conversations", 0, tree_packet, tree_init,
-                             NULL);
+  ooo_ranges_init();
+  stats_tree_register_plugin("ornic", "ornic", "ORNIC conversations",
+                             ST_SORT_COL_NAME << ST_FLG_SRTCOL_SHIFT, tree_packet, tree_init,
+                             tree_cleanup);
+  at_ornic_qp =
+      address_type_dissector_register("AT_ORNIC_QP", "ORNIC QP end", qp_end_to_str, qp_end_str_len,
+                                      NULL, NULL, NULL, qp_end_name, qp_end_name_len);
+  register_conversation_table(proto_ornic, FALSE, conv_packet, endpoint_packet);
+  register_conversation_filter("ornic", "ORNIC QP pair", qp_pair_filter_valid, qp_pair_filter);
 }
 
 void ornic_register_stats(void) {

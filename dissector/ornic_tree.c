@@ -43,6 +43,22 @@ static void tree_bth(proto_tree *tree, tvbuff_t *tvb, const ornic_bth *b) {
                          b->psn);
 }
 
+/* Under stock's InfiniBand tree the BTH is already shown, all but byte 4's
+ * FECN, BECN and reserved bits (stock names them as one reserved byte): only
+ * those, as items of a BTH subtree spanning that byte. */
+static void tree_bth_stock_lacks(proto_tree *tree, tvbuff_t *tvb, const ornic_bth *b) {
+  const ornic_hdr_view *v = ornic_view(0);
+  proto_item *ti = proto_tree_add_item(tree, hf.bth, tvb, 4, 1, ENC_NA);
+  proto_item_append_text(ti, " (what stock's tree lacks)%s%s", b->fecn ? ", FECN" : "",
+                         b->becn ? ", BECN" : "");
+  proto_tree *t = proto_item_add_subtree(ti, ett.bth);
+  for (size_t i = 0; i < v->nfields; i++) {
+    int id = v->hf[i];
+    if (id == hf.fecn || id == hf.becn || id == hf.resv6)
+      proto_tree_add_item(t, id, tvb, v->fields[i].offset, v->fields[i].size, ENC_BIG_ENDIAN);
+  }
+}
+
 /* Appends "a" or "a-b" to s, comma-separated. */
 static void append_run(wmem_strbuf_t *s, guint32 first, guint32 last) {
   if (wmem_strbuf_get_len(s)) wmem_strbuf_append(s, ", ");
@@ -151,7 +167,10 @@ static void tree_one(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f, guin
 
 void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo _U_,
                         const ornic_frame *f, guint16 which, guint32 nlost) {
-  tree_bth(tree, tvb, &f->bth);
+  if (which == 0xffff)
+    tree_bth(tree, tvb, &f->bth);
+  else
+    tree_bth_stock_lacks(tree, tvb, &f->bth);
   guint16 show = f->ext.present & which;
   for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++) {
     guint16 bit = (guint16)(1u << i);
@@ -279,6 +298,24 @@ static void tree_problems(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, cons
   }
 }
 
+static proto_item *gen_time(proto_tree *t, int id, tvbuff_t *tvb, guint64 ns) {
+  nstime_t ts = {(time_t)(ns / 1000000000u), (int)(ns % 1000000000u)};
+  proto_item *pi = proto_tree_add_time(t, id, tvb, 0, 0, &ts);
+  proto_item_set_generated(pi);
+  return pi;
+}
+
+/* The engine's timing (PROTOCOL.md 8.8); a READ response's message time is
+ * the READ's latency, an ACK's the WQE's completion time. */
+static void tree_timing(proto_tree *t, tvbuff_t *tvb, const ornic_pkt *an) {
+  const ornic_an_verdict *v = &an->v;
+  if (v->flags & ORNIC_AN_SINCE_PREV) gen_time(t, hf.an_time_delta, tvb, v->since_prev_ns);
+  if (v->flags & ORNIC_AN_ACK_RTT) gen_time(t, hf.an_ack_rtt, tvb, v->ack_rtt_ns);
+  if (v->flags & ORNIC_AN_MSG_TIME)
+    gen_time(t, v->flags & ORNIC_AN_WQE_DONE ? hf.an_wqe_time : hf.an_read_time, tvb,
+             v->msg_time_ns);
+}
+
 static void tree_ack(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const ornic_pkt *an) {
   const ornic_an_verdict *v = &an->v;
   if (v->flags & ORNIC_AN_ACK) {
@@ -325,6 +362,7 @@ void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, co
   tree_wqe(t, tvb, pinfo, an, f);
   tree_sequence(t, tvb, pinfo, an);
   tree_ack(t, tvb, pinfo, an);
+  tree_timing(t, tvb, an);
   if (v->flags & ORNIC_AN_ECN) {
     proto_item *pi = gen_flag(t, hf.an_ecn, tvb);
     expert_add_info(pinfo, pi, &ei.ecn);

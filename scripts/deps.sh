@@ -5,14 +5,18 @@
 #   build: the library, tools, pcapgen (with --plot through gnuplot) and the
 #          Wireshark plugin's development files
 #   test:  adds the oracles (tshark, Scapy), Check, clang-format, clang's sanitizers and
-#          libFuzzer, AFL++, valgrind, and llvm-14 (llvm-cov for
-#          scripts/fuzz-coverage.sh)
+#          libFuzzer, AFL++, valgrind, llvm-14 (llvm-cov for
+#          scripts/fuzz-coverage.sh), setuptools/pip/venv (python/'s offline
+#          install test), tcpreplay and iproute2 (live capture in network
+#          namespaces), Xvfb, xdotool, ImageMagick and the Wireshark GUI
+#          (tests/dissector/gui)
 set -euo pipefail
 
 build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev gnuplot-nox
             wireshark-dev libwireshark-dev)
 test_pkgs=(check python3 python3-scapy python3-setuptools python3-pip python3-venv tshark clang clang-format
-           libclang-rt-14-dev g++ afl++ valgrind llvm-14 tcpreplay iproute2)
+           libclang-rt-14-dev g++ afl++ valgrind llvm-14 tcpreplay iproute2 xvfb xdotool imagemagick
+           wireshark-qt)
 
 want=("${build_pkgs[@]}")
 [[ "${1:-build}" == test ]] && want+=("${test_pkgs[@]}")

@@ -146,10 +146,14 @@ def expected_fields(j):
     """The ornic.* fields the plugin must show for one ornic-decode --json object."""
     e = {}
     b = j["bth"]
-    for k in ("opcode", "se", "m", "padcnt", "tver", "pkey", "fecn", "becn", "resv6", "destqp", "a",
-              "resv7", "psn"):
-        e["ornic.bth." + k] = [b[k]]
     own = b["opcode"] in OWN_OPCODES
+    # Field names follow stock's (infiniband.bth.p_key, reserved7); under stock's tree the
+    # ORNIC item shows only the BTH bits stock lacks (FECN, BECN, the 6 reserved bits).
+    names = {"pkey": "p_key", "resv6": "reserved6", "resv7": "reserved7"}
+    keys = ("opcode", "se", "m", "padcnt", "tver", "pkey", "fecn", "becn", "resv6", "destqp", "a",
+            "resv7", "psn") if own else ("fecn", "becn", "resv6")
+    for k in keys:
+        e["ornic.bth." + names.get(k, k)] = [b[k]]
     hx = lambda s: int(s, 16)
     if own:
         if "reth" in j:
@@ -189,11 +193,11 @@ def expected_fields(j):
     ic = j.get("icrc") or {}
     if ic.get("value"):
         v = hx(ic["value"])  # ornic-decode: the CRC-32 value; the field: wire order (stock's)
-        e["ornic.icrc"] = [int.from_bytes(v.to_bytes(4, "little"), "big")]
+        e["ornic.invariant.crc"] = [int.from_bytes(v.to_bytes(4, "little"), "big")]
         if ic.get("ok") is not None:
-            e["ornic.icrc.crc32"] = [v]
+            e["ornic.invariant.crc.crc32"] = [v]
     if ic.get("ok") is not None:
-        e["ornic.icrc.status"] = [1 if ic["ok"] else 0]
+        e["ornic.invariant.crc.status"] = [1 if ic["ok"] else 0]
     return e
 
 

@@ -12,7 +12,7 @@ CHECK is one of
   read             OOO READ: implied source addresses of READ responses, retries, two-pass
   synthetic        IPv6, CNP, XRCETH, FECN/BECN frames from the library's encoder; the UDP
                    port preference, Decode As, a reserved ORNIC opcode
-  icrc             a corrupted byte gives ornic.icrc.status Bad; iCRC-masked fields do not
+  icrc             a corrupted byte gives ornic.invariant.crc.status Bad; iCRC-masked fields do not
   nak              --drop rules: the NAK's missing PSNs are exactly the dropped ones; late
                    copies of an older WQE keep its implied address
   disable          --disable-protocol ornic gives back stock's decoding of UDP 4791: the same
@@ -99,7 +99,10 @@ def ib_layers(js):
         items = []
         for name in ("infiniband", "data"):
             if name in layers:
-                flatten(layers[name], name, items)
+                layer = layers[name]
+                if isinstance(layer, dict):  # the plugin's own item sits inside stock's tree
+                    layer = {k: v for k, v in layer.items() if k != "ornic" and not k.startswith("ornic.")}
+                flatten(layer, name, items)
         res[fr] = items
     return res
 
@@ -215,7 +218,9 @@ def check_sequence(dec, got):
 def check_two_pass(ts, cap, names, one_pass):
     """one_pass: ts.fields(cap, names) of a one-pass run."""
     an = [n for n in names if n.startswith("ornic.") and n != "ornic.analysis.acked_in"]
-    fw = ts.fields(cap, names, ["-2"])
+    # Standard opcodes' BTH is stock's (infiniband.bth.*); the ORNIC item shows only what stock lacks.
+    fw = ts.fields(cap, names + ["infiniband.bth.opcode", "infiniband.bth.psn"], ["-2"])
+    bth = lambda f, k: value((f.get("ornic.bth." + k) or f["infiniband.bth." + k])[0])
     strip = lambda d: {fr: {k: v for k, v in f.items() if k in an} for fr, f in d.items()}
     one, two = strip(one_pass), strip(fw)
     check(one == two, "two-pass analysis differs from one-pass: first frames " +
@@ -229,9 +234,9 @@ def check_two_pass(ts, cap, names, one_pass):
         if "ornic.analysis.acked_in" not in f:
             continue
         ack = fw[value(f["ornic.analysis.acked_in"][0])]
-        op = value(ack["ornic.bth.opcode"][0])
-        cum = value(ack["ornic.bth.psn"][0]) - (1 if op == 0xCA else 0)
-        psn = value(f["ornic.bth.psn"][0])
+        op = bth(ack, "opcode")
+        cum = bth(ack, "psn") - (1 if op == 0xCA else 0)
+        psn = bth(f, "psn")
         check(op in (0xC9, 0xCA, 0x11) and (cum - psn) & 0xFFFFFF < 0x800000,
               f"frame {fr} PSN {psn}: acked_in frame {ack} does not cover it")
         n += 1
@@ -388,7 +393,7 @@ def do_synthetic(a, ts):
     no_malformed(ts, cap)
     check(len(dec) == len(frames), f"ornic-decode sees {len(dec)} of {len(frames)} frames")
     for fr in dec:
-        check(value(got[fr]["ornic.icrc.status"][0]) == 1, f"frame {fr}: iCRC not good: {got[fr]}")
+        check(value(got[fr]["ornic.invariant.crc.status"][0]) == 1, f"frame {fr}: iCRC not good: {got[fr]}")
     # The IPv6 FSpot (PSN 100, offset 1024) gives Start_PSN 99 and Start_Addr va - 1024;
     # Spot 101 and Last 102 are placed from their PSN alone.
     start = 0x7f0000001000 - 1024
@@ -427,7 +432,7 @@ def check_ports_and_reserved(a, ts):
     write_pcap(cap, frames)
     os.chmod(cap, 0o644)
     opts = ["-o", "ornic.udp.port:4791,4792", "-d", "udp.port==4793,ornic"]
-    cols = ["-T", "fields", "-e", "_ws.col.Protocol", "-e", "ornic.icrc.status", "-e", "_ws.col.Info"]
+    cols = ["-T", "fields", "-e", "_ws.col.Protocol", "-e", "ornic.invariant.crc.status", "-e", "_ws.col.Info"]
     rows = [l.split("\t") for l in ts.run(opts + ["-r", cap] + cols).splitlines()]
     check([r[:2] for r in rows[:2]] == [["ORNIC", "1"], ["ORNIC", "1"]],
           f"UDP port preference / Decode As: {rows[:2]}")
@@ -455,44 +460,69 @@ def do_icrc(a, ts):
     bad = ts.path("icrc-bad.pcap")
     write_records(bad, head, recs)
     os.chmod(bad, 0o644)
-    got = ts.fields(bad, ["ornic.icrc.status", "ornic.icrc.expected", "ornic.bth.fecn"])
+    got = ts.fields(bad, ["ornic.invariant.crc.status", "ornic.invariant.crc.expected", "ornic.bth.fecn"])
     want = {1: 1, 2: 0, 3: 0, 4: 1, 5: 1, 6: 0}
     for fr, st in want.items():
-        check(value(got[fr]["ornic.icrc.status"][0]) == st,
-              f"frame {fr}: ornic.icrc.status {got[fr].get('ornic.icrc.status')}, expected {st}")
+        check(value(got[fr]["ornic.invariant.crc.status"][0]) == st,
+              f"frame {fr}: ornic.invariant.crc.status {got[fr].get('ornic.invariant.crc.status')}, expected {st}")
     check(value(got[5]["ornic.bth.fecn"][0]) == 1, "FECN not shown")
-    # Wire order: the last wire byte flipped is the low byte of ornic.icrc (stock's convention).
-    six = ts.fields(bad, ["ornic.icrc", "ornic.icrc.expected"])[6]
-    check(value(six["ornic.icrc"][0]) ^ value(six["ornic.icrc.expected"][0]) == 0x40,
-          f"frame 6: ornic.icrc and ornic.icrc.expected in wire order: {six}")
+    # Wire order: the last wire byte flipped is the low byte of ornic.invariant.crc (stock's convention).
+    six = ts.fields(bad, ["ornic.invariant.crc", "ornic.invariant.crc.expected"])[6]
+    check(value(six["ornic.invariant.crc"][0]) ^ value(six["ornic.invariant.crc.expected"][0]) == 0x40,
+          f"frame 6: ornic.invariant.crc and ornic.invariant.crc.expected in wire order: {six}")
     # Cut by the snaplen after every header: a note that the iCRC was not captured, never
     # Malformed, no decode error, nothing shown as an iCRC.
     snap = pcapgen(a, ts, "icrc-snap.pcap", ["--wqes", "1", "--wqe-size", "16K", "--loss", "0",
                                              "--snaplen", "200"])
-    cutf = ts.fields(snap, ["_ws.expert.message", "_ws.malformed", "ornic.decode_error", "ornic.icrc",
-                            "ornic.icrc.not_captured", "ornic.truncated", "frame.cap_len", "frame.len"])
+    cutf = ts.fields(snap, ["_ws.expert.message", "_ws.malformed", "ornic.decode_error", "ornic.invariant.crc",
+                            "ornic.invariant.crc.not_captured", "ornic.truncated", "frame.cap_len", "frame.len"])
     cut_frames = {fr: f for fr, f in cutf.items() if f.get("frame.cap_len") != f.get("frame.len")}
     wrong = [fr for fr, f in cut_frames.items()
-             if "ornic.icrc.not_captured" not in f or "_ws.malformed" in f or "ornic.decode_error" in f
-             or "ornic.icrc" in f or "ornic.truncated" in f]
+             if "ornic.invariant.crc.not_captured" not in f or "_ws.malformed" in f or "ornic.decode_error" in f
+             or "ornic.invariant.crc" in f or "ornic.truncated" in f]
     check(cut_frames and not wrong, f"{len(cut_frames)} snaplen-cut frames: iCRC-not-captured note "
           f"only (wrong: {[(fr, cut_frames[fr]) for fr in wrong[:2]]})")
     expert = ts.run(["-r", snap, "-q", "-z", "expert"])
     check("Malformed" not in expert, f"-z expert lists no Malformed row:\n{expert}")
-    # Standard opcodes: ornic.icrc shows the value stock's infiniband.invariant.crc shows.
+    # Standard opcodes: ornic.invariant.crc shows the value stock's infiniband.invariant.crc shows.
     std = pcapgen(a, ts, "icrc-roce.pcap", ["--profile", "roce", "--wqes", "1", "--wqe-size", "16K",
                                            "--loss", "0"])
-    both = ts.fields(std, ["ornic.icrc", "infiniband.invariant.crc"])
-    diff = [fr for fr, f in both.items() if f.get("ornic.icrc") and
-            [value(x) for x in f["ornic.icrc"]] != [value(x) for x in f.get("infiniband.invariant.crc", [])]]
-    check(both and not diff, f"ornic.icrc == infiniband.invariant.crc on {len(both)} frames "
+    both = ts.fields(std, ["ornic.invariant.crc", "infiniband.invariant.crc"])
+    diff = [fr for fr, f in both.items() if f.get("ornic.invariant.crc") and
+            [value(x) for x in f["ornic.invariant.crc"]] != [value(x) for x in f.get("infiniband.invariant.crc", [])]]
+    check(both and not diff, f"ornic.invariant.crc == infiniband.invariant.crc on {len(both)} frames "
           f"(differ: {diff[:5]})")
-    ex = ts.run(["-r", bad, "-Y", "_ws.expert.message == \"Bad iCRC\" || ornic.icrc.bad",
+    ex = ts.run(["-r", bad, "-Y", "_ws.expert.message == \"Bad iCRC\" || ornic.invariant.crc.bad",
                  "-T", "fields", "-e", "frame.number"]).split()
-    check(ex == ["2", "3", "6"], f"expert ornic.icrc.bad on frames {ex}")
+    check(ex == ["2", "3", "6"], f"expert ornic.invariant.crc.bad on frames {ex}")
     rows = stat_table(ts, bad)
     check(sum(r[STAT_COLS.index("icrc_bad")] for r in rows.values()) == 3, f"stats: {rows}")
-    print("icrc: covered-byte corruption flagged, masked fields (TTL, FECN) tolerated")
+    check_rocev1(a, ts)
+    print("icrc: covered-byte corruption flagged, masked fields (TTL, FECN) tolerated, RoCEv1 verified")
+
+
+def check_rocev1(a, ts):
+    """RoCEv1 (EtherType 0x8915): stock decodes it and keeps its frame.protocols; the plugin
+    verifies the iCRC over the GRH (PROTOCOL.md 2.6) as ornic-decode does, inside stock's tree."""
+    from e2e_common import Helper, write_pcap
+    h = Helper(a.helper)
+    eth = bytes.fromhex("020000000002" "020000000001" "8915")
+    specs = (["opcode=0x04", "destqp=0x21", "psn=8", "payload=" + "22" * 20],
+             ["opcode=0x0a", "destqp=0x22", "psn=9", "reth.va=0x1000", "reth.rkey=1",
+              "reth.dmalen=16", "payload=" + "33" * 16])
+    v1 = [eth + h.encode(sp + ["link=grh"]) for sp in specs]
+    broken = bytearray(v1[1])
+    broken[-6] ^= 0x01  # a payload byte: covered
+    path = ts.path("rocev1.pcap")
+    write_pcap(path, v1 + [bytes(broken)])
+    os.chmod(path, 0o644)
+    got = ts.fields(path, ["ornic.invariant.crc.status", "frame.protocols"])
+    stock = ts.fields(path, ["frame.protocols"], plugin=False)
+    st = [value(got.get(i, {}).get("ornic.invariant.crc.status", ["-1"])[0]) for i in (1, 2, 3)]
+    check(st == [1, 1, 0], f"RoCEv1 iCRC verdicts {st}, expected good, good, bad")
+    check({k: v["frame.protocols"] for k, v in got.items()} == {k: v["frame.protocols"]
+                                                              for k, v in stock.items()},
+          f"RoCEv1 frame.protocols as stock's: {got}")
 
 
 def do_nak(a, ts):
@@ -885,10 +915,11 @@ def do_vendor(a, ts):
         # PI_WARN = 0x00600000; chats, notes and comments are allowed
         check(all(x < 0x00600000 for x in sev) and m_row[3] == "",
               f"frame {m_row[0]}: the plugin adds expert info {m_row[1:]}")
-    got = ts.fields(cap, ["ornic.analysis", "ornic.bth.opcode", "ornic.decode_error"])
+    got = ts.fields(cap, ["ornic.analysis", "ornic.bth.fecn", "ornic.decode_error"])
     for fr, f in got.items():
         check("ornic.analysis" not in f, f"frame {fr}: RD-block/vendor opcode analysed: {f}")
-        check("ornic.bth.opcode" in f, f"frame {fr}: no ORNIC tree: {f}")
+        # under stock's tree, the BTH bits stock lacks
+        check("ornic.bth.fecn" in f, f"frame {fr}: no ORNIC tree: {f}")
     dec = {i + 1: {"bth": {"opcode": fr[14 + 28]}} for i, (fr, _) in enumerate(built)}
     n = check_stock_equal(ts, cap, dec)
     errs = sum(1 for f in got.values() if "ornic.decode_error" in f)
@@ -965,18 +996,33 @@ def do_disable(a, ts):
                                                      "--wqe-size", "64K", "--loss", "0.01"])
         off = ts.fields(cap, names, extra=["--disable-protocol", "ornic"])
         stock = ts.fields(cap, names, plugin=False)
-        on = ts.fields(cap, ["frame.protocols"])
+        on = ts.fields(cap, ["frame.protocols", "ornic.invariant.crc.status"])
         check(off == stock, f"{prof}: ornic disabled decodes as stock "
               f"(first difference: {next(((k, off.get(k), stock.get(k)) for k in stock if off.get(k) != stock.get(k)), None)})")
         check(all("infiniband" in f["frame.protocols"][0] for f in off.values()),
               f"{prof}: every frame reaches infiniband with ornic disabled")
-        check(all(":ornic" in f["frame.protocols"][0] for f in on.values()),
-              f"{prof}: enabled, every frame is ornic's")
+        # Enabled, every frame is the plugin's: its iCRC verdict is on every frame. Standard
+        # opcodes keep stock's frame.protocols (udp:infiniband, no ornic layer); ORNIC's are
+        # udp:ornic.
+        check(all("ornic.invariant.crc.status" in f for f in on.values()),
+              f"{prof}: enabled, every frame is the plugin's")
+        want = ":udp:ornic" if prof == "ornic" else ":udp:infiniband"
+        check(all(want in f["frame.protocols"][0] and
+                  (prof == "ornic" or "ornic" not in f["frame.protocols"][0]) for f in on.values()),
+              f"{prof}: frame.protocols reads {want} "
+              f"({next(iter(on.values()), {}).get('frame.protocols')})")
+        if prof == "roce":
+            stock_p = {k: v["frame.protocols"] for k, v in stock.items()}
+            check(stock_p == {k: v["frame.protocols"] for k, v in on.items()},
+                  "roce: frame.protocols as stock's with the plugin enabled")
+            phs = ts.run(["-r", cap, "-q", "-z", "io,phs"])
+            check("ornic" not in phs and "infiniband" in phs,
+                  f"roce: Protocol Hierarchy is stock's (no ornic under infiniband's payload):\n{phs}")
         # Moving stock's RoCEv2 port elsewhere must not take 4791 from ORNIC (it did: udp:data).
-        moved = ts.fields(cap, ["frame.protocols"], extra=["-o", "infiniband.rroce.port:4792"])
-        check(all(":ornic" in f["frame.protocols"][0] for f in moved.values()),
-              f"{prof}: with infiniband.rroce.port 4792, 4791 stays ORNIC's "
-              f"({next(iter(moved.values()), {}).get('frame.protocols')})")
+        moved = ts.fields(cap, ["ornic.invariant.crc.status"],
+                          extra=["-o", "infiniband.rroce.port:4792"])
+        check(len(moved) == len(on) and all("ornic.invariant.crc.status" in f for f in moved.values()),
+              f"{prof}: with infiniband.rroce.port 4792, 4791 stays ORNIC's")
     print("disable: --disable-protocol ornic gives stock's RoCEv2 decoding back")
 
 
@@ -986,10 +1032,10 @@ def do_encap(a, ts):
     header field is the same as on plain Ethernet."""
     from e2e_common import write_pcap
     enc = build_encaps(a.helper)
-    fields = ["ornic.icrc.status", "ornic.bth.opcode", "ornic.bth.psn", "ornic.bth.destqp",
+    fields = ["ornic.invariant.crc.status", "ornic.bth.opcode", "ornic.bth.psn", "ornic.bth.destqp",
               "ornic.reth.va", "ornic.offeth.offset", "ornic.aeth.msn", "ornic.oacketh.flags",
               "ornic.oacketh.addr_cached", "ornic.naketh.trigger_psn", "ornic.nak.missing_psn",
-              "ornic.nak.received_psn", "ornic.payload_len", "ornic.icrc.no_ip", "ornic.malformed"]
+              "ornic.nak.received_psn", "ornic.payload_len", "ornic.invariant.crc.no_ip", "ornic.malformed"]
     ref = None
     for name, (lt, frames) in enc.items():
         cap = ts.path(f"encap-{name}.pcap")
@@ -998,7 +1044,7 @@ def do_encap(a, ts):
         got = ts.fields(cap, fields)
         check(len(got) == len(frames), f"{name}: {len(got)} of {len(frames)} frames dissected")
         for fr, f in got.items():
-            check(f.get("ornic.icrc.status") == ["1"], f"{name} frame {fr}: iCRC not good: {f}")
+            check(f.get("ornic.invariant.crc.status") == ["1"], f"{name} frame {fr}: iCRC not good: {f}")
         no_malformed(ts, cap)
         if name == "ethernet":
             ref = got
@@ -1013,10 +1059,10 @@ def do_encap(a, ts):
     cut = ts.path("encap-cut.pcap")
     write_records(cut, head, recs)
     os.chmod(cut, 0o644)
-    got = ts.fields(cut, ["ornic.bth.psn", "ornic.reth.va", "ornic.icrc.status", "ornic.truncated",
+    got = ts.fields(cut, ["ornic.bth.psn", "ornic.reth.va", "ornic.invariant.crc.status", "ornic.truncated",
                           "ornic.malformed", "ornic.decode_error"])
     for fr, f in got.items():
-        check(f.get("ornic.bth.psn") == ["100"] and f.get("ornic.icrc.status") == ["2"] and
+        check(f.get("ornic.bth.psn") == ["100"] and f.get("ornic.invariant.crc.status") == ["2"] and
               "ornic.truncated" in f and "ornic.malformed" not in f, f"cut frame {fr}: {f}")
     for fr, f in got.items():
         check("ornic.reth.va" in f, f"cut frame {fr}: its whole RETH not shown: {f}")
