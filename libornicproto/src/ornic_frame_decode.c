@@ -4,13 +4,18 @@
  * the capture ended early; "malformed" means the packet's own lengths do not
  * add up. A malformed frame is decoded as far as its bytes allow (PROTOCOL.md
  * D3): each broken rule sets a bit of f->malformed and decoding goes on when
- * the bytes still say where the next header is. */
+ * the bytes still say where the next header is.
+ *
+ * Clean frames of the common layout (Ethernet, IPv4, UDP) take the fast
+ * path of ornic_frame_fast.c first (issue 18); it declines every other
+ * frame, which this file's general path decodes. */
 #include <string.h>
 
 #include "ornic/errors.h"
 #include "ornic/frame.h"
 #include "ornic/opcode.h"
 #include "ornic_conv.h"
+#include "ornic_frame_fast.h"
 #include "ornic_ib_internal.h"
 
 #define ETH_LEN 14
@@ -254,6 +259,12 @@ static int l3_kind_from_ethertype(uint16_t type) {
 
 int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
                        uint16_t udp_port) {
+  if (link == ORNIC_LINK_ETHERNET) return ornic_frame_decode_eth(f, data, len, udp_port);
+  return ornic_frame_decode_general(f, data, len, link, udp_port);
+}
+
+int ornic_frame_decode_general(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
+                               uint16_t udp_port) {
   frame_reset(f, link, len);
   int kind;
   switch (link) {

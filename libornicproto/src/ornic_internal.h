@@ -8,6 +8,11 @@
 #include <stdint.h>
 
 #include "ornic/headers.h"
+#include "ornic/opcode.h"
+
+/* The opcode table (ornic_opcode.c, generated: ornic_opcode_table.inc), for
+ * the decoder's fast path, which reads it without a call. Hidden: not ABI. */
+extern const ornic_opcode_info ornic_opcode_table_[256];
 
 /* iCRC over the bytes [l3, l3 + roce_len): the IP (or GRH) header of
  * hdr_len bytes, then UDP (absent for a GRH), BTH, and the rest up to but

@@ -3,15 +3,16 @@
 #include "ornic/headers.h"
 #include "ornic/opcode.h"
 #include "ornic_internal.h"
+#include "ornic_internal.h"
 
-static const ornic_opcode_info opcode_table[256] = {
+const ornic_opcode_info ornic_opcode_table_[256] = {
 #include "ornic_opcode_table.inc"
 };
 
-const ornic_opcode_info *ornic_opcode_info_get(uint8_t opcode) { return &opcode_table[opcode]; }
+const ornic_opcode_info *ornic_opcode_info_get(uint8_t opcode) { return &ornic_opcode_table_[opcode]; }
 
 const char *ornic_opcode_name(uint8_t opcode) {
-  const char *n = opcode_table[opcode].name;
+  const char *n = ornic_opcode_table_[opcode].name;
   return n ? n : "Unknown";
 }
 

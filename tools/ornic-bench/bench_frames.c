@@ -167,7 +167,8 @@ static int ring_alloc(bench_ring *r, size_t count) {
   r->bitmaps = alloc_lines(count * BENCH_NAK_BYTES);
   r->bytes = alloc_lines(count * BENCH_SLOT);
   r->len = calloc(count, sizeof *r->len);
-  return r->desc && r->bitmaps && r->bytes && r->len ? ORNIC_OK : ORNIC_ERR_NOBUF;
+  r->decoded = calloc(count, sizeof *r->decoded);
+  return r->desc && r->bitmaps && r->bytes && r->len && r->decoded ? ORNIC_OK : ORNIC_ERR_NOBUF;
 }
 
 int bench_ring_build(bench_ring *r, size_t count, uint64_t seed) {
@@ -182,6 +183,8 @@ int bench_ring_build(bench_ring *r, size_t count, uint64_t seed) {
     ornic_ssize n = encode_checked(r->bytes + i * BENCH_SLOT, BENCH_SLOT, &r->desc[i]);
     if (n < 0) return (int)n;
     r->len[i] = (uint16_t)n;
+    ornic_frame_decode(&r->decoded[i], bench_ring_frame(r, i), (size_t)n, ORNIC_LINK_ETHERNET,
+                       ORNIC_ROCEV2_UDP_PORT); /* encode_checked proved it decodes */
     r->total_len += (size_t)n;
     if ((size_t)n < r->min_len) r->min_len = (size_t)n;
     if ((size_t)n > r->max_len) r->max_len = (size_t)n;
@@ -194,5 +197,25 @@ void bench_ring_free(bench_ring *r) {
   free(r->bitmaps);
   free(r->bytes);
   free(r->len);
+  free(r->decoded);
   memset(r, 0, sizeof *r);
+}
+
+/* Fisher-Yates: every permutation equally likely, repeatable for a seed. */
+static void shuffle(uint16_t *v, size_t n, uint64_t seed) {
+  for (size_t i = n - 1; i > 0; i--) {
+    size_t j = rng_below(&seed, (uint32_t)i + 1);
+    uint16_t t = v[i];
+    v[i] = v[j];
+    v[j] = t;
+  }
+}
+
+uint16_t *bench_order_build(size_t count, uint64_t seed) {
+  if (count == 0 || count > 65536 || BENCH_ORDER_LEN % count) return NULL;
+  uint16_t *order = malloc(BENCH_ORDER_LEN * sizeof *order);
+  if (!order) return NULL;
+  for (size_t i = 0; i < BENCH_ORDER_LEN; i++) order[i] = (uint16_t)(i % count);
+  if (seed) shuffle(order, BENCH_ORDER_LEN, seed);
+  return order;
 }

@@ -35,6 +35,7 @@ typedef struct {
   uint8_t *bitmaps;  /* count * BENCH_NAK_BYTES, referenced by desc[i] */
   uint8_t *bytes;    /* count * BENCH_SLOT */
   uint16_t *len;
+  ornic_frame *decoded; /* each frame decoded: input of the mixed-frame iCRC loops */
   size_t min_len, max_len, total_len;
 } bench_ring;
 
@@ -42,6 +43,17 @@ typedef struct {
  * verify cleanly. Returns ORNIC_OK or a negative ORNIC_ERR_*. */
 int bench_ring_build(bench_ring *r, size_t count, uint64_t seed);
 void bench_ring_free(bench_ring *r);
+
+/* The order the decode loops visit a ring in: BENCH_ORDER_LEN frame indices,
+ * each of the ring's `count` frames (a power of two dividing it) the same
+ * number of times, so both orders decode exactly the same frame mix.
+ * seed 0 gives ring order (0, 1, ..., count - 1, 0, 1, ...), which a branch
+ * predictor learns; any other seed a Fisher-Yates shuffle of it, whose 64K
+ * steps it cannot learn. The frames stay in one ring (and cache) either way,
+ * so the two orders differ only in the branches they make hard to predict.
+ * NULL when out of memory; free() it. */
+#define BENCH_ORDER_LEN 65536
+uint16_t *bench_order_build(size_t count, uint64_t seed);
 
 static inline const uint8_t *bench_ring_frame(const bench_ring *r, size_t i) {
   return r->bytes + i * BENCH_SLOT;

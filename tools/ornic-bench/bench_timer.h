@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Timing harness: calibrated, repeated runs of a kernel, best time kept. */
+/* Timing harness: calibrated, repeated runs of a kernel; best and median kept. */
 #ifndef ORNIC_BENCH_TIMER_H
 #define ORNIC_BENCH_TIMER_H
 
@@ -26,6 +26,7 @@ typedef struct {
 /* Written by every measurement so no kernel result is dead code. */
 extern volatile uint64_t bench_sink;
 
+/* Seconds of CPU time this process has used. */
 double bench_now(void);
 
 /* Chooses c->iters so that one repetition lasts about target_s seconds. */
