@@ -9,7 +9,9 @@ const ornic_opcode_info ornic_opcode_table_[256] = {
 #include "ornic_opcode_table.inc"
 };
 
-const ornic_opcode_info *ornic_opcode_info_get(uint8_t opcode) { return &ornic_opcode_table_[opcode]; }
+const ornic_opcode_info *ornic_opcode_info_get(uint8_t opcode) {
+  return &ornic_opcode_table_[opcode];
+}
 
 const char *ornic_opcode_name(uint8_t opcode) {
   const char *n = ornic_opcode_table_[opcode].name;
