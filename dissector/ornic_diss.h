@@ -98,8 +98,12 @@ typedef struct {
 void ornic_analysis_register(void);
 void ornic_analysis_prefs_changed(void);
 /* The verdict of one packet, computed in the first pass and stored; NULL for
- * packets the engine does not analyse (role NONE). in->frame must be pinfo->num. */
+ * packets the engine does not analyse (role NONE). in->frame must be pinfo->num.
+ * The record returned lives in pinfo->pool (an unpacked copy). */
 const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input *in);
+/* The stored verdict of this frame's (first) analysed packet, or NULL, without
+ * analysing anything (menus, conversation filters). In pinfo->pool. */
+const ornic_pkt *ornic_analysis_stored(packet_info *pinfo);
 /* The capture's engine (NULL outside a capture file), for the statistics. */
 const ornic_analysis *ornic_analysis_engine(void);
 /* "10.0.0.1 QP 0x000011 <-> 10.0.0.2 QP 0x000022" with the QPs known when

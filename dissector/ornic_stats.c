@@ -846,16 +846,7 @@ static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dis
 
 /* ---- Conversation Filter > ORNIC QP pair (packet list, Analyze menu) --------------- */
 
-/* ornic_analysis.c stores each verdict with p_add_proto_data (file scope)
- * under the layer number ORNIC had: at most the number of layers. */
-static const ornic_pkt *stored_verdict(packet_info *pinfo) {
-  guint layers = pinfo->layers ? wmem_list_count(pinfo->layers) : 0;
-  for (guint k = 0; k <= layers; k++) {
-    const ornic_pkt *p = p_get_proto_data(wmem_file_scope(), pinfo, proto_ornic, k);
-    if (p) return p;
-  }
-  return NULL;
-}
+static const ornic_pkt *stored_verdict(packet_info *pinfo) { return ornic_analysis_stored(pinfo); }
 
 static gboolean qp_pair_filter_valid(packet_info *pinfo) {
   const ornic_pkt *p;
