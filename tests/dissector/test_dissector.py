@@ -985,6 +985,55 @@ def build_encaps(helper):
             "ipv4-options": (1, opts)}
 
 
+def do_timing(a, ts):
+    """The analysis engine's timing (PROTOCOL.md 8.8) as relative-time fields, frame by frame
+    equal to ornic-decode's analysis.time (ns) on an ORNIC WRITE trace with a loss and on the
+    two-way RC trace with READs; the WQE time on each WQE_DONE ACK, READ latency on each READ
+    response Last, and its value = ACK time - the time of the WQE's frame for a WQE whose
+    first packet is its FSpot."""
+    fields = ["ornic.analysis.time_delta", "ornic.analysis.ack_rtt", "ornic.analysis.wqe_time",
+              "ornic.analysis.read_time", "frame.time_epoch", "ornic.analysis.wqe_completed"]
+    keys = {"since_prev_ns": "ornic.analysis.time_delta", "ack_rtt_ns": "ornic.analysis.ack_rtt"}
+    seen = {k: 0 for k in fields[:4]}
+    for name, opts in (("timing-ornic.pcap", ["--wqes", "3", "--wqe-size", "64K", "--loss", "0",
+                                              "--drop", "1:7"]),
+                       ("timing-rc.pcap", ["--profile", "rc", "--wqes", "6", "--wqe-size", "16K",
+                                           "--loss", "0"])):
+        cap = pcapgen(a, ts, name, opts)
+        dec = ornic_decode(os.path.join(a.bin, "ornic-decode"), cap)
+        got = ts.fields(cap, fields)
+        ns = lambda f, k: round(float(f[k][0]) * 1e9) if k in f else None
+        for fr, j in dec.items():
+            t = j.get("analysis", {}).get("time", {})
+            f = got.get(fr, {})
+            for jk, fk in keys.items():
+                check(ns(f, fk) == t.get(jk), f"{name} frame {fr}: {fk} {f.get(fk)} vs ornic-decode {t}")
+            msg = "ornic.analysis.read_time" if "ornic.analysis.read_time" in f else "ornic.analysis.wqe_time"
+            check(ns(f, msg) == t.get("msg_time_ns"), f"{name} frame {fr}: {msg} {f.get(msg)} vs {t}")
+            if "ornic.analysis.wqe_time" in f:
+                check("ornic.analysis.wqe_completed" in f, f"{name} frame {fr}: WQE time without a WQE done")
+            for k in seen:
+                seen[k] += k in f
+    check(all(seen.values()), f"every timing field appears: {seen}")
+    print(f"timing: {seen} equal to ornic-decode's analysis.time")
+
+
+def do_analyze(a, ts):
+    """ornic.analyze FALSE: no analysis (fields, Info tags, engine), headers and iCRC as usual."""
+    cap = pcapgen(a, ts, "analyze.pcap", ["--wqes", "2", "--wqe-size", "64K", "--loss", "0", "--drop", "0:9"])
+    on = ts.fields(cap, ["ornic.analysis", "ornic.invariant.crc.status", "_ws.col.Info"])
+    off = ts.fields(cap, ["ornic.analysis", "ornic.invariant.crc.status", "_ws.col.Info"],
+                    extra=["-o", "ornic.analyze:FALSE"])
+    check(sum("ornic.analysis" in f for f in on.values()) == len(on), "analysis on: every frame analysed")
+    check(not any("ornic.analysis" in f for f in off.values()), "analysis off: no ornic.analysis")
+    check(all(f.get("ornic.invariant.crc.status") == on[k].get("ornic.invariant.crc.status")
+              for k, f in off.items()), "analysis off: the iCRC verdicts stay")
+    check(not any("[Retransmission]" in f["_ws.col.Info"][0] or "[OOO" in f["_ws.col.Info"][0]
+                  for f in off.values()), "analysis off: no analysis tags in Info")
+    check(any("[Retransmission]" in f["_ws.col.Info"][0] for f in on.values()), "analysis on: tags")
+    print(f"analyze: {len(on)} frames analysed with the default, none with ornic.analyze:FALSE")
+
+
 def do_disable(a, ts):
     """Disabling ORNIC (--disable-protocol, or unticking it in Enabled Protocols) hands the
     port back to stock's RoCEv2 dissector instead of leaving plain UDP (ports_follow_enabled
@@ -1119,7 +1168,8 @@ def main():
          "icrc": lambda: do_icrc(a, ts), "nak": lambda: do_nak(a, ts),
          "flags": lambda: do_flags(a, ts, a.arg), "rc": lambda: do_rc(a, ts),
          "vendor": lambda: do_vendor(a, ts), "encap": lambda: do_encap(a, ts),
-         "disable": lambda: do_disable(a, ts)}[a.check]()
+         "disable": lambda: do_disable(a, ts), "timing": lambda: do_timing(a, ts),
+         "analyze": lambda: do_analyze(a, ts)}[a.check]()
     finally:
         ts.close()
 
