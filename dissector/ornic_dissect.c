@@ -311,6 +311,9 @@ static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
     else if (v->flags & ORNIC_AN_OOO)
       col_append_fstr(pinfo->cinfo, COL_INFO, " [OOO %u]", v->ooo_distance);
     if (v->flags & ORNIC_AN_NAK) col_append_str(pinfo->cinfo, COL_INFO, " [NAK]");
+    if (v->flags & ORNIC_AN_OTD_EXCEEDED) /* as ornic-decode's tag */
+      col_append_fstr(pinfo->cinfo, COL_INFO, " [OTD exceeded: %u from %u]", v->hole_count,
+                      v->hole_first);
     if (v->flags & ORNIC_AN_LOSS)
       col_append_fstr(pinfo->cinfo, COL_INFO, " [Loss: %u lost]", v->loss_count);
     if (v->flags & ORNIC_AN_NOT_CAPTURED)
