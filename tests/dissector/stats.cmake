@@ -4,20 +4,10 @@
 
 set(ORNIC_STATS_CHECKS conv filter paths csv tree)
 
-# Why the tests cannot run here, if they cannot (the same reasons as CMakeLists.txt's).
-set(stats_skip "")
-set(stats_env "")
-if(NOT TARGET ornic_wireshark)
-  set(stats_skip "the Wireshark plugin is not built (no Wireshark development files, or ORNIC_BUILD_DISSECTOR=OFF)")
-elseif(ORNIC_SANITIZE)
-  # The instrumented plugin runs inside the distribution's tshark with clang's
-  # shared ASan+UBSan runtime preloaded (dissector/CMakeLists.txt).
-  if(ORNIC_TSHARK_PRELOAD AND EXISTS "${ORNIC_TSHARK_PRELOAD}")
-    set(stats_env "ORNIC_TSHARK_PRELOAD=${ORNIC_TSHARK_PRELOAD}")
-  else()
-    set(stats_skip "sanitizer build without clang's shared ASan runtime (build with -DCMAKE_C_COMPILER=clang)")
-  endif()
-endif()
+# skip and env: why the tests cannot run here, and the sanitizer runtime to preload
+# (set by CMakeLists.txt before it includes this file).
+set(stats_skip "${skip}")
+set(stats_env "${env}")
 
 foreach(c ${ORNIC_STATS_CHECKS})
   set(name "dissector_stats_${c}")
