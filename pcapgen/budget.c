@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bgwrite.h"
 #include "profile.h"
 #include "workload.h"
 
@@ -47,19 +48,8 @@ static uint64_t mul_sat(uint64_t a, uint64_t b) {
 
 static uint64_t add_sat(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 
-/* Every profile but rc places each WQE in a buffer of its size, one WQE in
- * flight per QP (the responder's for WRITE, the requester's for READ), to
- * compare with the source at completion; rc checks each packet as it comes. */
-static void integrity(const options *o, part *p) {
-  char size[32];
-  uint64_t max = wl_max_wqe_len(o);
-  p->bytes = o->profile->caps & PROFILE_TWO_HOSTS ? 0 : mul_sat(o->qps, max);
-  budget_format(max, size, sizeof size);
-  snprintf(p->what, sizeof p->what, "the integrity check of %u QPs x %s WQEs", o->qps, size);
-  p->lower = "lower --qps or --wqe-size";
-}
-
-/* Requester and responder keep a few bits per packet of the WQE in flight. */
+/* Requester and responder keep a few bits per packet of the WQE in flight
+ * (the integrity check's among them: it keeps no copy of the data, verify.h). */
 static void per_packet(const options *o, part *p) {
   uint64_t n = wl_npkts(wl_max_wqe_len(o), o->pmtu);
   p->bytes = mul_sat(o->qps, n / 2 + 8);
@@ -89,6 +79,16 @@ static void bitmap(const options *o, part *p) {
   p->bytes = add_sat(p->bytes, r);
 }
 
+/* The capture's buffers (the background writer's ring; gzip output uses
+ * less), whatever the workload: small beside anything that grows, but what
+ * the smallest --max-memory meets first. */
+static void output(const options *o, part *p) {
+  (void)o;
+  p->bytes = BGW_RING_BYTES;
+  snprintf(p->what, sizeof p->what, "the capture's write buffers");
+  p->lower = "they do not shrink: raise --max-memory";
+}
+
 static void fixed(const options *o, part *p) {
   p->bytes = mul_sat(o->qps, PER_QP_BYTES + 2ull * o->rc_outstanding * RC_WQE_BYTES);
   snprintf(p->what, sizeof p->what, "the state of %u QPs", o->qps);
@@ -97,10 +97,10 @@ static void fixed(const options *o, part *p) {
 
 static uint64_t estimate(const options *o, part *largest) {
   part parts[4];
-  integrity(o, &parts[0]);
-  per_packet(o, &parts[1]);
-  bitmap(o, &parts[2]);
-  fixed(o, &parts[3]);
+  per_packet(o, &parts[0]);
+  bitmap(o, &parts[1]);
+  fixed(o, &parts[2]);
+  output(o, &parts[3]);
   uint64_t total = 0;
   *largest = parts[0];
   for (int i = 0; i < 4; i++) {

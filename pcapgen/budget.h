@@ -2,10 +2,10 @@
 /* Memory a configuration needs, computed before the run: what the engines
  * allocate grows with --qps, the WQE size and --bitmap-pool, and a run that
  * would need terabytes must be refused at once, not found by the OOM killer
- * minutes later. The estimate counts the large allocations (integrity check
- * buffers, bitmap pool, per-packet state); frames in flight are bounded by
- * the fabric's bandwidth-delay product and checked as they are made
- * (budget_frames). */
+ * minutes later. The estimate counts the large allocations (per-packet
+ * state, bitmap pool, per-QP state, the capture's buffers); frames in
+ * flight are bounded by the fabric's bandwidth-delay product and checked as
+ * they are made (budget_frames). */
 #ifndef PCAPGEN_BUDGET_H
 #define PCAPGEN_BUDGET_H
 

@@ -7,8 +7,8 @@
 #include "bitset.h"
 #include "fifo.h"
 #include "ornic_bitmap.h"
-#include "pattern.h"
 #include "rtt.h"
+#include "verify.h"
 #include "workload.h"
 #include "wqe.h"
 
@@ -43,7 +43,7 @@ typedef struct {
   ltimer rto;
   /* READ */
   obm *rbm;
-  uint8_t *rbuf;
+  wqe_verify rver; /* the READ's integrity check, response by response */
   uint32_t read_msn;
   u32fifo readq; /* pairs (first index, count) of 0xC6 to send */
   bool rpace;    /* re-read pacing, like the responder's NAK pacing */
@@ -58,7 +58,6 @@ struct oreq {
   oreq_qp *qp;
   u32fifo ready; /* QPs that may have something to send, round-robin */
   obm_pool *rpool;
-  uint8_t *scratch;
 };
 
 static void req_rx(void *self, pkt *p, const ornic_frame *f);
@@ -89,8 +88,7 @@ static void progress_made(oreq *r, oreq_qp *qp) {
 static void free_wqe(oreq_qp *qp) {
   free(qp->sacked);
   free(qp->queued);
-  free(qp->rbuf);
-  qp->sacked = qp->queued = qp->rbuf = NULL;
+  qp->sacked = qp->queued = NULL;
   fifo_clear(&qp->retxq);
   fifo_clear(&qp->readq);
   if (qp->rbm) obm_finish(qp->rbm);
@@ -105,12 +103,12 @@ static bool start_write(oreq *r, oreq_qp *qp) {
 }
 
 static bool start_read(oreq *r, oreq_qp *qp) {
-  qp->rbuf = malloc(qp->w.len ? qp->w.len : 1);
+  bool ok = wv_start(&qp->rver, wl_key(r->o, qp->q), qp->w.va, qp->w.len, r->o->pmtu) == 0;
   obm_start(qp->rbm, qp->w.start, qp->w.n);
   qp->state = RQ_WAIT;
   qp->rpace = false;
   qp->reqs_sent = 0;
-  bool ok = qp->rbuf && fifo_push(&qp->readq, 0) == 0 && fifo_push(&qp->readq, qp->w.n) == 0;
+  ok = ok && fifo_push(&qp->readq, 0) == 0 && fifo_push(&qp->readq, qp->w.n) == 0;
   if (ok) arm_rto(r, qp);
   return ok;
 }
@@ -164,12 +162,11 @@ static pkt *build_write(oreq *r, oreq_qp *qp, uint32_t idx, bool retx, bool ackr
     f.ext.reth = (ornic_reth){qp->w.va + off, wl_rkey(qp->q), (uint32_t)qp->w.len};
     f.ext.offeth.offset = (uint32_t)off;
   }
-  pattern_fill(r->scratch, wl_key(o, qp->q), qp->w.va + off, plen);
-  f.payload = r->scratch;
-  f.payload_len = plen;
+  f.payload_len = plen; /* generated in the frame: the source memory at va + off */
+  framer_payload gen = {NULL, 0, wl_key(o, qp->q), qp->w.va + off};
   pkt_meta m = {PK_DATA, retx, qp->q, qp->w.id, idx, plen, ackreq};   /* only probes ask */
   if (retx && qp->timing && qp->timed_idx == idx) qp->timing = false; /* Karn */
-  return sim_encode(r->s, NODE_REQ, &f, &m);
+  return sim_encode_gen(r->s, NODE_REQ, &f, &m, SIM_PATH_SPRAY, &gen);
 }
 
 static bool is_acked(const oreq_qp *qp, uint32_t idx) {
@@ -343,12 +340,12 @@ static bool reread_paced(oreq *r, const oreq_qp *qp, uint32_t fm) {
 }
 
 static void read_done(oreq *r, oreq_qp *qp) {
-  size_t bad = pattern_check(qp->rbuf, wl_key(r->o, qp->q), qp->w.va, qp->w.len);
-  if (bad != (size_t)-1) {
+  /* Every byte was compared as it was placed: complete means verified. */
+  if (!wv_complete(&qp->rver)) {
     sim_fail(r->s,
-             "integrity check failed: READ WQE %llu of QP %u: byte %zu of %llu differs "
-             "from the responder's memory",
-             (unsigned long long)qp->w.id, qp->q, bad, (unsigned long long)qp->w.len);
+             "integrity check failed: READ WQE %llu of QP %u: completed with %u of %u "
+             "responses verified",
+             (unsigned long long)qp->w.id, qp->q, qp->rver.done, qp->rver.n);
     return;
   }
   sim_stats(r->s)->wqes_verified++;
@@ -359,6 +356,22 @@ static bool resp_len_ok(const oreq *r, const oreq_qp *qp, uint32_t idx, const or
   bool last = idx == qp->w.n - 1;
   bool last_op = f->bth.opcode == ORNIC_OP_OOO_READ_RESP_LAST;
   return last == last_op && f->payload_len == (last ? qp->w.last_len : r->o->pmtu);
+}
+
+/* The response's bytes against the responder's memory, as they are placed. */
+static bool verify_response(oreq *r, oreq_qp *qp, uint32_t idx, const ornic_frame *f) {
+  uint64_t bad = 0;
+  int rc = wv_place(&qp->rver, idx, f->payload, f->payload_len, &bad);
+  if (rc == WV_BAD)
+    sim_fail(r->s,
+             "integrity check failed: READ WQE %llu of QP %u: byte %llu of %llu differs "
+             "from the responder's memory",
+             (unsigned long long)qp->w.id, qp->q, (unsigned long long)bad,
+             (unsigned long long)qp->w.len);
+  else if (rc == WV_TWICE)
+    sim_fail(r->s, "integrity check failed: READ WQE %llu of QP %u: response %u placed twice",
+             (unsigned long long)qp->w.id, qp->q, idx);
+  return rc == WV_OK;
 }
 
 static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
@@ -376,7 +389,7 @@ static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
     sim_stats(r->s)->dup_data += rc == OBM_DUP;
     return;
   }
-  memcpy(qp->rbuf + (uint64_t)idx * r->o->pmtu, f->payload, f->payload_len);
+  if (!verify_response(r, qp, idx, f)) return;
   sim_stats(r->s)->accepted++;
   if (qp->timing && qp->reqs_sent == 1) rtt_sample(&qp->rtt, sim_now(r->s) - qp->timed_ps);
   qp->timing = false;
@@ -480,10 +493,9 @@ oreq *oreq_new(sim *s, const options *o) {
   r->s = s;
   r->o = o;
   r->qp = calloc(o->qps, sizeof *r->qp);
-  r->scratch = malloc(o->pmtu);
   uint32_t slots = wl_npkts(wl_max_wqe_len(o), o->pmtu) / 16 + 2;
   if (o->op == OP_READ) r->rpool = obm_pool_new(16, (size_t)slots * o->qps);
-  bool ok = r->qp && r->scratch && (o->op != OP_READ || r->rpool);
+  bool ok = r->qp && (o->op != OP_READ || r->rpool);
   for (uint32_t q = 0; ok && q < o->qps; q++) ok = init_qp(r, &r->qp[q], q);
   if (!ok) {
     oreq_free(r);
@@ -498,6 +510,7 @@ void oreq_free(oreq *r) {
   if (!r) return;
   for (uint32_t q = 0; r->qp && q < r->o->qps; q++) {
     free_wqe(&r->qp[q]);
+    wv_free(&r->qp[q].rver);
     fifo_free(&r->qp[q].retxq);
     fifo_free(&r->qp[q].readq);
     obm_free(r->qp[q].rbm);
@@ -505,7 +518,6 @@ void oreq_free(oreq *r) {
   obm_pool_free(r->rpool);
   fifo_free(&r->ready);
   free(r->qp);
-  free(r->scratch);
   free(r);
 }
 

@@ -6,7 +6,7 @@
 
 #include "fifo.h"
 #include "ornic_bitmap.h"
-#include "pattern.h"
+#include "verify.h"
 #include "workload.h"
 
 enum { TMR_RESP = 0, TMR_LAST = 1, TMR_ENGINE = 2 };
@@ -19,7 +19,7 @@ typedef struct {
   bool cache;
   uint64_t start_addr, len;
   uint32_t start_psn, n, last_psn, rkey;
-  uint8_t *region; /* the WQE's memory, allocated while it is in flight */
+  wqe_verify ver; /* its integrity check, packet by packet as they are placed */
   obm *bm;
   uint32_t hpsn;
   bool last_seen;
@@ -46,7 +46,6 @@ struct oresp {
   rqp *qp;
   u32fifo ready;
   obm_pool *pool;
-  uint8_t *scratch;
   uint64_t t_resp, t_last; /* PROTOCOL.md 4.1: RTT + OTD/B and OTD/B */
   /* The ACK engine (--ack-engine-ns): QPs whose register bit is set, in the
    * order they set it, served one ACK per service time. */
@@ -192,8 +191,7 @@ static uint8_t check_request(const oresp *R, const rqp *qp, const ornic_frame *f
 }
 
 static bool fill_cache(oresp *R, rqp *qp, const geometry *g, uint32_t psn) {
-  qp->region = malloc(g->len ? g->len : 1);
-  if (!qp->region) {
+  if (wv_start(&qp->ver, wl_key(R->o, qp->q), g->start_addr, g->len, R->o->pmtu) < 0) {
     sim_fail(R->s, "out of memory: WQE of %llu bytes on QP %u", (unsigned long long)g->len, qp->q);
     return false;
   }
@@ -212,17 +210,15 @@ static bool fill_cache(oresp *R, rqp *qp, const geometry *g, uint32_t psn) {
 }
 
 static void complete_wqe(oresp *R, rqp *qp) {
-  size_t bad = pattern_check(qp->region, wl_key(R->o, qp->q), qp->start_addr, qp->len);
-  if (bad != (size_t)-1) {
+  /* Every byte was compared as it was placed: complete means verified. */
+  if (!wv_complete(&qp->ver)) {
     sim_fail(R->s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
-             "differs from the source",
-             (unsigned long long)qp->start_addr, qp->q, bad, (unsigned long long)qp->len);
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: completed with %u of %u "
+             "packets verified",
+             (unsigned long long)qp->start_addr, qp->q, qp->ver.done, qp->ver.n);
     return;
   }
   sim_stats(R->s)->wqes_verified++;
-  free(qp->region);
-  qp->region = NULL;
   obm_finish(qp->bm);
   qp->cache = false;
   qp->msn = ornic_psn_add(qp->msn, 1);
@@ -307,15 +303,33 @@ static bool duplicate_or_beyond(oresp *R, rqp *qp, uint32_t p) {
   return false;
 }
 
-/* Direct placement: Start_Addr + (PSN - Start_PSN) * PMTU, no reordering buffer. */
-static void place(oresp *R, rqp *qp, const ornic_frame *f) {
-  uint64_t off = (uint64_t)ornic_psn_off(f->bth.psn, qp->start_psn) * R->o->pmtu;
-  memcpy(qp->region + off, f->payload, f->payload_len);
+/* The packet's bytes against the source at the address they are placed at. */
+static bool verify_placed(oresp *R, rqp *qp, uint32_t idx, const ornic_frame *f) {
+  uint64_t bad = 0;
+  int rc = wv_place(&qp->ver, idx, f->payload, f->payload_len, &bad);
+  if (rc == WV_BAD)
+    sim_fail(R->s,
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %llu of %llu "
+             "differs from the source",
+             (unsigned long long)qp->start_addr, qp->q, (unsigned long long)bad,
+             (unsigned long long)qp->len);
+  else if (rc == WV_TWICE)
+    sim_fail(R->s, "integrity check failed: WRITE to VA 0x%llx on QP %u: packet %u placed twice",
+             (unsigned long long)qp->start_addr, qp->q, idx);
+  return rc == WV_OK;
+}
+
+/* Direct placement: Start_Addr + (PSN - Start_PSN) * PMTU, no reordering
+ * buffer; the bytes are checked there. false when they differ (the run
+ * failed). */
+static bool place(oresp *R, rqp *qp, const ornic_frame *f) {
+  if (!verify_placed(R, qp, ornic_psn_off(f->bth.psn, qp->start_psn), f)) return false;
   sim_stats(R->s)->accepted++;
   qp->since_ack++;
   if (ornic_psn_lt(qp->hpsn, f->bth.psn)) qp->hpsn = f->bth.psn;
   qp->epsn = obm_first_missing(qp->bm);
   if (is_last_op(f->bth.opcode)) qp->last_seen = true;
+  return true;
 }
 
 static void rx_write(oresp *R, rqp *qp, const ornic_frame *f) {
@@ -336,7 +350,7 @@ static void rx_write(oresp *R, rqp *qp, const ornic_frame *f) {
     if (filled) send_ack(R, qp);
     return;
   }
-  place(R, qp, f);
+  if (!place(R, qp, f)) return;
   if (obm_complete(qp->bm))
     complete_wqe(R, qp);
   else
@@ -406,11 +420,10 @@ static pkt *build_response(oresp *R, rqp *qp, uint32_t idx, bool retx) {
   frame_to_requester(R, qp, &f, last ? ORNIC_OP_OOO_READ_RESP_LAST : ORNIC_OP_OOO_READ_RESP,
                      ornic_psn_add(qp->rd_psn, (int32_t)idx));
   if (last) f.ext.aeth = (ornic_aeth){SIM_AETH_ACK, qp->msn};
-  pattern_fill(R->scratch, wl_key(R->o, qp->q), addr, plen);
-  f.payload = R->scratch;
-  f.payload_len = plen;
+  f.payload_len = plen; /* generated in the frame: the memory at addr */
+  framer_payload gen = {NULL, 0, wl_key(R->o, qp->q), addr};
   pkt_meta m = {PK_DATA, retx, qp->q, qp->rd_count - 1, idx, plen, 0};
-  return sim_encode(R->s, NODE_RESP, &f, &m);
+  return sim_encode_gen(R->s, NODE_RESP, &f, &m, SIM_PATH_SPRAY, &gen);
 }
 
 /* Re-reads go before the rest of the first execution: the requester is
@@ -488,8 +501,7 @@ oresp *oresp_new(sim *s, const options *o) {
   R->pool = obm_pool_new(16, cap);
   R->qp = calloc(o->qps, sizeof *R->qp);
   ltimer_init(&R->engine);
-  R->scratch = malloc(o->pmtu);
-  bool ok = R->pool && R->qp && R->scratch;
+  bool ok = R->pool && R->qp;
   for (uint32_t q = 0; ok && q < o->qps; q++) {
     rqp *qp = &R->qp[q];
     qp->q = q;
@@ -513,7 +525,7 @@ oresp *oresp_new(sim *s, const options *o) {
 void oresp_free(oresp *R) {
   if (!R) return;
   for (uint32_t q = 0; R->qp && q < R->o->qps; q++) {
-    free(R->qp[q].region);
+    wv_free(&R->qp[q].ver);
     obm_free(R->qp[q].bm);
     fifo_free(&R->qp[q].retryq);
   }
@@ -521,7 +533,6 @@ void oresp_free(oresp *R) {
   fifo_free(&R->ready);
   fifo_free(&R->ackq);
   free(R->qp);
-  free(R->scratch);
   free(R);
 }
 

@@ -2,8 +2,9 @@
 /* ORNIC responder (docs/PROTOCOL.md 4.3 OOO WRITE, 4.4 loss detection and
  * NAK, 4.5 OOO READ): places every WRITE packet directly into the WQE's
  * memory on arrival, tracks arrivals in the ORNIC bitmap, acknowledges with
- * aggregated cumulative ACKs, declares losses with NAK bitmaps, checks each
- * completed WQE's bytes, and answers OOO READs with sprayed responses. */
+ * aggregated cumulative ACKs, declares losses with NAK bitmaps, checks every
+ * byte it places against the source (verify.h), and answers OOO READs with
+ * sprayed responses. */
 #ifndef PCAPGEN_ORNIC_RESP_H
 #define PCAPGEN_ORNIC_RESP_H
 

@@ -51,8 +51,13 @@ void rc_frame(rcpair *r, int node, uint32_t q, ornic_frame *f, uint8_t opcode, u
 /* ConnectX hashes a QP to one UDP source port: one path per QP pair, so
  * nothing is reordered unless --rc-spray asks for it. */
 pkt *rc_encode(rcpair *r, int node, uint32_t q, ornic_frame *f, const pkt_meta *m) {
+  return rc_encode_gen(r, node, q, f, m, NULL);
+}
+
+pkt *rc_encode_gen(rcpair *r, int node, uint32_t q, ornic_frame *f, const pkt_meta *m,
+                   const framer_payload *gen) {
   unsigned path = r->o->rc_spray ? SIM_PATH_SPRAY : q % r->o->paths;
-  return sim_encode_on(r->s, node, f, m, path);
+  return sim_encode_gen(r->s, node, f, m, path, gen);
 }
 
 /* Ping-pong (--rc-outstanding 1, both directions), as ib_send_lat: host B
@@ -147,8 +152,7 @@ static void *rcpair_new(sim *s, const options *o) {
   memcpy(r->ops, o->rc_ops, sizeof r->ops);
   r->nops = o->rc_nops;
   r->pingpong = o->rc_outstanding == 1 && !o->rc_a2b;
-  r->scratch = malloc(o->pmtu);
-  if (!r->scratch || !alloc_hosts(r, o)) {
+  if (!alloc_hosts(r, o)) {
     rcpair_free(r);
     return NULL;
   }
@@ -172,7 +176,6 @@ static void rcpair_free(void *self) {
     free(r->resp[n]);
     fifo_free(&r->host[n].ready);
   }
-  free(r->scratch);
   free(r);
 }
 

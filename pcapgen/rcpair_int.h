@@ -85,7 +85,6 @@ struct rcpair {
   uint8_t ops[8]; /* the --rc-ops list, in order */
   unsigned nops;
   bool pingpong;
-  uint8_t *scratch;
 };
 
 /* rcpair.c */
@@ -96,6 +95,9 @@ uint8_t rc_wqe_op(const rcpair *r, int node, uint32_t q, uint64_t id);
 uint32_t rc_imm(int node, uint32_t q, uint64_t id);
 void rc_frame(rcpair *r, int node, uint32_t q, ornic_frame *f, uint8_t opcode, uint32_t psn);
 pkt *rc_encode(rcpair *r, int node, uint32_t q, ornic_frame *f, const pkt_meta *m);
+/* Same, with the payload generated in the frame (sim_encode_gen). */
+pkt *rc_encode_gen(rcpair *r, int node, uint32_t q, ornic_frame *f, const pkt_meta *m,
+                   const framer_payload *gen);
 void rc_ready(rcpair *r, int node, uint32_t src);
 bool rc_may_post(const rcpair *r, int node, uint32_t q, uint64_t id);
 

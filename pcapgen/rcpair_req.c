@@ -89,11 +89,10 @@ static pkt *build_data(rcpair *r, rc_req *rq, const rc_wqe *w, uint32_t idx, boo
   if (!is_send && idx == 0)
     f.ext.reth = (ornic_reth){w->va, rc_rkey(!rq->node, rq->q), (uint32_t)w->len};
   if (idx == w->n - 1) f.ext.immdt.data = rc_imm(rq->node, rq->q, w->id);
-  pattern_fill(r->scratch, rc_key(r->o, rq->node, rq->q), w->va + (uint64_t)idx * pmtu, plen);
-  f.payload = r->scratch;
-  f.payload_len = plen;
+  f.payload_len = plen; /* generated in the frame: the source memory */
+  framer_payload gen = {NULL, 0, rc_key(r->o, rq->node, rq->q), w->va + (uint64_t)idx * pmtu};
   pkt_meta m = {PK_DATA, retx, meta_qp(rq), w->id, idx, plen, 0};
-  return rc_encode(r, rq->node, rq->q, &f, &m);
+  return rc_encode_gen(r, rq->node, rq->q, &f, &m, &gen);
 }
 
 /* A READ request for the WQE's PSNs from idx on (idx > 0: a retry of the missing tail). */

@@ -83,12 +83,11 @@ static pkt *build_response(rcpair *r, rc_resp *rs, rc_item *it) {
   rc_frame(r, rs->node, rs->q, &f, op, ornic_psn_add(it->psn, (int32_t)k));
   if (op != ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE) f.ext.aeth = (ornic_aeth){SIM_AETH_ACK, it->msn};
   /* The requester's data: its host's key for this QP pair. */
-  pattern_fill(r->scratch, rc_key(r->o, !rs->node, rs->q), it->va + (uint64_t)k * pmtu, plen);
-  f.payload = r->scratch;
-  f.payload_len = plen;
+  f.payload_len = plen; /* generated in the frame */
+  framer_payload gen = {NULL, 0, rc_key(r->o, !rs->node, rs->q), it->va + (uint64_t)k * pmtu};
   uint32_t mq = rs->q | (rs->node == NODE_REQ ? RC_META_HOST_B : 0);
   pkt_meta m = {PK_DATA, it->retx, mq, it->wqe, k, plen, 0};
-  return rc_encode(r, rs->node, rs->q, &f, &m);
+  return rc_encode_gen(r, rs->node, rs->q, &f, &m, &gen);
 }
 
 pkt *rc_resp_next(rcpair *r, rc_resp *rs) {

@@ -3,7 +3,6 @@
 
 #include <string.h>
 
-#include "pattern.h"
 #include "workload.h"
 
 static uint8_t write_opcode(const wqe *w, uint32_t idx) {
@@ -12,7 +11,7 @@ static uint8_t write_opcode(const wqe *w, uint32_t idx) {
   return idx == w->n - 1 ? ORNIC_OP_RC_RDMA_WRITE_LAST : ORNIC_OP_RC_RDMA_WRITE_MIDDLE;
 }
 
-pkt *rcx_build_write(sim *s, const options *o, uint8_t *scratch, const rcx_write *x) {
+pkt *rcx_build_write(sim *s, const options *o, const rcx_write *x) {
   const wqe *w = x->w;
   uint64_t off = (uint64_t)x->idx * o->pmtu;
   uint32_t plen = wqe_plen(w, o->pmtu, x->idx);
@@ -24,24 +23,24 @@ pkt *rcx_build_write(sim *s, const options *o, uint8_t *scratch, const rcx_write
   f.bth.psn = wqe_psn(w, x->idx);
   f.bth.ackreq = x->ackreq;
   if (x->inorder) f.ip.tos = (uint8_t)(RCX_DSCP_INORDER << 2 | (f.ip.tos & 3));
-  size_t hdr = 0;
+  uint8_t head[RCX_ADDR_LEN];
+  uint32_t hdr = 0;
   if (x->idx == 0) {
     f.ext.reth = addr;
   } else if (x->addr) {
     ornic_ext e;
     memset(&e, 0, sizeof e);
     e.reth = addr;
-    if (ornic_ext_encode_one(scratch, RCX_ADDR_LEN, &e, ORNIC_HDR_RETH) != RCX_ADDR_LEN) {
+    if (ornic_ext_encode_one(head, RCX_ADDR_LEN, &e, ORNIC_HDR_RETH) != RCX_ADDR_LEN) {
       sim_fail(s, "internal error: cannot encode a per-packet address");
       return NULL;
     }
     hdr = RCX_ADDR_LEN;
   }
-  pattern_fill(scratch + hdr, wl_key(o, x->q), w->va + off, plen);
-  f.payload = scratch;
-  f.payload_len = hdr + plen;
+  f.payload_len = hdr + plen; /* the address, then the source memory, generated in the frame */
+  framer_payload gen = {head, hdr, wl_key(o, x->q), w->va + off};
   pkt_meta m = {PK_DATA, x->retx, x->q, w->id, x->idx, plen, 0};
-  return sim_encode_on(s, NODE_REQ, &f, &m, x->path);
+  return sim_encode_gen(s, NODE_REQ, &f, &m, x->path, &gen);
 }
 
 bool rcx_parse_write(const ornic_frame *f, bool prefixed, rcx_data *d) {

@@ -48,9 +48,9 @@ typedef struct {
   unsigned path; /* or SIM_PATH_SPRAY */
 } rcx_write;
 
-/* Encodes x from the requester; scratch holds RCX_ADDR_LEN + PMTU bytes.
- * NULL after sim_fail. */
-pkt *rcx_build_write(sim *s, const options *o, uint8_t *scratch, const rcx_write *x);
+/* Encodes x from the requester, its payload generated in the frame. NULL
+ * after sim_fail. */
+pkt *rcx_build_write(sim *s, const options *o, const rcx_write *x);
 
 /* The data and the address of an arriving WRITE packet. */
 typedef struct {

@@ -29,7 +29,7 @@ pkt *rcxeng_send(rcxeng *e, rcxq *qp, uint32_t idx, bool retx, unsigned path, bo
   else
     txq_sent_new(&qp->t, e->s, idx);
   rcxeng_arm_rto(e, qp);
-  pkt *pk = rcx_build_write(e->s, e->o, e->scratch, &x);
+  pkt *pk = rcx_build_write(e->s, e->o, &x);
   if (pk && e->ops->path_order && pathseq_sent(&qp->sent, pk->path, idx) < 0)
     sim_fail(e->s, "out of memory (path log)");
   return pk;
@@ -130,8 +130,7 @@ void *rcxeng_new(sim *s, const options *o, const rcxeng_ops *ops) {
   e->ops = ops;
   e->req = calloc(o->qps, ops->qp_size);
   e->resp = calloc(o->qps, sizeof *e->resp);
-  e->scratch = malloc(RCX_ADDR_LEN + o->pmtu);
-  bool ok = e->req && e->resp && e->scratch;
+  bool ok = e->req && e->resp;
   for (uint32_t q = 0; ok && q < o->qps; q++) {
     rcxq *qp = rcxeng_qp(e, q);
     txq_init(&qp->t, s, o, q);
@@ -166,7 +165,6 @@ void rcxeng_free(void *engines) {
   fifo_free(&e->ready);
   free(e->req);
   free(e->resp);
-  free(e->scratch);
   free(e);
 }
 

@@ -73,11 +73,10 @@ struct rcxeng {
   sim *s;
   const options *o;
   const rcxeng_ops *ops;
-  uint8_t *req;     /* o->qps requester QPs of ops->qp_size bytes: rcxeng_qp */
-  rxq *resp;        /* o->qps responder QPs */
-  u32fifo ready;    /* requester QPs that may have something to send */
-  uint8_t *scratch; /* RCX_ADDR_LEN + PMTU bytes to build a payload in */
-  uint32_t bdp;     /* packets: the window (txq_bdp) */
+  uint8_t *req;  /* o->qps requester QPs of ops->qp_size bytes: rcxeng_qp */
+  rxq *resp;     /* o->qps responder QPs */
+  u32fifo ready; /* requester QPs that may have something to send */
+  uint32_t bdp;  /* packets: the window (txq_bdp) */
 };
 
 /* profile_engines.create / start / destroy of the family. */

@@ -1,12 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "rng.h"
 
-uint64_t mix64(uint64_t x) {
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 uint64_t splitmix64(uint64_t *state) {
   *state += 0x9e3779b97f4a7c15ull;
   return mix64(*state);

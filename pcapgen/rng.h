@@ -14,8 +14,13 @@ typedef struct {
 /* One splitmix64 step: advances *state and returns a well-mixed value. */
 uint64_t splitmix64(uint64_t *state);
 
-/* The splitmix64 finalizer alone: a bijective 64-bit mix. */
-uint64_t mix64(uint64_t x);
+/* The splitmix64 finalizer alone: a bijective 64-bit mix. Inline: the
+ * payload pattern (pattern.c) calls it once per 256 bytes of every packet. */
+static inline uint64_t mix64(uint64_t x) {
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
 
 /* Seeds stream `stream` of `seed`; distinct streams are independent. */
 void rng_seed(rng *r, uint64_t seed, uint64_t stream);

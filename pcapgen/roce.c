@@ -22,9 +22,9 @@
 #include <string.h>
 
 #include "fifo.h"
-#include "pattern.h"
 #include "profile.h"
 #include "rtt.h"
+#include "verify.h"
 #include "workload.h"
 #include "wqe.h"
 
@@ -58,7 +58,7 @@ typedef struct {
   bool nak_sent, in_msg, error;
   uint64_t va, len;
   uint32_t start_psn, n;
-  uint8_t *region;
+  wqe_verify ver; /* the message's integrity check, packet by packet */
 } rc_resp;
 
 typedef struct roce roce;
@@ -73,8 +73,7 @@ struct roce {
   rc_req *reqs;
   rc_resp *resps;
   u32fifo ready;
-  u32fifo naks; /* delayed NAKs (--rnic-nak-delay-us): QP index, then PSN */
-  uint8_t *scratch;
+  u32fifo naks;             /* delayed NAKs (--rnic-nak-delay-us): QP index, then PSN */
   side req_side, resp_side; /* distinct `self` pointers for the two endpoints */
 };
 
@@ -142,12 +141,11 @@ static pkt *build_write(roce *r, rc_req *rq, uint32_t idx, bool retx) {
   f.bth.ackreq = idx == rq->w.n - 1 || (every && rq->noack + 1 >= every);
   rq->noack = f.bth.ackreq ? 0 : rq->noack + 1;
   if (idx == 0) f.ext.reth = (ornic_reth){rq->w.va, wl_rkey(rq->q), (uint32_t)rq->w.len};
-  pattern_fill(r->scratch, wl_key(o, rq->q), rq->w.va + off, plen);
-  f.payload = r->scratch;
-  f.payload_len = plen;
+  f.payload_len = plen; /* generated in the frame: the source memory at va + off */
+  framer_payload gen = {NULL, 0, wl_key(o, rq->q), rq->w.va + off};
   if (retx && rq->timing && rq->timed_idx == idx) rq->timing = false; /* Karn */
   pkt_meta m = {PK_DATA, retx, rq->q, rq->w.id, idx, plen, 0};
-  return sim_encode(r->s, NODE_REQ, &f, &m);
+  return sim_encode_gen(r->s, NODE_REQ, &f, &m, SIM_PATH_SPRAY, &gen);
 }
 
 static pkt *req_qp_next(roce *r, rc_req *rq) {
@@ -313,8 +311,7 @@ static bool begin_message(roce *r, rc_resp *rs, const ornic_frame *f) {
     resp_fatal(r, rs, ORNIC_AETH_NAK_REMOTE_ACCESS, f->bth.psn);
     return false;
   }
-  free(rs->region);
-  if (!(rs->region = malloc(reth->dmalen ? reth->dmalen : 1))) {
+  if (wv_start(&rs->ver, wl_key(r->o, rs->q), reth->va, reth->dmalen, r->o->pmtu) < 0) {
     sim_fail(r->s, "out of memory: WQE of %u bytes on QP %u", reth->dmalen, rs->q);
     return false;
   }
@@ -327,20 +324,34 @@ static bool begin_message(roce *r, rc_resp *rs, const ornic_frame *f) {
 }
 
 static void end_message(roce *r, rc_resp *rs) {
-  size_t bad = pattern_check(rs->region, wl_key(r->o, rs->q), rs->va, rs->len);
-  if (bad != (size_t)-1) {
+  /* Every byte was compared as it was placed: complete means verified. */
+  if (!wv_complete(&rs->ver)) {
     sim_fail(r->s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
-             "differs from the source",
-             (unsigned long long)rs->va, rs->q, bad, (unsigned long long)rs->len);
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: completed with %u of %u "
+             "packets verified",
+             (unsigned long long)rs->va, rs->q, rs->ver.done, rs->ver.n);
     return;
   }
   sim_stats(r->s)->wqes_verified++;
-  free(rs->region);
-  rs->region = NULL;
   rs->in_msg = false;
   rs->msn = ornic_psn_add(rs->msn, 1);
   resp_ack(r, rs);
+}
+
+/* The packet's bytes against the source at the address they are placed at. */
+static bool verify_placed(roce *r, rc_resp *rs, uint32_t idx, const ornic_frame *f) {
+  uint64_t bad = 0;
+  int rc = wv_place(&rs->ver, idx, f->payload, f->payload_len, &bad);
+  if (rc == WV_BAD)
+    sim_fail(r->s,
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %llu of %llu "
+             "differs from the source",
+             (unsigned long long)rs->va, rs->q, (unsigned long long)bad,
+             (unsigned long long)rs->len);
+  else if (rc == WV_TWICE)
+    sim_fail(r->s, "integrity check failed: WRITE to VA 0x%llx on QP %u: packet %u placed twice",
+             (unsigned long long)rs->va, rs->q, idx);
+  return rc == WV_OK;
 }
 
 /* The expected packet: place it in order. */
@@ -358,7 +369,7 @@ static void accept_in_order(roce *r, rc_resp *rs, const ornic_frame *f) {
     resp_fatal(r, rs, ORNIC_AETH_NAK_INVALID_REQ, f->bth.psn);
     return;
   }
-  memcpy(rs->region + (uint64_t)idx * pmtu, f->payload, f->payload_len);
+  if (!verify_placed(r, rs, idx, f)) return;
   sim_stats(r->s)->accepted++;
   rs->epsn = ornic_psn_add(rs->epsn, 1);
   rs->nak_sent = false;
@@ -430,8 +441,7 @@ static void *roce_new(sim *s, const options *o) {
   r->o = o;
   r->reqs = calloc(o->qps, sizeof *r->reqs);
   r->resps = calloc(o->qps, sizeof *r->resps);
-  r->scratch = malloc(o->pmtu);
-  if (!r->reqs || !r->resps || !r->scratch) {
+  if (!r->reqs || !r->resps) {
     roce_free(r);
     return NULL;
   }
@@ -453,12 +463,11 @@ static void *roce_new(sim *s, const options *o) {
 static void roce_free(void *self) {
   roce *r = self;
   if (!r) return;
-  for (uint32_t q = 0; r->resps && q < r->o->qps; q++) free(r->resps[q].region);
+  for (uint32_t q = 0; r->resps && q < r->o->qps; q++) wv_free(&r->resps[q].ver);
   fifo_free(&r->ready);
   fifo_free(&r->naks);
   free(r->reqs);
   free(r->resps);
-  free(r->scratch);
   free(r);
 }
 

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "bitset.h"
-#include "pattern.h"
 #include "rcx.h"
 #include "workload.h"
 
@@ -16,13 +15,15 @@ void rxq_init(rxq *r, const options *o, uint32_t q) {
 }
 
 static void close_wqe(rxq *r) {
-  free(r->region);
   free(r->got);
-  r->region = r->got = NULL;
+  r->got = NULL;
   r->open = false;
 }
 
-void rxq_free(rxq *r) { close_wqe(r); }
+void rxq_free(rxq *r) {
+  close_wqe(r);
+  wv_free(&r->ver);
+}
 
 static int fatal(rxq *r, sim *s, uint8_t syndrome, uint32_t psn) {
   rcx_send_ack(s, r->q, syndrome, psn, r->msn, PK_FATAL, SIM_PATH_SPRAY);
@@ -41,9 +42,8 @@ static uint8_t open_wqe(rxq *r, sim *s, const options *o, uint32_t idx, const or
   r->len = a->dmalen;
   r->rkey = a->rkey;
   r->n = wl_npkts(r->len, o->pmtu);
-  r->region = malloc(r->len ? r->len : 1);
   r->got = bs_new(r->n);
-  if (!r->region || !r->got) {
+  if (!r->got || wv_start(&r->ver, wl_key(o, r->q), r->start_addr, r->len, o->pmtu) < 0) {
     sim_fail(s, "out of memory: WQE of %llu bytes on QP %u", (unsigned long long)r->len, r->q);
     close_wqe(r);
     return 0;
@@ -64,13 +64,29 @@ static uint8_t check(const rxq *r, const options *o, uint32_t idx, const rcx_dat
   return 0;
 }
 
-static int complete(rxq *r, sim *s, const options *o) {
-  size_t bad = pattern_check(r->region, wl_key(o, r->q), r->start_addr, r->len);
-  if (bad != (size_t)-1) {
+/* The packet's bytes against the source at the address they are placed at. */
+static bool verify_placed(rxq *r, sim *s, uint32_t idx, const rcx_data *d) {
+  uint64_t bad = 0;
+  int rc = wv_place(&r->ver, idx, d->data, d->len, &bad);
+  if (rc == WV_BAD)
     sim_fail(s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %zu of %llu "
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %llu of %llu "
              "differs from the source",
-             (unsigned long long)r->start_addr, r->q, bad, (unsigned long long)r->len);
+             (unsigned long long)r->start_addr, r->q, (unsigned long long)bad,
+             (unsigned long long)r->len);
+  else if (rc == WV_TWICE)
+    sim_fail(s, "integrity check failed: WRITE to VA 0x%llx on QP %u: packet %u placed twice",
+             (unsigned long long)r->start_addr, r->q, idx);
+  return rc == WV_OK;
+}
+
+static int complete(rxq *r, sim *s) {
+  /* Every byte was compared as it was placed: complete means verified. */
+  if (!wv_complete(&r->ver)) {
+    sim_fail(s,
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: completed with %u of %u "
+             "packets verified",
+             (unsigned long long)r->start_addr, r->q, r->ver.done, r->ver.n);
     return RXQ_BAD;
   }
   sim_stats(s)->wqes_verified++;
@@ -104,13 +120,13 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
     sim_stats(s)->dup_data++;
     return RXQ_DUP;
   }
-  memcpy(r->region + (uint64_t)idx * o->pmtu, d.data, d.len);
+  if (!verify_placed(r, s, idx, &d)) return RXQ_BAD;
   sim_stats(s)->accepted++;
   bs_set(r->got, idx);
   uint32_t e = ornic_psn_off(r->epsn, r->start_psn);
   while (e < r->n && bs_get(r->got, e)) e++;
   r->epsn = ornic_psn_add(r->start_psn, (int32_t)e);
-  return e == r->n ? complete(r, s, o) : RXQ_NEW;
+  return e == r->n ? complete(r, s) : RXQ_NEW;
 }
 
 void rxq_ack_each(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t window,

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The responder side of the research transports (irn, mprdma, ioi): one QP
  * that receives RC WRITE packets (rcx.h), places each at its address in the
- * WQE's memory as soon as it arrives, tracks arrivals in a bitmap, keeps the
- * cumulative PSN (ePSN = first PSN not yet received) and checks the memory
- * against the source when the WQE completes. The profiles differ in what
+ * WQE's memory as soon as it arrives, checking its bytes against the source
+ * there (verify.h), tracks arrivals in a bitmap and keeps the cumulative PSN
+ * (ePSN = first PSN not yet received). The profiles differ in what
  * they accept (window) and in how they answer (their own ACK policies). */
 #ifndef PCAPGEN_RXQ_H
 #define PCAPGEN_RXQ_H
@@ -14,6 +14,7 @@
 #include "ornic/ornic.h"
 #include "options.h"
 #include "sim.h"
+#include "verify.h"
 
 typedef struct {
   uint32_t q;
@@ -23,13 +24,14 @@ typedef struct {
   bool open;
   uint32_t start_psn, n, rkey;
   uint64_t start_addr, len;
-  uint8_t *region, *got; /* its memory; one bit per packet received */
+  uint8_t *got;   /* one bit per packet received */
+  wqe_verify ver; /* its integrity check, packet by packet as they are placed */
 } rxq;
 
 /* What rxq_accept did with a packet. */
 enum {
   RXQ_NEW,    /* placed */
-  RXQ_DONE,   /* placed, and it completed the WQE (memory verified, MSN + 1) */
+  RXQ_DONE,   /* placed, and it completed the WQE (every byte verified, MSN + 1) */
   RXQ_DUP,    /* already received (before ePSN, or its bit is set) */
   RXQ_BEYOND, /* window or more packets past ePSN: dropped */
   RXQ_NOCTX,  /* no address known yet (ioi before its First): dropped */

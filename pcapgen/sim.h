@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "ornic/ornic.h"
+#include "framer.h"
 #include "options.h"
 #include "pktpool.h"
 #include "progress.h"
@@ -62,7 +63,9 @@ stats *sim_stats(sim *s);
 void sim_frame(const sim *s, int node, ornic_frame *f);
 
 /* Chooses the path (UDP source port 0xC000 + path) and the IP ID, encodes f
- * into a fresh buffer. NULL after sim_fail on an encoding error. */
+ * into a fresh buffer. NULL after sim_fail on an encoding error. f comes
+ * from sim_frame: of its Ethernet, IP and UDP fields only ip.tos may be
+ * changed (framer.h). */
 pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m);
 
 /* Same on a path the caller chose (path < --paths), for transports that pin
@@ -76,6 +79,12 @@ pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m);
  * the library's (ORNIC_AETH_NAK_*, ornic/headers.h). */
 #define SIM_AETH_ACK ORNIC_AETH_ACK_NO_CREDIT
 pkt *sim_encode_on(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned path);
+
+/* Same, with f->payload_len bytes of payload generated straight into the
+ * frame as gen says (the memory pattern of a data packet, after an optional
+ * head) instead of copied from f->payload. */
+pkt *sim_encode_gen(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned path,
+                    const framer_payload *gen);
 
 /* Queues a control frame at the node's NIC (sent before any data). */
 void sim_send(sim *s, int node, pkt *p);

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* fopencookie: libpcap writes through a FILE*, and ours feeds the background writer. */
-#define _GNU_SOURCE
 #include "writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pcap/pcap.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +15,11 @@
 #include "outpath.h"
 #include "ornic/version.h"
 
-#define BUF_CAP (1u << 20)   /* our own formats: one write per MiB */
-#define STDIO_BUF (1u << 20) /* libpcap's FILE*: same */
+#define BUF_CAP (1u << 20) /* without the background writer: one write per MiB */
 #define DEFAULT_SNAPLEN 65535u
+#define PCAP_REC_HDR 16u   /* ts_sec, ts_nsec, caplen, len */
+#define PCAPNG_EPB_HDR 28u /* type, length, interface, ts high, ts low, caplen, len */
+#define PCAPNG_EPB_END 4u  /* the length again */
 #define PCAP_MAGIC_NS 0xa1b23c4du
 #define LINKTYPE_ETHERNET 1u
 
@@ -32,17 +31,12 @@ struct writer {
   out_format fmt;
   bool gzip;
   uint32_t snaplen; /* 0: whole frames */
-  bgw *bg;          /* background writes to fd; NULL: write(2) here */
-  FILE *fp;         /* libpcap path */
-  bool fp_owns_fd;  /* fclose(fp) closes fd (no background writer) */
-  pcap_t *pd;
-  pcap_dumper_t *dumper;
-  gzFile gz;    /* own formats, compressed */
-  uint8_t *buf; /* own formats */
+  bgw *bg;          /* records go straight into its buffers; NULL: into buf */
+  gzFile gz;        /* compressed: buf goes through zlib */
+  uint8_t *buf;     /* without bg: records, written or compressed when full */
   size_t len;
   uint64_t bytes;
   bool failed;
-  bool libpcap; /* buf is the FILE*'s buffer, not ours to flush */
   char err[600];
 };
 
@@ -78,7 +72,7 @@ static int open_fd(writer *w) {
     return -1;
   }
   w->fd = w->op.fd;
-  w->op.fd = -1; /* ours now: gzclose or fclose may close it */
+  w->op.fd = -1; /* ours now: gzclose may close it */
   /* Written in place (read-only directory): the old content goes now, as
    * with tcpdump; every other output was opened before this one. */
   if (!w->op.tmp_path && !w->op.special && ftruncate(w->fd, 0) != 0)
@@ -88,8 +82,8 @@ static int open_fd(writer *w) {
 
 static bool stopping(const writer *w) { return w->stop && *w->stop; }
 
+/* Without the background writer (gzip, or no thread to be had). */
 static int write_all(writer *w, const uint8_t *p, size_t n) {
-  if (w->bg) return bgw_write(w->bg, p, n) < 0 ? fail(w, "write", errno) : 0;
   while (n) {
     ssize_t k = write(w->fd, p, n);
     /* EINTR: a signal (SA_RESTART is off, so a write blocked on a full pipe
@@ -121,15 +115,35 @@ static int flush_buf(writer *w) {
   return rc;
 }
 
-static int append(writer *w, const void *p, size_t n) {
-  if (w->len + n > BUF_CAP && flush_buf(w) < 0) return -1;
-  memcpy(w->buf + w->len, p, n);
-  w->len += n;
+/* Where the next n bytes of the file go (n <= BGW_MAX_RESERVE), written
+ * there directly; they count once used() says so. NULL after an error. */
+static uint8_t *room(writer *w, size_t n) {
+  if (w->bg) {
+    uint8_t *p = bgw_reserve(w->bg, n);
+    if (!p) fail(w, "write", errno);
+    return p;
+  }
+  if (w->len + n > BUF_CAP && flush_buf(w) < 0) return NULL;
+  return w->buf + w->len;
+}
+
+static void used(writer *w, size_t n) {
+  if (w->bg)
+    bgw_commit(w->bg, n);
+  else
+    w->len += n;
   w->bytes += n;
+}
+
+static int append(writer *w, const void *p, size_t n) {
+  uint8_t *dst = room(w, n);
+  if (!dst) return -1;
+  memcpy(dst, p, n);
+  used(w, n);
   return 0;
 }
 
-/* ---- our formats: little-endian, as the host libpcap would write them --------- */
+/* ---- the formats: little-endian, as libpcap writes them on this host ------------ */
 
 static uint8_t *le32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -193,84 +207,33 @@ static int pcapng_header(writer *w) {
   return append(w, b, (size_t)(p - b));
 }
 
-static int own_record(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t caplen,
+/* One record, header and frame (cut to caplen) written in place: the frame
+ * is copied once, from the packet to the file's buffer. */
+static int put_record(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t caplen,
                       uint32_t len) {
-  uint8_t h[28], *p = h;
-  static const uint8_t zeros[4] = {0};
-  if (w->fmt == FMT_PCAPNG) {
-    uint32_t pad = (4 - caplen % 4) % 4, total = 32 + caplen + pad;
+  bool ng = w->fmt == FMT_PCAPNG;
+  uint32_t pad = ng ? (4 - caplen % 4) % 4 : 0;
+  uint32_t total = ng ? PCAPNG_EPB_HDR + caplen + pad + PCAPNG_EPB_END : PCAP_REC_HDR + caplen;
+  uint8_t *p = room(w, total);
+  if (!p) return -1;
+  if (ng) {
     p = le32(p, 6); /* Enhanced Packet Block */
     p = le32(p, total);
     p = le32(p, 0); /* interface 0 */
     p = le32(p, (uint32_t)(ts_ns >> 32));
     p = le32(p, (uint32_t)ts_ns);
-    p = le32(p, caplen);
-    p = le32(p, len);
-    if (append(w, h, 28) < 0 || append(w, frame, caplen) < 0 || append(w, zeros, pad) < 0)
-      return -1;
-    le32(h, total);
-    return append(w, h, 4);
+  } else {
+    p = le32(p, (uint32_t)(ts_ns / 1000000000u));
+    p = le32(p, (uint32_t)(ts_ns % 1000000000u));
   }
-  p = le32(p, (uint32_t)(ts_ns / 1000000000u));
-  p = le32(p, (uint32_t)(ts_ns % 1000000000u));
   p = le32(p, caplen);
-  le32(p, len);
-  if (append(w, h, 16) < 0) return -1;
-  return append(w, frame, caplen);
-}
-
-/* ---- libpcap ----------------------------------------------------------------- */
-
-/* libpcap writes to a FILE*: with a background writer, one whose bytes go to it. */
-static ssize_t cookie_write(void *cookie, const char *p, size_t n) {
-  return bgw_write(cookie, p, n) < 0 ? -1 : (ssize_t)n;
-}
-
-static int cookie_close(void *cookie) {
-  (void)cookie; /* close_all finishes the writer and closes fd, checking both */
-  return 0;
-}
-
-static FILE *open_stream(writer *w) {
-  if (!w->bg) {
-    w->fp_owns_fd = true;
-    return fdopen(w->fd, "wb");
+  p = le32(p, len);
+  memcpy(p, frame, caplen);
+  if (ng) {
+    memset(p + caplen, 0, pad);
+    le32(p + caplen + pad, total);
   }
-  cookie_io_functions_t io = {NULL, cookie_write, NULL, cookie_close};
-  return fopencookie(w->bg, "wb", io);
-}
-
-static int open_libpcap(writer *w) {
-  char errbuf[PCAP_ERRBUF_SIZE];
-  if (!(w->fp = open_stream(w))) return fail(w, "open", errno);
-  /* glibc ignores the size when setvbuf is given no buffer: give it one. */
-  if (!(w->buf = malloc(STDIO_BUF))) return fail(w, "open", ENOMEM);
-  w->libpcap = true;
-  setvbuf(w->fp, (char *)w->buf, _IOFBF, STDIO_BUF);
-  w->pd = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, (int)header_snaplen(w),
-                                               PCAP_TSTAMP_PRECISION_NANO);
-  if (!w->pd) return fail(w, "open", ENOMEM);
-  if (!(w->dumper = pcap_dump_fopen(w->pd, w->fp))) {
-    snprintf(errbuf, sizeof errbuf, "%s", pcap_geterr(w->pd));
-    snprintf(w->err, sizeof w->err, "cannot write '%s': libpcap: %s", w->final_path, errbuf);
-    w->failed = true;
-    return -1;
-  }
-  w->bytes = 24;
-  /* libpcap wrote the header into the stdio buffer; a full disk shows at flush. */
-  return 0;
-}
-
-static int libpcap_record(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t caplen,
-                          uint32_t len) {
-  struct pcap_pkthdr h;
-  h.ts.tv_sec = (time_t)(ts_ns / 1000000000u);
-  h.ts.tv_usec = (suseconds_t)(ts_ns % 1000000000u); /* nanoseconds: a NANO handle */
-  h.caplen = caplen;
-  h.len = len;
-  pcap_dump((u_char *)w->dumper, &h, frame);
-  w->bytes += 16 + caplen;
-  if (ferror_unlocked(w->fp)) return fail(w, "write", errno ? errno : EIO);
+  used(w, total);
   return 0;
 }
 
@@ -278,8 +241,7 @@ static int libpcap_record(writer *w, uint64_t ts_ns, const uint8_t *frame, uint3
 
 static int open_format(writer *w, int gz_level) {
   if (!w->gzip) w->bg = bgw_start(w->fd); /* zlib is slower than the disk: no need there */
-  if (!w->gzip && w->fmt == FMT_PCAP) return open_libpcap(w);
-  if (!(w->buf = malloc(BUF_CAP))) return fail(w, "open", ENOMEM);
+  if (!w->bg && !(w->buf = malloc(BUF_CAP))) return fail(w, "open", ENOMEM);
   if (w->gzip) {
     char mode[8];
     snprintf(mode, sizeof mode, "wb%d", gz_level);
@@ -318,30 +280,17 @@ void writer_watch(writer *w, const volatile sig_atomic_t *stop) {
 int writer_put(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t len) {
   if (w->failed) return -1;
   uint32_t caplen = w->snaplen && len > w->snaplen ? w->snaplen : len;
-  if (w->dumper) return libpcap_record(w, ts_ns, frame, caplen, len);
-  return own_record(w, ts_ns, frame, caplen, len);
+  return put_record(w, ts_ns, frame, caplen, len);
 }
 
 /* Closes everything; returns 0 or -1 (first error kept in w->err). */
 static int close_all(writer *w) {
   int rc = w->failed ? -1 : 0;
-  if (w->dumper && pcap_dump_flush(w->dumper) != 0 && rc == 0)
-    rc = fail(w, "write", errno ? errno : EIO);
-  if (w->buf && !w->libpcap && flush_buf(w) < 0) rc = -1;
+  if (w->buf && flush_buf(w) < 0) rc = -1;
   if (w->bg) {
     if (bgw_finish(w->bg) < 0 && rc == 0) rc = fail(w, "write", errno);
     w->bg = NULL;
   }
-  if (w->dumper) {
-    pcap_dump_close(w->dumper); /* closes fp */
-    w->dumper = NULL;
-  } else if (w->fp && fclose(w->fp) != 0 && rc == 0) {
-    rc = fail(w, "write", errno);
-  }
-  if (w->fp && w->fp_owns_fd) w->fd = -1;
-  w->fp = NULL;
-  if (w->pd) pcap_close(w->pd);
-  w->pd = NULL;
   if (w->gz) {
     int zrc = gzclose(w->gz); /* also closes fd */
     if (zrc != Z_OK && rc == 0) rc = fail(w, "write", zrc == Z_ERRNO ? errno : EIO);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Capture files. Plain pcap goes through libpcap's dump API (on a FILE* we
- * own, so write errors are seen); pcapng and anything gzip-compressed are
- * written here (libpcap 1.10 cannot write pcapng, and a gzip stream needs the
- * bytes). All formats use nanosecond timestamps. The file is built under a
+/* Capture files: pcap (the bytes libpcap's dump API writes on a little-endian
+ * host), pcapng (which libpcap 1.10 cannot write), either gzip-compressed.
+ * Each record is written in place into the background writer's buffer
+ * (bgwrite.h), so a frame is copied once on its way to the file, not three
+ * times as through libpcap, stdio and a copy into the writer's buffer. All
+ * formats use nanosecond timestamps. The file is built under a
  * hidden temporary name in the target directory and renamed only by
  * writer_finish, so a failed run never leaves a complete-looking capture
  * (outpath.h: symbolic links, read-only directories, stale temporaries). */
