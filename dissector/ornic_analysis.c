@@ -267,8 +267,9 @@ const ornic_pkt *ornic_analysis_stored(packet_info *pinfo) {
   return r ? unpack(r, pinfo->pool) : NULL;
 }
 
-const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input *in) {
-  guint32 key = pinfo->curr_layer_num;
+const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input *in,
+                                       guint32 layer) {
+  guint32 key = layer;
   packed_rec *r = find_record(pinfo->num, key);
   if (r) return unpack(r, pinfo->pool);
   if (PINFO_FD_VISITED(pinfo) || !engine || !ornic_pref_analyze) return NULL;

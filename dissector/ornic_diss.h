@@ -97,10 +97,11 @@ typedef struct {
 
 void ornic_analysis_register(void);
 void ornic_analysis_prefs_changed(void);
-/* The verdict of one packet, computed in the first pass and stored; NULL for
+/* The verdict of one packet, computed in the first pass and stored under
+ * (frame, layer: the dissector's pinfo->curr_layer_num on entry); NULL for
  * packets the engine does not analyse (role NONE). in->frame must be pinfo->num.
  * The record returned lives in pinfo->pool (an unpacked copy). */
-const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input *in);
+const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input *in, guint32 layer);
 /* The stored verdict of this frame's (first) analysed packet, or NULL, without
  * analysing anything (menus, conversation filters). In pinfo->pool. */
 const ornic_pkt *ornic_analysis_stored(packet_info *pinfo);

@@ -28,6 +28,7 @@ typedef struct {
   gboolean from_frame; /* decoded from the frame's start: the iCRC is verifiable */
   gboolean bth_only;   /* the UDP payload alone, cut: BTH and whole headers read piecewise */
   const char *no_ip;   /* else why not (packet scope) */
+  guint32 layer;       /* pinfo->curr_layer_num on entry: the key of the stored verdict */
 } located;
 
 /* The link type libornicproto decodes a frame of this capture record with,
@@ -338,7 +339,7 @@ static const ornic_pkt *analysis_for(packet_info *pinfo, const located *loc) {
     in.dst = pinfo->net_dst.data;
     in.addr_len = (uint8_t)pinfo->net_src.len;
   }
-  return ornic_analysis_packet(pinfo, &in);
+  return ornic_analysis_packet(pinfo, &in, loc->layer);
 }
 
 /* The layer UDP pushed for this dissector, taken off for a packet stock's
@@ -406,6 +407,9 @@ static void dissect_located(tvbuff_t *tvb, packet_info *pinfo, proto_tree *paren
 static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
   located *loc = wmem_new(pinfo->pool, located);
   locate(tvb, pinfo, loc);
+  /* Taken before stock's dissector runs: its sub-dissectors' layers (a
+   * heuristic may accept in one pass and not the other) do not move it. */
+  loc->layer = pinfo->curr_layer_num;
   const ornic_frame *f = &loc->f;
   gboolean have_bth = bth_read(loc);
   gboolean own = !stock_rroce_handle || (have_bth && own_opcode(f->bth.opcode)) || !have_bth;
@@ -436,9 +440,11 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
  * stock RoCEv2 packet (the iCRC verified over the GRH, PROTOCOL.md 2.6; the
  * analysis), on the bytes from the BTH on. */
 static int dissect_rocev1(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
+  guint32 layer = pinfo->curr_layer_num; /* before stock's sub-dissectors, as dissect_ornic */
   drop_own_layer(pinfo);
   int n = call_dissector_with_data(stock_rocev1_handle, tvb, pinfo, tree, data);
   located *loc = wmem_new0(pinfo->pool, located);
+  loc->layer = layer;
   if (!locate_in_frame(tvb, pinfo, loc) || loc->f.l3 != ORNIC_L3_GRH ||
       loc->f.bth_off < loc->f.l3_off || loc->f.bth_off - loc->f.l3_off >= tvb_captured_length(tvb))
     return n;
