@@ -93,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static dec_packet pk;
   int rc;
   while ((rc = dec_capture_next(&cap, &h, &pkt)) == 1 && cap.records <= MAX_RECORDS) {
+    cfg.dlt = cap.dlt; /* pcapng: each interface has its own (as main.c) */
     dec_packet_decode(&pk, &cfg, cap.records, h, pkt);
     dec_analyse(an, &pk);
     print_all(&pk);

@@ -382,6 +382,7 @@ static int run(const dec_opts *o, dec_capture *cap, ornic_analysis *an, dec_stat
   dec_packet pk;
   int rc;
   while ((rc = dec_capture_next(cap, &h, &data)) == 1) {
+    cfg.dlt = cap->dlt; /* pcapng: each interface has its own */
     dec_packet_decode(&pk, &cfg, cap->records, h, data);
     if (an) dec_analyse(an, &pk);
     if (!wanted(o, &pk)) {

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* libpcap reader. The offset of a damaged record is what a user needs to
- * cut a file back to its good part (head -c), so it is tracked per record:
- * for pcap it is computed (file header + record headers + captured bytes),
- * which works on pipes too; for pcapng, whose blocks carry options and
- * padding, it is the stream position after the last good packet. On a plain
+/* Capture files: the tool's reader (reader.c) when it takes the file on,
+ * else libpcap. The offset of a damaged record is what a user needs to cut
+ * a file back to its good part (head -c), so it is tracked per record: for
+ * pcap the record's start; for pcapng, whose blocks carry options and
+ * padding, the stream position after the last good packet (libpcap's
+ * position). The tool's reader knows both exactly. Through libpcap, pcap
+ * offsets are computed (file header + record headers + captured bytes),
+ * which works on pipes too, and pcapng's is the stream position; on a plain
  * file that position costs an lseek per packet (ftell), which dominated the
  * run time, so there it is found only after a failure, by reading the good
  * packets again. */
@@ -37,9 +40,11 @@ static void classify_format(dec_capture *c) {
   c->next_off = c->pcapng ? dec_input_tell(&c->in) : PCAP_FILE_HDR_LEN;
 }
 
-/* A named plain file can be read again to find where its damage starts. */
+/* A named plain file libpcap read can be read again to find where its
+ * damage starts. */
 static bool offset_by_rescan(const dec_capture *c) {
-  return c->pcapng && c->in.seekable && !c->in.gzip && strcmp(c->in.name, "<stdin>") != 0;
+  return !c->own && c->pcapng && c->in.seekable && !c->in.gzip &&
+         strcmp(c->in.name, "<stdin>") != 0;
 }
 
 /* Stream position after `records` packets of a fresh read of the file. */
@@ -65,10 +70,26 @@ static void open_failed(dec_capture *c, const char *why, char *err, size_t errle
            z ? ": " : "", z ? z : "");
 }
 
-int dec_capture_open(dec_capture *c, const char *path, char *err, size_t errlen) {
+/* ORNIC_DECODE_READER=libpcap: libpcap reads every file. */
+static bool own_reader_wanted(void) {
+  const char *v = getenv("ORNIC_DECODE_READER");
+  return !v || strcmp(v, "libpcap") != 0;
+}
+
+/* The tool's reader, if it takes the file on; else what it read is kept
+ * for libpcap to be given again. Returns 1 when it reads the file. */
+static int open_own(dec_capture *c) {
+  if (dec_reader_open(&c->rd, &c->in) != DEC_READER_OURS) return 0;
+  c->own = true;
+  c->dlt = c->rd.dlt;
+  c->pcapng = c->rd.pcapng;
+  c->rec_hdr_len = (unsigned)c->rd.rec_hdr;
+  c->next_off = c->rd.rec_off;
+  return 1;
+}
+
+static int open_libpcap(dec_capture *c, char *err, size_t errlen) {
   char pe[PCAP_ERRBUF_SIZE] = "";
-  memset(c, 0, sizeof *c);
-  if (dec_input_open(&c->in, path, err, errlen) < 0) return -1;
   c->pcap = pcap_fopen_offline_with_tstamp_precision(c->in.fp, PCAP_TSTAMP_PRECISION_NANO, pe);
   if (!c->pcap) {
     open_failed(c, pe, err, errlen);
@@ -77,6 +98,7 @@ int dec_capture_open(dec_capture *c, const char *path, char *err, size_t errlen)
     return -1;
   }
   c->dlt = pcap_datalink(c->pcap);
+  c->snapshot = (uint32_t)pcap_snapshot(c->pcap);
   if (!dec_link_supported(c->dlt)) {
     const char *name = pcap_datalink_val_to_name(c->dlt);
     snprintf(err, errlen,
@@ -90,7 +112,40 @@ int dec_capture_open(dec_capture *c, const char *path, char *err, size_t errlen)
   return 0;
 }
 
+int dec_capture_open(dec_capture *c, const char *path, char *err, size_t errlen) {
+  memset(c, 0, sizeof *c);
+  if (dec_input_open(&c->in, path, err, errlen) < 0) return -1;
+  if (own_reader_wanted() && open_own(c)) return 0;
+  size_t n = 0;
+  const uint8_t *replay = c->rd.buf ? dec_reader_replay(&c->rd, &n) : NULL;
+  int rc = dec_input_fopen(&c->in, replay, n, err, errlen);
+  dec_reader_free(&c->rd);
+  if (rc < 0) {
+    dec_input_close(&c->in);
+    return -1;
+  }
+  return open_libpcap(c, err, errlen);
+}
+
+/* The next record from the tool's reader, as libpcap would hand it over. */
+static inline int own_next(dec_capture *c, const struct pcap_pkthdr **hdr, const uint8_t **data) {
+  dec_rec rec;
+  int rc = dec_reader_next(&c->rd, &rec);
+  c->next_off = c->rd.rec_off;
+  if (rc != 1) return rc;
+  c->records++;
+  c->dlt = rec.dlt;
+  c->hdr.caplen = rec.caplen;
+  c->hdr.len = rec.len;
+  c->hdr.ts.tv_sec = (time_t)rec.sec;
+  c->hdr.ts.tv_usec = (suseconds_t)rec.nsec;
+  *hdr = &c->hdr;
+  *data = rec.data;
+  return 1;
+}
+
 int dec_capture_next(dec_capture *c, const struct pcap_pkthdr **hdr, const uint8_t **data) {
+  if (c->own) return own_next(c, hdr, data);
   if (c->live) return dec_live_next(c, hdr, data);
   struct pcap_pkthdr *h;
   int rc = pcap_next_ex(c->pcap, &h, data);
@@ -98,6 +153,8 @@ int dec_capture_next(dec_capture *c, const struct pcap_pkthdr **hdr, const uint8
     c->records++;
     if (c->pcapng && !offset_by_rescan(c))
       c->next_off = dec_input_tell(&c->in);
+    else if (!c->pcapng && h->caplen == c->snapshot)
+      c->next_off = dec_input_tell(&c->in); /* libpcap may have cut a longer record to this */
     else
       c->next_off += c->rec_hdr_len + h->caplen;
     *hdr = h;
@@ -134,7 +191,7 @@ static void damage_where(const dec_capture *c, char *buf, size_t len) {
  * stream returned), the stream's text alone. */
 static void damage_reason(const dec_capture *c, char *buf, size_t len) {
   const char *z = dec_input_error(&c->in);
-  const char *p = pcap_geterr(c->pcap);
+  const char *p = c->own ? c->rd.err : pcap_geterr(c->pcap);
   if (trailer_after_last(c))
     snprintf(buf, len,
              "%s after the last packet: every record was read whole, but the data may "
@@ -162,6 +219,11 @@ void dec_capture_damage(const dec_capture *c, char *msg, size_t len) {
 void dec_capture_close(dec_capture *c) {
   if (c->pcap) pcap_close(c->pcap); /* also closes the input stream */
   c->pcap = NULL;
+  if (c->own) {
+    dec_reader_free(&c->rd);
+    dec_input_close(&c->in);
+    c->own = false;
+  }
   free(c->live_buf);
   c->live_buf = NULL;
   dec_input_free_buffer(&c->in);

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Input stream: plain files go to libpcap as they are (seekable, so ftell
- * works and stdio reads straight from the page cache). Pipes and gzip files
- * go through a fopencookie() stream, which replays the bytes we peeked at
- * to detect gzip and inflates as libpcap reads: memory stays bounded by the
- * two buffers whatever the capture size. */
+/* Input stream. One source per capture: a plain file read as it is, a pipe
+ * (whose first bytes, peeked to detect gzip, are replayed), or gzip inflated
+ * as it is read; memory stays bounded by the source's buffer whatever the
+ * capture size. The tool's reader pulls bytes straight into its own aligned
+ * buffers (dec_input_read). libpcap, when it is the reader, gets a
+ * fopencookie() stream over the same source that first replays what the
+ * tool's reader had already pulled, or, for a plain regular file, the file
+ * itself rewound (seekable, so ftell works and the damaged-block offset can
+ * be found by reading it again). */
 #define _GNU_SOURCE
 #include "input.h"
 
@@ -26,11 +30,16 @@ struct dec_source {
   bool failed;
   const char *trailer_error; /* failed on a gzip member's CRC-32 or length check: which */
   z_stream z;
-  uint8_t *raw; /* raw input; its first bytes are the peeked prefix */
+  uint8_t *raw; /* raw input (gzip, pipes); its first bytes are the peeked prefix */
   size_t raw_pos, raw_len;
-  uint64_t out_pos; /* bytes handed to stdio so far */
+  uint64_t produced; /* bytes of the capture produced so far (decompressed) */
   uint8_t magic[4];
   size_t magic_len;
+  /* The FILE* for libpcap (cookie): bytes the tool's reader already took,
+   * handed out again first, and the stream position stdio sees. */
+  uint8_t *replay;
+  size_t replay_pos, replay_len;
+  uint64_t cookie_pos;
   char err[160];
 };
 
@@ -61,20 +70,25 @@ static ssize_t src_fail(dec_source *s, const char *what, const char *detail) {
   return -1;
 }
 
-static void src_account(dec_source *s, const char *buf, size_t n) {
+static void src_account(dec_source *s, const uint8_t *buf, size_t n) {
   for (size_t i = 0; s->magic_len < sizeof s->magic && i < n; i++)
-    s->magic[s->magic_len++] = (uint8_t)buf[i];
-  s->out_pos += n;
+    s->magic[s->magic_len++] = buf[i];
+  s->produced += n;
 }
 
-static ssize_t src_read_plain(dec_source *s, char *buf, size_t size) {
-  ssize_t n;
-  if (s->raw_pos < s->raw_len) {
-    size_t left = s->raw_len - s->raw_pos;
-    n = (ssize_t)(size < left ? size : left);
-    memcpy(buf, s->raw + s->raw_pos, (size_t)n);
-    s->raw_pos += (size_t)n;
-  } else {
+/* Up to size bytes of the len-byte prefix from *pos on (0 once it is all
+ * taken): bytes already read before the reader knew who would want them. */
+static ssize_t take_prefix(const uint8_t *from, size_t len, size_t *pos, void *buf, size_t size) {
+  size_t left = len - *pos, n = size < left ? size : left;
+  if (n) memcpy(buf, from + *pos, n);
+  *pos += n;
+  return (ssize_t)n;
+}
+
+/* A plain stream: the peeked prefix of a pipe first, then the descriptor. */
+static ssize_t src_read_plain(dec_source *s, uint8_t *buf, size_t size) {
+  ssize_t n = take_prefix(s->raw, s->raw_len, &s->raw_pos, buf, size);
+  if (n == 0) {
     n = read_retry(s->fd, buf, size);
     if (n < 0) return src_fail(s, "read error", strerror(errno));
   }
@@ -108,14 +122,14 @@ static void src_inflate_failed(dec_source *s, int zr) {
 }
 
 /* One inflate call. Returns the bytes it produced even when it also failed:
- * the error is kept and the next read reports it, so libpcap gets every
+ * the error is kept and the next read reports it, so the reader gets every
  * byte before the damage (as gzip -dc writes them) and names the right
  * record. -1 only when it failed without output. */
-static ssize_t src_inflate(dec_source *s, char *buf, size_t size) {
-  s->z.next_out = (Bytef *)buf;
+static ssize_t src_inflate(dec_source *s, uint8_t *buf, size_t size) {
+  s->z.next_out = buf;
   s->z.avail_out = (uInt)(size < 0x40000000u ? size : 0x40000000u);
   int zr = inflate(&s->z, Z_NO_FLUSH);
-  size_t produced = (size_t)((Bytef *)s->z.next_out - (Bytef *)buf);
+  size_t produced = (size_t)(s->z.next_out - buf);
   if (zr == Z_STREAM_END)
     s->member_done = true;
   else if (zr != Z_OK && zr != Z_BUF_ERROR)
@@ -131,7 +145,7 @@ static ssize_t src_inflate(dec_source *s, char *buf, size_t size) {
  * stream, as gzip -d treats them. At the end of the input inflate is still
  * called: it may hold output that did not fit the last buffer, and only
  * once it has none is the file truncated. */
-static ssize_t src_read_gzip(dec_source *s, char *buf, size_t size) {
+static ssize_t src_read_gzip(dec_source *s, uint8_t *buf, size_t size) {
   for (;;) {
     if (s->z.avail_in == 0 && !s->in_eof && src_refill(s) < 0)
       return src_fail(s, "read error", strerror(errno));
@@ -147,20 +161,35 @@ static ssize_t src_read_gzip(dec_source *s, char *buf, size_t size) {
   }
 }
 
-static ssize_t src_read(void *cookie, char *buf, size_t size) {
-  dec_source *s = cookie;
+static ssize_t src_read(dec_source *s, uint8_t *buf, size_t size) {
   if (s->failed) {
     errno = EIO;
     return -1;
   }
+  if (size == 0) return 0;
   return s->gzip ? src_read_gzip(s, buf, size) : src_read_plain(s, buf, size);
 }
 
-/* Only "where am I" is supported, which is all ftell() asks. */
-static int src_seek(void *cookie, off64_t *pos, int whence) {
+ssize_t dec_input_read(dec_input *in, uint8_t *buf, size_t n) { return src_read(in->src, buf, n); }
+
+/* ---- the FILE* libpcap reads ---------------------------------------------- */
+
+static ssize_t cookie_read(void *cookie, char *buf, size_t size) {
   dec_source *s = cookie;
-  if ((whence == SEEK_CUR && *pos == 0) || (whence == SEEK_SET && (uint64_t)*pos == s->out_pos)) {
-    *pos = (off64_t)s->out_pos;
+  ssize_t n = take_prefix(s->replay, s->replay_len, &s->replay_pos, buf, size);
+  if (n == 0) {
+    n = src_read(s, (uint8_t *)buf, size);
+  }
+  if (n > 0) s->cookie_pos += (uint64_t)n;
+  return n;
+}
+
+/* Only "where am I" is supported, which is all ftell() asks. */
+static int cookie_seek(void *cookie, off64_t *pos, int whence) {
+  dec_source *s = cookie;
+  if ((whence == SEEK_CUR && *pos == 0) ||
+      (whence == SEEK_SET && (uint64_t)*pos == s->cookie_pos)) {
+    *pos = (off64_t)s->cookie_pos;
     return 0;
   }
   errno = ESPIPE;
@@ -170,21 +199,73 @@ static int src_seek(void *cookie, off64_t *pos, int whence) {
 static void src_free(dec_source *s) {
   if (s->gzip) inflateEnd(&s->z);
   free(s->raw);
+  free(s->replay);
   free(s);
 }
 
-static int src_close(void *cookie) {
+static int cookie_close(void *cookie) {
   dec_source *s = cookie;
   int rc = close(s->fd);
   src_free(s);
   return rc;
 }
 
-static int open_cookie(dec_input *in, int fd, const uint8_t *prefix, size_t n, char *err,
+/* libpcap freads a 16-byte record header, then the packet: with glibc's
+ * default 4 KiB buffer that is a read() per 4 KiB and the system calls cost
+ * more than the decoding. glibc ignores setvbuf's size unless it is given
+ * the buffer, hence our own. */
+static void set_buffer(dec_input *in) {
+  in->iobuf = malloc(DEC_STDIO_BUF);
+  if (in->iobuf) setvbuf(in->fp, in->iobuf, _IOFBF, DEC_STDIO_BUF);
+}
+
+/* A plain regular file: rewound and handed over as it is. */
+static int fopen_plain(dec_input *in, char *err, size_t errlen) {
+  dec_source *s = in->src;
+  if (lseek(s->fd, (off_t)in->start, SEEK_SET) < 0 || !(in->fp = fdopen(s->fd, "rb"))) {
+    snprintf(err, errlen, "%s", strerror(errno));
+    return -1;
+  }
+  s->fd = -1; /* fp's now */
+  src_free(s);
+  in->src = NULL;
+  return 0;
+}
+
+static int fopen_cookie(dec_input *in, const uint8_t *replay, size_t n, char *err, size_t errlen) {
+  dec_source *s = in->src;
+  if (n) {
+    s->replay = malloc(n);
+    if (!s->replay) {
+      snprintf(err, errlen, "out of memory");
+      return -1;
+    }
+    memcpy(s->replay, replay, n);
+    s->replay_len = n;
+  }
+  cookie_io_functions_t io = {.read = cookie_read, .seek = cookie_seek, .close = cookie_close};
+  in->fp = fopencookie(s, "rb", io);
+  if (!in->fp) {
+    snprintf(err, errlen, "fopencookie: %s", strerror(errno));
+    return -1;
+  }
+  in->start = 0; /* offsets count the bytes the stream yields */
+  return 0;
+}
+
+int dec_input_fopen(dec_input *in, const uint8_t *replay, size_t n, char *err, size_t errlen) {
+  int rc = in->seekable ? fopen_plain(in, err, errlen) : fopen_cookie(in, replay, n, err, errlen);
+  if (rc == 0) set_buffer(in);
+  return rc;
+}
+
+/* ---- opening ----------------------------------------------------------------- */
+
+static int open_source(dec_input *in, int fd, const uint8_t *prefix, size_t n, char *err,
                        size_t errlen) {
   dec_source *s = calloc(1, sizeof *s);
-  uint8_t *raw = malloc(DEC_RAW_BUF);
-  if (!s || !raw) {
+  uint8_t *raw = in->seekable ? NULL : malloc(DEC_RAW_BUF);
+  if (!s || (!in->seekable && !raw)) {
     free(s);
     free(raw);
     snprintf(err, errlen, "out of memory");
@@ -192,7 +273,7 @@ static int open_cookie(dec_input *in, int fd, const uint8_t *prefix, size_t n, c
   }
   s->fd = fd;
   s->raw = raw;
-  memcpy(raw, prefix, n);
+  if (n) memcpy(raw, prefix, n);
   s->raw_len = n;
   s->gzip = in->gzip;
   if (s->gzip) {
@@ -205,40 +286,12 @@ static int open_cookie(dec_input *in, int fd, const uint8_t *prefix, size_t n, c
       return -1;
     }
   }
-  cookie_io_functions_t io = {.read = src_read, .seek = src_seek, .close = src_close};
-  in->fp = fopencookie(s, "rb", io);
-  if (!in->fp) {
-    snprintf(err, errlen, "fopencookie: %s", strerror(errno));
-    src_free(s);
-    return -1;
-  }
   in->src = s;
-  in->start = 0; /* offsets count the bytes the stream yields */
   return 0;
-}
-
-static int open_plain(dec_input *in, int fd, char *err, size_t errlen) {
-  in->fp = fdopen(fd, "rb");
-  if (!in->fp) {
-    snprintf(err, errlen, "%s", strerror(errno));
-    return -1;
-  }
-  in->seekable = true;
-  (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return 0;
-}
-
-/* libpcap freads a 16-byte record header, then the packet: with glibc's
- * default 4 KiB buffer that is a read() per 4 KiB and the system calls cost
- * more than the decoding. glibc ignores setvbuf's size unless it is given
- * the buffer, hence our own. */
-static void set_buffer(dec_input *in) {
-  in->iobuf = malloc(DEC_STDIO_BUF);
-  if (in->iobuf) setvbuf(in->fp, in->iobuf, _IOFBF, DEC_STDIO_BUF);
 }
 
 /* Peeks at the first bytes without consuming them from a regular file
- * (pread), or by reading them from a pipe (the cookie replays them). */
+ * (pread), or by reading them from a pipe (the source replays them). */
 static int open_fd(dec_input *in, int fd, char *err, size_t errlen) {
   struct stat st;
   uint8_t head[4];
@@ -262,12 +315,9 @@ static int open_fd(dec_input *in, int fd, char *err, size_t errlen) {
     return -1;
   }
   in->gzip = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
-  memcpy(in->magic, head, (size_t)n);
-  in->magic_len = (size_t)n;
-  int rc = regular && !in->gzip ? open_plain(in, fd, err, errlen)
-                                : open_cookie(in, fd, head, regular ? 0 : (size_t)n, err, errlen);
-  if (rc == 0) set_buffer(in);
-  return rc;
+  in->seekable = regular && !in->gzip;
+  if (in->seekable) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return open_source(in, fd, head, regular ? 0 : (size_t)n, err, errlen);
 }
 
 int dec_input_open(dec_input *in, const char *path, char *err, size_t errlen) {
@@ -280,10 +330,17 @@ int dec_input_open(dec_input *in, const char *path, char *err, size_t errlen) {
     return -1;
   }
   if (open_fd(in, fd, err, errlen) < 0) {
-    if (!in->fp) close(fd);
+    close(fd);
     return -1;
   }
   return 0;
+}
+
+void dec_input_close(dec_input *in) {
+  if (in->fp || !in->src) return; /* fp owns the stream */
+  close(in->src->fd);
+  src_free(in->src);
+  in->src = NULL;
 }
 
 void dec_input_free_buffer(dec_input *in) {
@@ -292,10 +349,12 @@ void dec_input_free_buffer(dec_input *in) {
 }
 
 size_t dec_input_magic(const dec_input *in, uint8_t magic[4]) {
-  const uint8_t *m = in->gzip ? in->src->magic : in->magic;
-  size_t n = in->gzip ? in->src->magic_len : in->magic_len;
-  memcpy(magic, m, n);
-  return n;
+  if (!in->src) { /* a plain file libpcap reads itself: its first bytes */
+    ssize_t n = pread(fileno(in->fp), magic, 4, (off_t)in->start);
+    return n > 0 ? (size_t)n : 0;
+  }
+  memcpy(magic, in->src->magic, in->src->magic_len);
+  return in->src->magic_len;
 }
 
 int64_t dec_input_tell(const dec_input *in) {
@@ -311,4 +370,4 @@ const char *dec_input_trailer_error(const dec_input *in) {
   return in->src && in->src->failed ? in->src->trailer_error : NULL;
 }
 
-uint64_t dec_input_yielded(const dec_input *in) { return in->src ? in->src->out_pos : 0; }
+uint64_t dec_input_yielded(const dec_input *in) { return in->src ? in->src->produced : 0; }

@@ -2,436 +2,636 @@
 /* One JSON object per line, keys after Wireshark's infiniband.* fields.
  * 64-bit values (RETH/AtomicETH VA, atomic operands) are hex strings: JSON
  * numbers lose precision above 2^53 in most parsers. The timestamp is a
- * string for the same reason (nanoseconds since 1970 need 19 digits). */
+ * string for the same reason (nanoseconds since 1970 need 19 digits).
+ *
+ * Speed: the line is written into spans of the output buffer (outbuf.h)
+ * with keys as literals, commas and all: every object's first key is always
+ * there, so the separator before each key is known when the code is
+ * written, not decided per key at run time. Each function below reserves
+ * the room its part can take (the sizes in its comment) before it writes. */
 #include <ornic/ornic.h>
 
 #include "analysis.h"
+#include "names.h"
 #include "print.h"
 
-/* K("name") is the pre-quoted key `"name":` and its length, as two arguments. */
-#define K(lit) "\"" lit "\":", sizeof("\"" lit "\":") - 1
+#define LIT(lit) (p = DEC_PUT_LIT(p, lit))
+#define U(v) (p = dec_put_u64(p, (uint64_t)(v)))
+#define HEX(v, digits) (p = dec_put_hex(p, (v), (digits)))
+#define QHEX(v, digits) (*p++ = '"', HEX(v, digits), *p++ = '"')
+/* Room for a part of at most n bytes. */
+#define ROOM(n) (p = dec_out_span(o, p, (n)))
+#define NAME_ROOM (DEC_NAME_MAX + 2)
 
-/* Emits `,"key":` (or `"key":` first in an object). */
-static void key(dec_out *o, const char *k, size_t n, bool *first) {
-  if (!*first) dec_out_char(o, ',');
-  *first = false;
-  dec_out_mem(o, k, n);
+/* A name as a JSON string (at most NAME_ROOM bytes); one that needs
+ * escaping goes through dec_out_json_str, and the span is taken again. */
+static char *put_name(dec_out *o, char *p, dec_name nm, size_t room) {
+  if (nm.plain) {
+    *p++ = '"';
+    p = dec_put_name(p, nm);
+    *p++ = '"';
+    return p;
+  }
+  dec_out_end(o, p);
+  dec_out_json_str(o, nm.s ? nm.s : "");
+  return dec_out_room(o, room);
 }
 
-static void num(dec_out *o, const char *k, size_t n, uint64_t v, bool *first) {
-  key(o, k, n, first);
-  dec_out_u64(o, v);
+static char *put_str(dec_out *o, char *p, const char *s, size_t room) {
+  dec_out_end(o, p);
+  dec_out_json_str(o, s);
+  return dec_out_room(o, room);
 }
 
-static void hexstr(dec_out *o, const char *k, size_t n, uint64_t v, unsigned digits, bool *first) {
-  key(o, k, n, first);
-  dec_out_char(o, '"');
-  dec_out_hex(o, v, digits);
-  dec_out_char(o, '"');
+/* `,"bth":{"opcode":..,"resv6":N,"destqp":`: 220 bytes + the name */
+static char *put_bth_head(dec_out *o, char *p, const ornic_bth *b, dec_name name) {
+  LIT(",\"bth\":{\"opcode\":");
+  U(b->opcode);
+  LIT(",\"opcode_name\":");
+  p = put_name(o, p, name, 340);
+  LIT(",\"se\":");
+  U(b->se);
+  LIT(",\"m\":");
+  U(b->m);
+  LIT(",\"padcnt\":");
+  U(b->padcnt);
+  LIT(",\"tver\":");
+  U(b->tver);
+  LIT(",\"pkey\":");
+  U(b->pkey);
+  LIT(",\"fecn\":");
+  U(b->fecn);
+  LIT(",\"becn\":");
+  U(b->becn);
+  LIT(",\"resv6\":");
+  U(b->resv6);
+  LIT(",\"destqp\":");
+  return p;
 }
 
-static void str(dec_out *o, const char *k, size_t n, const char *v, bool *first) {
-  key(o, k, n, first);
-  dec_out_json_str(o, v);
+/* 340 bytes + the name. All but the QP, the A bit, resv7 and the PSN is
+ * remembered per opcode and flag bits. */
+static char *put_bth(dec_out *o, char *p, const ornic_bth *b) {
+  static dec_frag_cache cache;
+  uint64_t k0 = b->opcode | (uint64_t)b->se << 8 | (uint64_t)b->m << 16 |
+                (uint64_t)b->padcnt << 24 | (uint64_t)b->tver << 32 | (uint64_t)b->fecn << 40 |
+                (uint64_t)b->becn << 48 | (uint64_t)b->resv6 << 56;
+  uint64_t k1 = b->pkey;
+  ROOM(340 + NAME_ROOM);
+  dec_frag *f = dec_frag_slot(&cache, k0, k1);
+  if (dec_frag_hit(f, k0, k1)) {
+    p = dec_frag_put(p, f);
+  } else {
+    dec_name name = dec_opcode_name(b->opcode);
+    char *start = p;
+    p = put_bth_head(o, p, b, name);
+    if (name.plain) dec_frag_keep(f, k0, k1, start, (size_t)(p - start));
+  }
+  U(b->destqp);
+  LIT(",\"a\":");
+  U(b->ackreq);
+  LIT(",\"resv7\":");
+  U(b->resv7);
+  LIT(",\"psn\":");
+  U(b->psn);
+  *p++ = '}';
+  return p;
 }
 
-/* `,"name":{` ... `}` */
-static void obj_open(dec_out *o, const char *k, size_t n, bool *outer_first, bool *first) {
-  key(o, k, n, outer_first);
-  dec_out_char(o, '{');
-  *first = true;
-}
-
-static void addr(dec_out *o, const char *k, size_t n, const uint8_t *a, bool v4, bool *first) {
-  key(o, k, n, first);
-  dec_out_char(o, '"');
-  dec_out_addr(o, a, v4);
-  dec_out_char(o, '"');
-}
-
-static void put_bth(dec_out *o, const ornic_bth *b, bool *outer) {
-  bool f;
-  obj_open(o, K("bth"), outer, &f);
-  num(o, K("opcode"), b->opcode, &f);
-  str(o, K("opcode_name"), ornic_opcode_name(b->opcode), &f);
-  num(o, K("se"), b->se, &f);
-  num(o, K("m"), b->m, &f);
-  num(o, K("padcnt"), b->padcnt, &f);
-  num(o, K("tver"), b->tver, &f);
-  num(o, K("pkey"), b->pkey, &f);
-  num(o, K("fecn"), b->fecn, &f);
-  num(o, K("becn"), b->becn, &f);
-  num(o, K("resv6"), b->resv6, &f);
-  num(o, K("destqp"), b->destqp, &f);
-  num(o, K("a"), b->ackreq, &f);
-  num(o, K("resv7"), b->resv7, &f);
-  num(o, K("psn"), b->psn, &f);
-  dec_out_char(o, '}');
-}
-
-static void put_blocks(dec_out *o, const ornic_naketh *n, bool *f) {
-  key(o, K("blocks"), f);
-  dec_out_char(o, '[');
+/* "blocks":[...],"missing_psns":[...]}: 16 bytes per element */
+static char *put_nak_lists(dec_out *o, char *p, const ornic_naketh *n) {
+  LIT(",\"blocks\":[");
   for (unsigned k = 0; k < n->nblocks; k++) {
-    if (k) dec_out_char(o, ',');
-    dec_out_u64(o, ornic_naketh_block(n, k));
+    ROOM(16);
+    if (k) *p++ = ',';
+    U(ornic_naketh_block(n, k));
   }
-  dec_out_char(o, ']');
-}
-
-typedef struct {
-  dec_out *o;
-  bool first;
-} list_ctx;
-
-static void put_missing_run(void *ctx, uint32_t first, uint32_t count) {
-  list_ctx *lc = ctx;
-  for (uint32_t i = 0; i < count; i++) {
-    if (!lc->first) dec_out_char(lc->o, ',');
-    lc->first = false;
-    dec_out_u64(lc->o, ornic_psn_add(first, (int32_t)i));
-  }
-}
-
-static void put_naketh(dec_out *o, const ornic_naketh *n, bool *outer) {
-  bool f;
-  obj_open(o, K("naketh"), outer, &f);
-  num(o, K("reason"), n->reason, &f);
-  str(o, K("reason_name"), ornic_naketh_reason_name(n->reason), &f);
-  num(o, K("trigger_psn"), n->trigger_psn, &f);
-  num(o, K("nblocks"), n->nblocks, &f);
-  num(o, K("base_psn"), n->base_psn, &f);
-  num(o, K("limit_psn"), n->limit_psn, &f);
-  put_blocks(o, n, &f);
-  key(o, K("missing_psns"), &f);
-  dec_out_char(o, '[');
-  list_ctx lc = {o, true};
+  ROOM(32);
+  LIT("],\"missing_psns\":[");
   ornic_naketh_lost_iter it;
   uint32_t first, count;
+  bool any = false;
   ornic_naketh_lost_begin(&it, n);
-  while (ornic_naketh_lost_next_run(&it, &first, &count)) put_missing_run(&lc, first, count);
-  dec_out_lit(o, "]}");
+  while (ornic_naketh_lost_next_run(&it, &first, &count)) {
+    for (uint32_t i = 0; i < count; i++) {
+      ROOM(16);
+      if (any) *p++ = ',';
+      any = true;
+      U(ornic_psn_add(first, (int32_t)i));
+    }
+  }
+  ROOM(16);
+  LIT("]}");
+  return p;
 }
 
-static void put_oacketh(dec_out *o, const ornic_oacketh *a, bool *outer) {
-  bool f;
-  obj_open(o, K("oacketh"), outer, &f);
-  num(o, K("flags"), a->flags, &f);
-  key(o, K("addr_cached"), &f);
-  dec_out_str(o, a->flags & ORNIC_OACK_ADDR_CACHED ? "true" : "false");
-  key(o, K("wqe_done"), &f);
-  dec_out_str(o, a->flags & ORNIC_OACK_WQE_DONE ? "true" : "false");
-  num(o, K("count"), a->count, &f);
-  dec_out_char(o, '}');
+/* 200 bytes + the name, then the lists */
+static char *put_naketh(dec_out *o, char *p, const ornic_naketh *n) {
+  ROOM(200 + NAME_ROOM);
+  LIT(",\"naketh\":{\"reason\":");
+  U(n->reason);
+  LIT(",\"reason_name\":");
+  p = put_name(o, p, dec_nak_reason_name(n->reason), 200);
+  LIT(",\"trigger_psn\":");
+  U(n->trigger_psn);
+  LIT(",\"nblocks\":");
+  U(n->nblocks);
+  LIT(",\"base_psn\":");
+  U(n->base_psn);
+  LIT(",\"limit_psn\":");
+  U(n->limit_psn);
+  return put_nak_lists(o, p, n);
 }
 
-static void put_aeth(dec_out *o, const ornic_aeth *a, bool *outer) {
-  bool f;
-  obj_open(o, K("aeth"), outer, &f);
-  num(o, K("syndrome"), a->syndrome, &f);
-  str(o, K("syndrome_name"), ornic_aeth_syndrome_name(a->syndrome), &f);
-  num(o, K("msn"), a->msn, &f);
-  dec_out_char(o, '}');
+/* 120 bytes */
+static char *put_oacketh(char *p, const ornic_oacketh *a) {
+  LIT(",\"oacketh\":{\"flags\":");
+  U(a->flags);
+  if (a->flags & ORNIC_OACK_ADDR_CACHED)
+    LIT(",\"addr_cached\":true");
+  else
+    LIT(",\"addr_cached\":false");
+  if (a->flags & ORNIC_OACK_WQE_DONE)
+    LIT(",\"wqe_done\":true");
+  else
+    LIT(",\"wqe_done\":false");
+  LIT(",\"count\":");
+  U(a->count);
+  *p++ = '}';
+  return p;
 }
 
-static void put_atomiceth(dec_out *o, const ornic_atomiceth *a, bool *outer) {
-  bool f;
-  obj_open(o, K("atomiceth"), outer, &f);
-  hexstr(o, K("va"), a->va, 16, &f);
-  num(o, K("r_key"), a->rkey, &f);
-  hexstr(o, K("swap_add"), a->swap_add, 16, &f);
-  hexstr(o, K("compare"), a->compare, 16, &f);
-  dec_out_char(o, '}');
+/* 100 bytes + the name */
+static char *put_aeth(dec_out *o, char *p, const ornic_aeth *a) {
+  ROOM(100 + NAME_ROOM);
+  LIT(",\"aeth\":{\"syndrome\":");
+  U(a->syndrome);
+  LIT(",\"syndrome_name\":");
+  p = put_name(o, p, dec_syndrome_name(a->syndrome), 100);
+  LIT(",\"msn\":");
+  U(a->msn);
+  *p++ = '}';
+  return p;
+}
+
+/* 130 bytes */
+static char *put_atomiceth(char *p, const ornic_atomiceth *a) {
+  LIT(",\"atomiceth\":{\"va\":");
+  QHEX(a->va, 16);
+  LIT(",\"r_key\":");
+  U(a->rkey);
+  LIT(",\"swap_add\":");
+  QHEX(a->swap_add, 16);
+  LIT(",\"compare\":");
+  QHEX(a->compare, 16);
+  *p++ = '}';
+  return p;
+}
+
+/* The fixed-size headers: 130 bytes at most. */
+static char *put_small_ext(char *p, const ornic_ext *e, uint16_t bit) {
+  switch (bit) {
+  case ORNIC_HDR_RDETH:
+    LIT(",\"rdeth\":{\"een\":");
+    U(e->rdeth.een);
+    break;
+  case ORNIC_HDR_DETH:
+    LIT(",\"deth\":{\"q_key\":");
+    U(e->deth.qkey);
+    LIT(",\"srcqp\":");
+    U(e->deth.srcqp);
+    break;
+  case ORNIC_HDR_XRCETH:
+    LIT(",\"xrceth\":{\"xrcsrq\":");
+    U(e->xrceth.xrcsrq);
+    break;
+  case ORNIC_HDR_FETH:
+    LIT(",\"feth\":{\"value\":");
+    U(e->feth.value);
+    break;
+  case ORNIC_HDR_RETH:
+    LIT(",\"reth\":{\"va\":");
+    QHEX(e->reth.va, 16);
+    LIT(",\"r_key\":");
+    U(e->reth.rkey);
+    LIT(",\"dmalen\":");
+    U(e->reth.dmalen);
+    break;
+  case ORNIC_HDR_OFFETH:
+    LIT(",\"offeth\":{\"offset\":");
+    U(e->offeth.offset);
+    break;
+  case ORNIC_HDR_ATOMICETH: return put_atomiceth(p, &e->atomiceth);
+  case ORNIC_HDR_ATOMICACKETH:
+    LIT(",\"atomicacketh\":{\"orig_rdata\":");
+    QHEX(e->atomicacketh.orig, 16);
+    break;
+  case ORNIC_HDR_OACKETH: return put_oacketh(p, &e->oacketh);
+  case ORNIC_HDR_IMMDT:
+    LIT(",\"immdt\":");
+    U(e->immdt.data);
+    return p;
+  case ORNIC_HDR_IETH:
+    LIT(",\"ieth\":");
+    U(e->ieth.rkey);
+    return p;
+  case ORNIC_HDR_CNP: LIT(",\"cnp\":{"); break;
+  default: return p;
+  }
+  *p++ = '}';
+  return p;
 }
 
 /* One extension header as `"name":{...}` (or a plain number for ImmDt/IETH). */
-static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit, bool *outer) {
-  bool f;
-  switch (bit) {
-  case ORNIC_HDR_RDETH:
-    obj_open(o, K("rdeth"), outer, &f);
-    num(o, K("een"), e->rdeth.een, &f);
-    break;
-  case ORNIC_HDR_DETH:
-    obj_open(o, K("deth"), outer, &f);
-    num(o, K("q_key"), e->deth.qkey, &f);
-    num(o, K("srcqp"), e->deth.srcqp, &f);
-    break;
-  case ORNIC_HDR_XRCETH:
-    obj_open(o, K("xrceth"), outer, &f);
-    num(o, K("xrcsrq"), e->xrceth.xrcsrq, &f);
-    break;
-  case ORNIC_HDR_FETH:
-    obj_open(o, K("feth"), outer, &f);
-    num(o, K("value"), e->feth.value, &f);
-    break;
-  case ORNIC_HDR_RETH:
-    obj_open(o, K("reth"), outer, &f);
-    hexstr(o, K("va"), e->reth.va, 16, &f);
-    num(o, K("r_key"), e->reth.rkey, &f);
-    num(o, K("dmalen"), e->reth.dmalen, &f);
-    break;
-  case ORNIC_HDR_OFFETH:
-    obj_open(o, K("offeth"), outer, &f);
-    num(o, K("offset"), e->offeth.offset, &f);
-    break;
-  case ORNIC_HDR_ATOMICETH: put_atomiceth(o, &e->atomiceth, outer); return;
-  case ORNIC_HDR_AETH: put_aeth(o, &e->aeth, outer); return;
-  case ORNIC_HDR_ATOMICACKETH:
-    obj_open(o, K("atomicacketh"), outer, &f);
-    hexstr(o, K("orig_rdata"), e->atomicacketh.orig, 16, &f);
-    break;
-  case ORNIC_HDR_OACKETH: put_oacketh(o, &e->oacketh, outer); return;
-  case ORNIC_HDR_NAKETH: put_naketh(o, &e->naketh, outer); return;
-  case ORNIC_HDR_IMMDT: num(o, K("immdt"), e->immdt.data, outer); return;
-  case ORNIC_HDR_IETH: num(o, K("ieth"), e->ieth.rkey, outer); return;
-  case ORNIC_HDR_CNP: obj_open(o, K("cnp"), outer, &f); break;
-  default: return;
+static char *put_ext(dec_out *o, char *p, const ornic_ext *e, uint16_t bit) {
+  if (bit == ORNIC_HDR_AETH) return put_aeth(o, p, &e->aeth);
+  if (bit == ORNIC_HDR_NAKETH) return put_naketh(o, p, &e->naketh);
+  ROOM(140);
+  return put_small_ext(p, e, bit);
+}
+
+/* 80 bytes */
+static char *put_icrc(char *p, const dec_packet *pk) {
+  LIT(",\"icrc\":{\"value\":");
+  if (pk->f.icrc_present)
+    QHEX(pk->f.icrc, 8);
+  else
+    LIT("null");
+  if (pk->icrc == DEC_ICRC_OK)
+    LIT(",\"ok\":true");
+  else if (pk->icrc == DEC_ICRC_BAD)
+    LIT(",\"ok\":false");
+  else
+    LIT(",\"ok\":null");
+  if (pk->icrc == DEC_ICRC_BAD) {
+    LIT(",\"expected\":");
+    QHEX(pk->icrc_want, 8);
   }
-  dec_out_char(o, '}');
+  *p++ = '}';
+  return p;
 }
 
-static void put_icrc(dec_out *o, const dec_packet *pk, bool *outer) {
-  bool f;
-  obj_open(o, K("icrc"), outer, &f);
-  if (pk->f.icrc_present) {
-    hexstr(o, K("value"), pk->f.icrc, 8, &f);
-  } else {
-    key(o, K("value"), &f);
-    dec_out_lit(o, "null");
+/* Native InfiniBand: "vcrc": {value, ok, expected (if bad)}, as "icrc". 80 bytes */
+static char *put_vcrc(char *p, const dec_packet *pk) {
+  LIT(",\"vcrc\":{\"value\":");
+  if (pk->f.vcrc_present)
+    QHEX(pk->f.vcrc, 4);
+  else
+    LIT("null");
+  if (pk->vcrc == DEC_ICRC_OK)
+    LIT(",\"ok\":true");
+  else if (pk->vcrc == DEC_ICRC_BAD)
+    LIT(",\"ok\":false");
+  else
+    LIT(",\"ok\":null");
+  if (pk->vcrc == DEC_ICRC_BAD) {
+    LIT(",\"expected\":");
+    QHEX(pk->vcrc_want, 4);
   }
-  key(o, K("ok"), &f);
-  dec_out_str(o, pk->icrc == DEC_ICRC_OK ? "true" : pk->icrc == DEC_ICRC_BAD ? "false" : "null");
-  if (pk->icrc == DEC_ICRC_BAD) hexstr(o, K("expected"), pk->icrc_want, 8, &f);
-  dec_out_char(o, '}');
+  *p++ = '}';
+  return p;
 }
 
-/* Native InfiniBand: "vcrc": {value, ok, expected (if bad)}, as "icrc". */
-static void put_vcrc(dec_out *o, const dec_packet *pk, bool *outer) {
-  bool f;
-  obj_open(o, K("vcrc"), outer, &f);
-  if (pk->f.vcrc_present) {
-    hexstr(o, K("value"), pk->f.vcrc, 4, &f);
-  } else {
-    key(o, K("value"), &f);
-    dec_out_lit(o, "null");
-  }
-  key(o, K("ok"), &f);
-  dec_out_str(o, pk->vcrc == DEC_ICRC_OK ? "true" : pk->vcrc == DEC_ICRC_BAD ? "false" : "null");
-  if (pk->vcrc == DEC_ICRC_BAD) hexstr(o, K("expected"), pk->vcrc_want, 4, &f);
-  dec_out_char(o, '}');
+/* Native InfiniBand: "lrh": {...}, after Wireshark's infiniband.lrh.* fields. 200 bytes */
+static char *put_lrh(char *p, const ornic_lrh *l) {
+  LIT(",\"lrh\":{\"vl\":");
+  U(l->vl);
+  LIT(",\"lver\":");
+  U(l->lver);
+  LIT(",\"sl\":");
+  U(l->sl);
+  LIT(",\"reserved2\":");
+  U(l->resv2);
+  LIT(",\"lnh\":");
+  U(l->lnh);
+  LIT(",\"dlid\":");
+  U(l->dlid);
+  LIT(",\"reserved5\":");
+  U(l->resv5);
+  LIT(",\"pktlen\":");
+  U(l->pktlen);
+  LIT(",\"slid\":");
+  U(l->slid);
+  *p++ = '}';
+  return p;
 }
 
-/* Native InfiniBand: "lrh": {...}, after Wireshark's infiniband.lrh.* fields. */
-static void put_lrh(dec_out *o, const ornic_lrh *l, bool *outer) {
-  bool f;
-  obj_open(o, K("lrh"), outer, &f);
-  num(o, K("vl"), l->vl, &f);
-  num(o, K("lver"), l->lver, &f);
-  num(o, K("sl"), l->sl, &f);
-  num(o, K("reserved2"), l->resv2, &f);
-  num(o, K("lnh"), l->lnh, &f);
-  num(o, K("dlid"), l->dlid, &f);
-  num(o, K("reserved5"), l->resv5, &f);
-  num(o, K("pktlen"), l->pktlen, &f);
-  num(o, K("slid"), l->slid, &f);
-  dec_out_char(o, '}');
-}
-
-static void put_warnings(dec_out *o, uint32_t w, bool *outer) {
-  if (!w) return;
-  key(o, K("warnings"), outer);
-  dec_out_char(o, '[');
+/* A name per set bit: NAME_ROOM + 1 bytes each. */
+static char *put_warnings(dec_out *o, char *p, uint32_t w) {
+  if (!w) return p;
+  ROOM(16);
+  LIT(",\"warnings\":[");
   for (unsigned i = 0, first = 1; i < ORNIC_LINT_COUNT; i++) {
     if (!(w & (1u << i))) continue;
-    if (!first) dec_out_char(o, ',');
-    dec_out_json_str(o, ornic_lint_name(i));
+    ROOM(NAME_ROOM + 8);
+    if (!first) *p++ = ',';
+    p = put_name(o, p, dec_lint_name(i), 8);
     first = 0;
   }
-  dec_out_char(o, ']');
+  *p++ = ']';
+  return p;
 }
 
-static void put_head(dec_out *o, const dec_packet *pk, bool *f) {
-  num(o, K("frame"), pk->frame, f);
-  key(o, K("time"), f);
-  dec_out_char(o, '"');
-  dec_out_time(o, pk->sec, pk->nsec);
-  dec_out_char(o, '"');
+/* 40 + 34 bytes */
+static char *put_head(dec_out *o, char *p, const dec_packet *pk) {
+  LIT("{\"frame\":");
+  U(pk->frame);
+  LIT(",\"time\":\"");
+  p = dec_put_time(o, p, pk->sec, pk->nsec);
+  *p++ = '"';
+  return p;
 }
 
-static void put_layers(dec_out *o, const dec_packet *pk, bool *f) {
-  const ornic_frame *fr = &pk->f;
-  num(o, K("frame_len"), pk->wire_len, f);
-  num(o, K("cap_len"), pk->caplen, f);
-  if (pk->has_vlan) num(o, K("vlan"), fr->eth.vlan_tci & 0x0fff, f);
-  if (fr->layers & ORNIC_LAYER_LRH) put_lrh(o, &fr->lrh, f);
-  if (pk->has_l3) {
-    bool v4 = fr->l3 == ORNIC_L3_IPV4;
-    str(o, K("l3"), v4 ? "ipv4" : fr->l3 == ORNIC_L3_IPV6 ? "ipv6" : "grh", f);
-    addr(o, K("src"), fr->ip.src, v4, f);
-    addr(o, K("dst"), fr->ip.dst, v4, f);
-  }
-  if (pk->has_udp) num(o, K("udp_sport"), fr->udp.sport, f);
-}
-
-static void put_transport(dec_out *o, const dec_packet *pk, bool *f) {
-  const ornic_frame *fr = &pk->f;
-  put_bth(o, &fr->bth, f);
-  for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++)
-    if (fr->ext.present & (1u << i)) put_ext(o, &fr->ext, (uint16_t)(1u << i), f);
-  if (pk->has_payload) {
-    num(o, K("payload_len"), fr->payload_len, f);
-    if (fr->payload_caplen < fr->payload_len) num(o, K("payload_caplen"), fr->payload_caplen, f);
-  }
-  put_icrc(o, pk, f);
-  if (fr->link == ORNIC_LINK_IB) put_vcrc(o, pk, f);
-  put_warnings(o, pk->warnings, f);
-}
-
-/* A frame number, null when 0 (unknown). */
-static void frame_ref(dec_out *o, const char *k, size_t n, uint64_t v, bool *first) {
-  key(o, k, n, first);
-  if (v)
-    dec_out_u64(o, v);
+/* `,"l3":..,"src":..,"dst":..`: 130 bytes; remembered for IPv4 pairs. */
+static char *put_l3(dec_out *o, char *p, const ornic_frame *fr) {
+  static dec_frag_cache cache;
+  bool v4 = fr->l3 == ORNIC_L3_IPV4;
+  uint64_t k0 = 0;
+  dec_frag *f = v4 ? dec_frag_ip4_slot(&cache, fr->ip.src, fr->ip.dst, &k0) : NULL;
+  if (f && dec_frag_hit(f, k0, 1)) return dec_frag_put(p, f);
+  char *start = p;
+  if (v4)
+    LIT(",\"l3\":\"ipv4\",\"src\":\"");
+  else if (fr->l3 == ORNIC_L3_IPV6)
+    LIT(",\"l3\":\"ipv6\",\"src\":\"");
   else
-    dec_out_lit(o, "null");
+    LIT(",\"l3\":\"grh\",\"src\":\"");
+  p = dec_put_addr(o, p, fr->ip.src, v4);
+  LIT("\",\"dst\":\"");
+  p = dec_put_addr(o, p, fr->ip.dst, v4);
+  *p++ = '"';
+  if (f) dec_frag_keep(f, k0, 1, start, (size_t)(p - start));
+  return p;
+}
+
+/* 70 + lrh 200 + l3 130 + 30 bytes */
+static char *put_layers(dec_out *o, char *p, const dec_packet *pk) {
+  const ornic_frame *fr = &pk->f;
+  LIT(",\"frame_len\":");
+  U(pk->wire_len);
+  LIT(",\"cap_len\":");
+  U(pk->caplen);
+  if (pk->has_vlan) {
+    LIT(",\"vlan\":");
+    U(fr->eth.vlan_tci & 0x0fff);
+  }
+  if (fr->layers & ORNIC_LAYER_LRH) p = put_lrh(p, &fr->lrh);
+  if (pk->has_l3) p = put_l3(o, p, fr);
+  if (pk->has_udp) {
+    LIT(",\"udp_sport\":");
+    U(fr->udp.sport);
+  }
+  return p;
+}
+
+static char *put_transport(dec_out *o, char *p, const dec_packet *pk) {
+  const ornic_frame *fr = &pk->f;
+  p = put_bth(o, p, &fr->bth);
+  for (uint32_t m = fr->ext.present; m; m &= m - 1) /* the headers present, in wire order */
+    p = put_ext(o, p, &fr->ext, (uint16_t)(m & (0 - m)));
+  ROOM(300);
+  if (pk->has_payload) {
+    LIT(",\"payload_len\":");
+    U(fr->payload_len);
+    if (fr->payload_caplen < fr->payload_len) {
+      LIT(",\"payload_caplen\":");
+      U(fr->payload_caplen);
+    }
+  }
+  p = put_icrc(p, pk);
+  if (fr->link == ORNIC_LINK_IB) p = put_vcrc(p, pk);
+  return put_warnings(o, p, pk->warnings);
+}
+
+/* A frame number, null when 0 (unknown): 20 bytes. */
+static char *frame_ref(char *p, uint64_t v) {
+  if (v) return dec_put_u64(p, v);
+  return DEC_PUT_LIT(p, "null");
 }
 
 /* The timing bits say which "time" keys are present (put_an_time): not listed. */
 #define AN_TIME_BITS (ORNIC_AN_SINCE_PREV | ORNIC_AN_ACK_RTT | ORNIC_AN_MSG_TIME)
 
-static void put_an_flags(dec_out *o, uint32_t flags, bool *outer) {
-  flags &= ~(uint32_t)AN_TIME_BITS;
-  key(o, K("flags"), outer);
-  dec_out_char(o, '[');
+/* NAME_ROOM + 1 bytes per flag; *plain: every name was */
+static char *put_an_flags(dec_out *o, char *p, uint32_t flags, bool *plain) {
+  LIT(",\"flags\":[");
   bool first = true;
-  for (unsigned i = 0; i < 32; i++) {
-    if (!(flags & (1u << i))) continue;
-    const char *name = ornic_an_flag_name(1u << i);
-    if (!name) continue;
-    if (!first) dec_out_char(o, ',');
-    dec_out_json_str(o, name);
+  for (; flags; flags &= flags - 1) {
+    unsigned i = (unsigned)__builtin_ctz(flags);
+    dec_name nm = dec_an_flag_name(i);
+    if (!nm.s) continue;
+    ROOM(NAME_ROOM + 8);
+    if (!first) *p++ = ',';
+    *plain = *plain && nm.plain;
+    p = put_name(o, p, nm, 8);
     first = false;
   }
-  dec_out_char(o, ']');
+  *p++ = ']';
+  return p;
 }
 
-static void put_an_wqe(dec_out *o, const ornic_an_verdict *v, bool *outer) {
-  bool f;
-  obj_open(o, K("wqe"), outer, &f);
-  num(o, K("id"), v->wqe, &f);
-  num(o, K("start_psn"), v->wqe_start_psn, &f);
+/* 260 bytes */
+static char *put_an_wqe(char *p, const ornic_an_verdict *v) {
+  LIT(",\"wqe\":{\"id\":");
+  U(v->wqe);
+  LIT(",\"start_psn\":");
+  U(v->wqe_start_psn);
   if (v->wqe_npkts) { /* the message's size is known */
-    num(o, K("last_psn"), v->wqe_last_psn, &f);
-    num(o, K("npkts"), v->wqe_npkts, &f);
+    LIT(",\"last_psn\":");
+    U(v->wqe_last_psn);
+    LIT(",\"npkts\":");
+    U(v->wqe_npkts);
   } else {
-    key(o, K("last_psn"), &f);
-    dec_out_lit(o, "null");
-    key(o, K("npkts"), &f);
-    dec_out_lit(o, "null");
+    LIT(",\"last_psn\":null,\"npkts\":null");
   }
-  num(o, K("pkt"), v->wqe_pkt, &f);
+  LIT(",\"pkt\":");
+  U(v->wqe_pkt);
   if (v->flags & (ORNIC_AN_ADDR | ORNIC_AN_PMTU_UNKNOWN)) { /* it has a RETH */
-    hexstr(o, K("start_addr"), v->wqe_start_addr, 16, &f);
-    num(o, K("len"), v->wqe_len, &f);
+    LIT(",\"start_addr\":");
+    QHEX(v->wqe_start_addr, 16);
+    LIT(",\"len\":");
+    U(v->wqe_len);
   }
-  frame_ref(o, K("frame"), v->wqe_frame, &f);
-  dec_out_char(o, '}');
+  LIT(",\"frame\":");
+  p = frame_ref(p, v->wqe_frame);
+  *p++ = '}';
+  return p;
 }
 
-/* "time": the engine's timing in ns (PROTOCOL.md 8.8), each key when valid. */
-static void put_an_time(dec_out *o, const ornic_an_verdict *v, bool *outer) {
-  bool f;
-  if (!(v->flags & AN_TIME_BITS)) return;
-  obj_open(o, K("time"), outer, &f);
-  if (v->flags & ORNIC_AN_SINCE_PREV) num(o, K("since_prev_ns"), v->since_prev_ns, &f);
-  if (v->flags & ORNIC_AN_ACK_RTT) num(o, K("ack_rtt_ns"), v->ack_rtt_ns, &f);
-  if (v->flags & ORNIC_AN_MSG_TIME) num(o, K("msg_time_ns"), v->msg_time_ns, &f);
-  dec_out_char(o, '}');
+/* "time": the engine's timing in ns (PROTOCOL.md 8.8), each key when valid. 100 bytes */
+static char *put_an_time(char *p, const ornic_an_verdict *v) {
+  if (!(v->flags & AN_TIME_BITS)) return p;
+  LIT(",\"time\":{");
+  bool first = true;
+  if (v->flags & ORNIC_AN_SINCE_PREV) {
+    LIT("\"since_prev_ns\":");
+    U(v->since_prev_ns);
+    first = false;
+  }
+  if (v->flags & ORNIC_AN_ACK_RTT) {
+    if (!first) *p++ = ',';
+    LIT("\"ack_rtt_ns\":");
+    U(v->ack_rtt_ns);
+    first = false;
+  }
+  if (v->flags & ORNIC_AN_MSG_TIME) {
+    if (!first) *p++ = ',';
+    LIT("\"msg_time_ns\":");
+    U(v->msg_time_ns);
+  }
+  *p++ = '}';
+  return p;
 }
 
-/* `{first,count}` objects: not_captured, loss, hole. */
-static void put_an_run(dec_out *o, const char *k, size_t n, const char *fk, size_t fn,
-                       uint32_t first, uint32_t count, bool *outer) {
-  bool f;
-  obj_open(o, k, n, outer, &f);
-  num(o, fk, fn, first, &f);
-  num(o, K("count"), count, &f);
-  dec_out_char(o, '}');
+/* `{first,count}` objects: not_captured, loss, hole. 20 bytes + the keys */
+#define RUN(key, fkey, first, count)    \
+  do {                                  \
+    LIT(",\"" key "\":{\"" fkey "\":"); \
+    U(first);                           \
+    LIT(",\"count\":");                 \
+    U(count);                           \
+    *p++ = '}';                         \
+  } while (0)
+
+/* conv, dir, role: 60 bytes */
+static char *put_an_head(char *p, const ornic_an_verdict *v) {
+  LIT(",\"analysis\":{\"conv\":");
+  p = frame_ref(p, v->conv);
+  if (!v->conv) /* untracked: no conversation to be in */
+    return DEC_PUT_LIT(p, ",\"dir\":null,\"role\":null");
+  if (v->dir == ORNIC_AN_DIR_BA)
+    LIT(",\"dir\":\"b_to_a\",\"role\":");
+  else
+    LIT(",\"dir\":\"a_to_b\",\"role\":");
+  switch (v->role) {
+  case ORNIC_AN_ROLE_REQUEST: return DEC_PUT_LIT(p, "\"request\"");
+  case ORNIC_AN_ROLE_RESPONSE: return DEC_PUT_LIT(p, "\"response\"");
+  case ORNIC_AN_ROLE_CNP: return DEC_PUT_LIT(p, "\"cnp\"");
+  default: return DEC_PUT_LIT(p, "\"none\"");
+  }
 }
 
-/* The engine's verdict; a field appears when the flags say it is valid. */
-static void put_analysis(dec_out *o, const dec_packet *pk, bool *outer) {
-  const ornic_an_verdict *v = &pk->an;
+/* Sequence, repeats, hole, address: 200 bytes */
+static char *put_an_seq(char *p, const ornic_an_verdict *v) {
   uint32_t fl = v->flags;
-  bool f;
-  obj_open(o, K("analysis"), outer, &f);
-  frame_ref(o, K("conv"), v->conv, &f);
-  if (v->conv) {
-    str(o, K("dir"), dec_an_dir_key(v->dir), &f);
-    str(o, K("role"), dec_an_role_key(v->role), &f);
-  } else { /* untracked: no conversation to be in */
-    key(o, K("dir"), &f);
-    dec_out_lit(o, "null");
-    key(o, K("role"), &f);
-    dec_out_lit(o, "null");
+  if (v->pmtu) {
+    LIT(",\"pmtu\":");
+    U(v->pmtu);
   }
-  put_an_flags(o, fl, &f);
-  if (v->pmtu) num(o, K("pmtu"), v->pmtu, &f);
   if (fl & ORNIC_AN_SEQ) {
-    num(o, K("hpsn"), v->hpsn, &f);
-    num(o, K("epsn"), v->epsn, &f);
+    LIT(",\"hpsn\":");
+    U(v->hpsn);
+    LIT(",\"epsn\":");
+    U(v->epsn);
   }
-  if (fl & (ORNIC_AN_OOO | ORNIC_AN_DUP | ORNIC_AN_RETRANS))
-    num(o, K("ooo_distance"), v->ooo_distance, &f);
-  if (fl & (ORNIC_AN_DUP | ORNIC_AN_RETRANS)) frame_ref(o, K("first_frame"), v->first_frame, &f);
-  if (fl & ORNIC_AN_RETRANS) frame_ref(o, K("asked_frame"), v->asked_frame, &f);
-  if (fl & ORNIC_AN_OTD_EXCEEDED)
-    put_an_run(o, K("hole"), K("first_psn"), v->hole_first, v->hole_count, &f);
-  if (fl & ORNIC_AN_ADDR) hexstr(o, K("addr"), v->addr, 16, &f);
-  if (fl & ORNIC_AN_WQE) put_an_wqe(o, v, &f);
-  if (v->read_frame) num(o, K("read_frame"), v->read_frame, &f);
+  if (fl & (ORNIC_AN_OOO | ORNIC_AN_DUP | ORNIC_AN_RETRANS)) {
+    LIT(",\"ooo_distance\":");
+    U(v->ooo_distance);
+  }
+  if (fl & (ORNIC_AN_DUP | ORNIC_AN_RETRANS)) {
+    LIT(",\"first_frame\":");
+    p = frame_ref(p, v->first_frame);
+  }
+  if (fl & ORNIC_AN_RETRANS) {
+    LIT(",\"asked_frame\":");
+    p = frame_ref(p, v->asked_frame);
+  }
+  if (fl & ORNIC_AN_OTD_EXCEEDED) RUN("hole", "first_psn", v->hole_first, v->hole_count);
+  if (fl & ORNIC_AN_ADDR) {
+    LIT(",\"addr\":");
+    QHEX(v->addr, 16);
+  }
+  return p;
+}
+
+/* WQE, ACK and the rest: 260 + 400 bytes */
+static char *put_an_rest(const dec_packet *pk, char *p, const ornic_an_verdict *v) {
+  uint32_t fl = v->flags;
+  if (fl & ORNIC_AN_WQE) p = put_an_wqe(p, v);
+  if (v->read_frame) {
+    LIT(",\"read_frame\":");
+    U(v->read_frame);
+  }
   if (fl & ORNIC_AN_ACK) {
-    bool a;
-    obj_open(o, K("ack"), &f, &a);
-    num(o, K("prev"), v->ack_prev, &a);
-    num(o, K("newly"), v->ack_newly, &a);
-    frame_ref(o, K("frame_of"), v->ack_frame_of, &a);
-    dec_out_char(o, '}');
+    LIT(",\"ack\":{\"prev\":");
+    U(v->ack_prev);
+    LIT(",\"newly\":");
+    U(v->ack_newly);
+    LIT(",\"frame_of\":");
+    p = frame_ref(p, v->ack_frame_of);
+    *p++ = '}';
   }
   if (fl & ORNIC_AN_NOT_CAPTURED)
-    put_an_run(o, K("not_captured"), K("first"), v->not_captured_first, v->not_captured, &f);
-  if (fl & ORNIC_AN_LOSS)
-    put_an_run(o, K("loss"), K("first_psn"), v->loss_first_psn, v->loss_count, &f);
-  if (fl & ORNIC_AN_MSN) num(o, K("msn_delta"), v->msn_delta, &f);
-  if (fl & ORNIC_AN_WQE_DONE) num(o, K("wqe_completed"), v->wqe_completed, &f);
-  if ((fl & ORNIC_AN_NAK) && (pk->f.ext.present & ORNIC_HDR_NAKETH))
-    num(o, K("nak_lost"), v->nak_lost, &f);
-  put_an_time(o, v, &f);
-  dec_out_char(o, '}');
+    RUN("not_captured", "first", v->not_captured_first, v->not_captured);
+  if (fl & ORNIC_AN_LOSS) RUN("loss", "first_psn", v->loss_first_psn, v->loss_count);
+  if (fl & ORNIC_AN_MSN) {
+    LIT(",\"msn_delta\":");
+    U(v->msn_delta);
+  }
+  if (fl & ORNIC_AN_WQE_DONE) {
+    LIT(",\"wqe_completed\":");
+    U(v->wqe_completed);
+  }
+  if ((fl & ORNIC_AN_NAK) && (pk->f.ext.present & ORNIC_HDR_NAKETH)) {
+    LIT(",\"nak_lost\":");
+    U(v->nak_lost);
+  }
+  p = put_an_time(p, v);
+  *p++ = '}';
+  return p;
+}
+
+/* The engine's verdict; a field appears when the flags say it is valid.
+ * Its head (conversation, direction, role, flag names) is remembered per
+ * conversation and flags. */
+static char *put_analysis(dec_out *o, char *p, const dec_packet *pk) {
+  static dec_frag_cache cache;
+  const ornic_an_verdict *v = &pk->an;
+  uint32_t flags = v->flags & ~(uint32_t)AN_TIME_BITS;
+  uint64_t k0 = v->conv | (uint64_t)v->dir << 32 | (uint64_t)v->role << 40, k1 = flags;
+  ROOM(100);
+  dec_frag *f = dec_frag_slot(&cache, k0, k1);
+  if (dec_frag_hit(f, k0, k1)) {
+    ROOM(DEC_FRAG_LEN + 8);
+    p = dec_frag_put(p, f);
+  } else {
+    size_t at = (size_t)(p - o->buf); /* a flush may move the span: where it starts */
+    uint64_t flushes = o->flushes;
+    bool plain = true;
+    p = put_an_head(p, v);
+    p = put_an_flags(o, p, flags, &plain);
+    if (plain && o->flushes == flushes)
+      dec_frag_keep(f, k0, k1, o->buf + at, (size_t)(p - o->buf) - at);
+  }
+  ROOM(400);
+  p = put_an_seq(p, v);
+  ROOM(700);
+  return put_an_rest(pk, p, v);
 }
 
 void dec_json_packet(dec_out *o, const dec_packet *pk) {
-  bool f = true;
-  dec_out_char(o, '{');
-  put_head(o, pk, &f);
-  put_layers(o, pk, &f);
-  if (pk->has_bth) put_transport(o, pk, &f);
-  if (dec_has_verdict(pk)) put_analysis(o, pk, &f);
-  key(o, K("error"), &f);
+  char *p = dec_out_room(o, 512);
+  p = put_head(o, p, pk);
+  p = put_layers(o, p, pk);
+  if (pk->has_bth) p = put_transport(o, p, pk);
+  if (dec_has_verdict(pk)) p = put_analysis(o, p, pk);
+  ROOM(32);
+  LIT(",\"error\":");
   if (pk->error)
-    dec_out_json_str(o, pk->error);
+    p = put_str(o, p, pk->error, 32);
   else
-    dec_out_lit(o, "null");
-  dec_out_char(o, '}');
+    LIT("null");
+  *p++ = '}';
+  dec_out_end(o, p);
   dec_out_eol(o);
 }
 
 void dec_json_skipped(dec_out *o, const dec_packet *pk) {
-  bool f = true;
-  dec_out_char(o, '{');
-  put_head(o, pk, &f);
-  str(o, K("skipped"), dec_skip_text(pk->skip), &f);
-  dec_out_char(o, '}');
+  char *p = dec_out_room(o, 96);
+  p = put_head(o, p, pk);
+  LIT(",\"skipped\":");
+  p = put_str(o, p, dec_skip_text(pk->skip), 8);
+  *p++ = '}';
+  dec_out_end(o, p);
   dec_out_eol(o);
 }

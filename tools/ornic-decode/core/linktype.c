@@ -121,9 +121,13 @@ int dec_link_locate(int dlt, const uint8_t *d, size_t caplen, ornic_link *link, 
     *off = 0;
     return DEC_LINK_OK;
   case DLT_ERF: return locate_erf(d, caplen, link, off);
-  default: /* the raw IP family */
+  case DLT_RAW:
+  case LINKTYPE_RAW_VALUE:
+  case DLT_IPV4:
+  case DLT_IPV6:
     *link = ORNIC_LINK_RAW_IP;
     *off = 0;
     return DEC_LINK_OK;
+  default: return DEC_LINK_NOT_ROCE; /* a pcapng interface of another link type */
   }
 }

@@ -20,7 +20,8 @@ enum {
  * and SLL2, DLT_INFINIBAND and DLT_ERF. */
 bool dec_link_supported(int dlt);
 
-/* Sets *link and *off (bytes of link header to skip) for one captured frame. */
+/* Sets *link and *off (bytes of link header to skip) for one captured frame.
+ * A link type dec_link_supported refuses (-1: unknown) is DEC_LINK_NOT_ROCE. */
 int dec_link_locate(int dlt, const uint8_t *data, size_t caplen, ornic_link *link, size_t *off);
 
 #endif

@@ -4,290 +4,415 @@
  * key=value tokens so that grep and awk work on it; names in parentheses
  * are for people. The conversation engine's verdict comes last: conv=,
  * wqe=, addr= tokens, then one bracketed tag per finding, as tshark's
- * "[TCP Retransmission]" in its Info column. */
+ * "[TCP Retransmission]" in its Info column.
+ *
+ * Written into spans of the output buffer (outbuf.h); each function
+ * reserves the room its part can take (the sizes in its comment). */
 #include <ornic/ornic.h>
 
 #include "analysis.h"
+#include "names.h"
 #include "print.h"
 
-/* KEY(" psn=") is a literal and its length, as two arguments. */
-#define KEY(lit) lit, sizeof(lit) - 1
+#define LIT(lit) (p = DEC_PUT_LIT(p, lit))
+#define U(v) (p = dec_put_u64(p, (uint64_t)(v)))
+#define HEX(v, digits) (p = dec_put_hex(p, (v), (digits)))
+#define ROOM(n) (p = dec_out_span(o, p, (n)))
 
-static void kv_hex(dec_out *o, const char *key, size_t n, uint64_t v, unsigned digits) {
-  dec_out_mem(o, key, n);
-  dec_out_hex(o, v, digits);
-}
-
-static void kv_u64(dec_out *o, const char *key, size_t n, uint64_t v) {
-  dec_out_mem(o, key, n);
-  dec_out_u64(o, v);
-}
-
-static void kv_named(dec_out *o, const char *key, size_t n, uint64_t v, unsigned digits,
-                     const char *name) {
-  kv_hex(o, key, n, v, digits);
-  dec_out_char(o, '(');
-  dec_out_str(o, name);
-  dec_out_char(o, ')');
+/* A library name in a span of at least DEC_NAME_MAX bytes; a longer one
+ * through the buffer, then the span is taken again. */
+static inline char *put_name(dec_out *o, char *p, dec_name nm, size_t room) {
+  if (nm.n == 0) return p;
+  if (nm.n <= DEC_NAME_MAX) return dec_put_name(p, nm);
+  dec_out_end(o, p);
+  dec_out_mem(o, nm.s, nm.n);
+  return dec_out_room(o, room);
 }
 
 /* Native InfiniBand: " IB slid=S dlid=D vl= sl= pktlen=" (+ lver, reserved
- * bits when set). */
-static void put_lrh(dec_out *o, const ornic_lrh *l) {
-  kv_u64(o, KEY(" IB slid="), l->slid);
-  kv_u64(o, KEY(" dlid="), l->dlid);
-  kv_u64(o, KEY(" vl="), l->vl);
-  kv_u64(o, KEY(" sl="), l->sl);
-  kv_u64(o, KEY(" pktlen="), l->pktlen);
-  if (l->lver) kv_u64(o, KEY(" lver="), l->lver);
-  if (l->resv2) kv_hex(o, KEY(" lrh_resv2="), l->resv2, 1);
-  if (l->resv5) kv_hex(o, KEY(" lrh_resv5="), l->resv5, 2);
+ * bits when set). 110 bytes */
+static char *put_lrh(char *p, const ornic_lrh *l) {
+  LIT(" IB slid=");
+  U(l->slid);
+  LIT(" dlid=");
+  U(l->dlid);
+  LIT(" vl=");
+  U(l->vl);
+  LIT(" sl=");
+  U(l->sl);
+  LIT(" pktlen=");
+  U(l->pktlen);
+  if (l->lver) {
+    LIT(" lver=");
+    U(l->lver);
+  }
+  if (l->resv2) {
+    LIT(" lrh_resv2=");
+    HEX(l->resv2, 1);
+  }
+  if (l->resv5) {
+    LIT(" lrh_resv5=");
+    HEX(l->resv5, 2);
+  }
+  return p;
 }
 
-static void put_prefix(dec_out *o, const dec_packet *pk) {
+/* " SRC > DST [RoCEv1]": 110 bytes; remembered for IPv4 pairs. */
+static char *put_addrs(dec_out *o, char *p, const ornic_frame *f) {
+  static dec_frag_cache cache;
+  bool v4 = f->l3 == ORNIC_L3_IPV4;
+  uint64_t k0 = 0;
+  dec_frag *fr = v4 ? dec_frag_ip4_slot(&cache, f->ip.src, f->ip.dst, &k0) : NULL;
+  if (fr && dec_frag_hit(fr, k0, 1)) return dec_frag_put(p, fr);
+  char *start = p;
+  *p++ = ' ';
+  p = dec_put_addr(o, p, f->ip.src, v4);
+  LIT(" > ");
+  p = dec_put_addr(o, p, f->ip.dst, v4);
+  if (f->l3 == ORNIC_L3_GRH && f->link != ORNIC_LINK_IB) LIT(" RoCEv1");
+  if (fr) dec_frag_keep(fr, k0, 1, start, (size_t)(p - start));
+  return p;
+}
+
+/* 60 + 110 + 110 + 20 bytes */
+static char *put_prefix(dec_out *o, char *p, const dec_packet *pk) {
   const ornic_frame *f = &pk->f;
-  dec_out_u64(o, pk->frame);
-  dec_out_char(o, ' ');
-  dec_out_time(o, pk->sec, pk->nsec);
-  if (pk->has_l3) {
-    bool v4 = f->l3 == ORNIC_L3_IPV4;
-    dec_out_char(o, ' ');
-    dec_out_addr(o, f->ip.src, v4);
-    dec_out_lit(o, " > ");
-    dec_out_addr(o, f->ip.dst, v4);
-    if (f->l3 == ORNIC_L3_GRH && f->link != ORNIC_LINK_IB) dec_out_lit(o, " RoCEv1");
+  U(pk->frame);
+  *p++ = ' ';
+  p = dec_put_time(o, p, pk->sec, pk->nsec);
+  if (pk->has_l3) p = put_addrs(o, p, f);
+  if (f->layers & ORNIC_LAYER_LRH) p = put_lrh(p, &f->lrh);
+  if (pk->has_vlan) {
+    LIT(" vlan=");
+    U(f->eth.vlan_tci & 0x0fff);
   }
-  if (f->layers & ORNIC_LAYER_LRH) put_lrh(o, &f->lrh);
-  if (pk->has_vlan) kv_u64(o, KEY(" vlan="), f->eth.vlan_tci & 0x0fff);
+  return p;
 }
 
-static void put_flag(dec_out *o, bool on, const char *name, bool *first) {
-  if (!on) return;
-  dec_out_str(o, *first ? " [" : ",");
-  dec_out_str(o, name);
-  *first = false;
+/* " [A,SE,M,FECN,BECN]": 20 bytes */
+static char *put_flags(char *p, const ornic_bth *b) {
+  if (!(b->ackreq | b->se | b->m | b->fecn | b->becn)) return p;
+  const char *sep = " [";
+  size_t n = 2;
+#define FLAG(on, lit)           \
+  if (on) {                     \
+    p = dec_put_mem(p, sep, n); \
+    LIT(lit);                   \
+    sep = ",";                  \
+    n = 1;                      \
+  }
+  FLAG(b->ackreq, "A")
+  FLAG(b->se, "SE")
+  FLAG(b->m, "M")
+  FLAG(b->fecn, "FECN")
+  FLAG(b->becn, "BECN")
+#undef FLAG
+  if (n == 1) *p++ = ']';
+  return p;
 }
 
-static void put_bth(dec_out *o, const ornic_bth *b) {
-  const char *name = ornic_opcode_info_get(b->opcode)->short_name;
-  dec_out_char(o, ' ');
-  if (name) {
-    dec_out_str(o, name);
+/* " NAME qp=0x..": 20 bytes + the name; remembered per opcode and QP. */
+static char *put_name_qp(dec_out *o, char *p, const ornic_bth *b) {
+  static dec_frag_cache cache;
+  uint64_t k0 = b->opcode | (uint64_t)b->destqp << 8;
+  dec_frag *f = dec_frag_slot(&cache, k0, 0);
+  if (dec_frag_hit(f, k0, 0)) return dec_frag_put(p, f);
+  dec_name name = dec_opcode_short_name(b->opcode);
+  size_t at = (size_t)(p - o->buf);
+  uint64_t flushes = o->flushes;
+  *p++ = ' ';
+  if (name.s) {
+    p = put_name(o, p, name, 130);
   } else {
-    dec_out_lit(o, "UNKNOWN_");
-    dec_out_hex(o, b->opcode, 2);
+    LIT("UNKNOWN_");
+    HEX(b->opcode, 2);
   }
-  kv_hex(o, KEY(" qp="), b->destqp, 6);
-  kv_u64(o, KEY(" psn="), b->psn);
-  bool first = true;
-  put_flag(o, b->ackreq, "A", &first);
-  put_flag(o, b->se, "SE", &first);
-  put_flag(o, b->m, "M", &first);
-  put_flag(o, b->fecn, "FECN", &first);
-  put_flag(o, b->becn, "BECN", &first);
-  if (!first) dec_out_char(o, ']');
-  if (b->pkey != 0xffff) kv_hex(o, KEY(" pkey="), b->pkey, 4);
-  if (b->tver) kv_u64(o, KEY(" tver="), b->tver);
-  if (b->resv6) kv_hex(o, KEY(" resv6="), b->resv6, 2);
-  if (b->resv7) kv_hex(o, KEY(" resv7="), b->resv7, 2);
+  LIT(" qp=");
+  HEX(b->destqp, 6);
+  if (o->flushes == flushes) dec_frag_keep(f, k0, 0, o->buf + at, (size_t)(p - o->buf) - at);
+  return p;
 }
 
-typedef struct {
-  dec_out *o;
-  bool first;
-} run_ctx;
-
-static void put_missing_run(void *ctx, uint32_t first, uint32_t count) {
-  run_ctx *rc = ctx;
-  dec_out *o = rc->o;
-  if (!rc->first) dec_out_char(o, ',');
-  rc->first = false;
-  dec_out_u64(o, first);
-  if (count > 1) {
-    dec_out_char(o, '-');
-    dec_out_u64(o, ornic_psn_add(first, (int32_t)(count - 1)));
+/* 130 bytes + the name */
+static char *put_bth(dec_out *o, char *p, const ornic_bth *b) {
+  ROOM(130 + DEC_NAME_MAX);
+  p = put_name_qp(o, p, b);
+  LIT(" psn=");
+  U(b->psn);
+  p = put_flags(p, b);
+  if (b->pkey != 0xffff) {
+    LIT(" pkey=");
+    HEX(b->pkey, 4);
   }
+  if (b->tver) {
+    LIT(" tver=");
+    U(b->tver);
+  }
+  if (b->resv6) {
+    LIT(" resv6=");
+    HEX(b->resv6, 2);
+  }
+  if (b->resv7) {
+    LIT(" resv7=");
+    HEX(b->resv7, 2);
+  }
+  return p;
 }
 
-static void put_nak(dec_out *o, const ornic_naketh *n) {
-  kv_named(o, KEY(" nak="), n->reason, 0, ornic_naketh_reason_name(n->reason));
-  kv_u64(o, KEY(" trigger="), n->trigger_psn);
-  kv_u64(o, KEY(" base="), n->base_psn);
-  kv_u64(o, KEY(" limit="), n->limit_psn);
-  kv_u64(o, KEY(" nblocks="), n->nblocks);
-  dec_out_lit(o, " missing=");
-  run_ctx rc = {o, true};
+/* " nak=0xR(NAME) trigger= base= limit= nblocks= missing=RUNS nmissing=N":
+ * 100 bytes + the name, 24 bytes per run */
+static char *put_nak(dec_out *o, char *p, const ornic_naketh *n) {
+  ROOM(100 + DEC_NAME_MAX);
+  LIT(" nak=");
+  HEX(n->reason, 0);
+  *p++ = '(';
+  p = put_name(o, p, dec_nak_reason_name(n->reason), 100);
+  LIT(") trigger=");
+  U(n->trigger_psn);
+  LIT(" base=");
+  U(n->base_psn);
+  LIT(" limit=");
+  U(n->limit_psn);
+  LIT(" nblocks=");
+  U(n->nblocks);
+  LIT(" missing=");
   ornic_naketh_lost_iter it;
   uint32_t first, count, missing = 0;
   ornic_naketh_lost_begin(&it, n);
   while (ornic_naketh_lost_next_run(&it, &first, &count)) {
-    put_missing_run(&rc, first, count);
+    ROOM(24);
+    if (missing) *p++ = ',';
+    U(first);
+    if (count > 1) {
+      *p++ = '-';
+      U(ornic_psn_add(first, (int32_t)(count - 1)));
+    }
     missing += count;
   }
-  if (!missing)
-    dec_out_lit(o, "none");
-  else
-    kv_u64(o, KEY(" nmissing="), missing);
+  ROOM(24);
+  if (!missing) {
+    LIT("none");
+  } else {
+    LIT(" nmissing=");
+    U(missing);
+  }
+  return p;
 }
 
-static void put_oack(dec_out *o, const ornic_oacketh *a) {
-  static const char *const names[4] = {"-", "addr_cached", "wqe_done", "addr_cached,wqe_done"};
-  kv_named(o, KEY(" oack="), a->flags, 2, names[a->flags & 3]);
-  kv_u64(o, KEY(" count="), a->count);
+/* 60 bytes + the name */
+static char *put_aeth(dec_out *o, char *p, const ornic_aeth *a) {
+  ROOM(60 + DEC_NAME_MAX);
+  LIT(" aeth=");
+  HEX(a->syndrome, 2);
+  *p++ = '(';
+  p = put_name(o, p, dec_syndrome_name(a->syndrome), 60);
+  LIT(") msn=");
+  U(a->msn);
+  return p;
 }
 
-/* One extension header; bits come in wire order. */
-static void put_ext(dec_out *o, const ornic_ext *e, uint16_t bit) {
+/* 50 bytes */
+static char *put_oack(char *p, const ornic_oacketh *a) {
+  LIT(" oack=");
+  HEX(a->flags, 2);
+  switch (a->flags & 3) {
+  case 0: LIT("(-)"); break;
+  case 1: LIT("(addr_cached)"); break;
+  case 2: LIT("(wqe_done)"); break;
+  default: LIT("(addr_cached,wqe_done)"); break;
+  }
+  LIT(" count=");
+  U(a->count);
+  return p;
+}
+
+/* The fixed-size headers; bits come in wire order. 110 bytes */
+static char *put_small_ext(char *p, const ornic_ext *e, uint16_t bit) {
   switch (bit) {
-  case ORNIC_HDR_RDETH: kv_hex(o, KEY(" een="), e->rdeth.een, 6); break;
+  case ORNIC_HDR_RDETH: LIT(" een="), HEX(e->rdeth.een, 6); break;
   case ORNIC_HDR_DETH:
-    kv_hex(o, KEY(" qkey="), e->deth.qkey, 8);
-    kv_hex(o, KEY(" srcqp="), e->deth.srcqp, 6);
+    LIT(" qkey="), HEX(e->deth.qkey, 8);
+    LIT(" srcqp="), HEX(e->deth.srcqp, 6);
     break;
-  case ORNIC_HDR_XRCETH: kv_hex(o, KEY(" xrcsrq="), e->xrceth.xrcsrq, 6); break;
-  case ORNIC_HDR_FETH: kv_hex(o, KEY(" feth="), e->feth.value, 8); break;
+  case ORNIC_HDR_XRCETH: LIT(" xrcsrq="), HEX(e->xrceth.xrcsrq, 6); break;
+  case ORNIC_HDR_FETH: LIT(" feth="), HEX(e->feth.value, 8); break;
   case ORNIC_HDR_RETH:
-    kv_hex(o, KEY(" va="), e->reth.va, 16);
-    kv_hex(o, KEY(" rkey="), e->reth.rkey, 8);
-    kv_u64(o, KEY(" dmalen="), e->reth.dmalen);
+    LIT(" va="), HEX(e->reth.va, 16);
+    LIT(" rkey="), HEX(e->reth.rkey, 8);
+    LIT(" dmalen="), U(e->reth.dmalen);
     break;
-  case ORNIC_HDR_OFFETH: kv_u64(o, KEY(" offset="), e->offeth.offset); break;
+  case ORNIC_HDR_OFFETH: LIT(" offset="), U(e->offeth.offset); break;
   case ORNIC_HDR_ATOMICETH:
-    kv_hex(o, KEY(" va="), e->atomiceth.va, 16);
-    kv_hex(o, KEY(" rkey="), e->atomiceth.rkey, 8);
-    kv_hex(o, KEY(" swap_add="), e->atomiceth.swap_add, 0);
-    kv_hex(o, KEY(" compare="), e->atomiceth.compare, 0);
+    LIT(" va="), HEX(e->atomiceth.va, 16);
+    LIT(" rkey="), HEX(e->atomiceth.rkey, 8);
+    LIT(" swap_add="), HEX(e->atomiceth.swap_add, 0);
+    LIT(" compare="), HEX(e->atomiceth.compare, 0);
     break;
-  case ORNIC_HDR_AETH:
-    kv_named(o, KEY(" aeth="), e->aeth.syndrome, 2, ornic_aeth_syndrome_name(e->aeth.syndrome));
-    kv_u64(o, KEY(" msn="), e->aeth.msn);
-    break;
-  case ORNIC_HDR_ATOMICACKETH: kv_hex(o, KEY(" orig="), e->atomicacketh.orig, 0); break;
-  case ORNIC_HDR_OACKETH: put_oack(o, &e->oacketh); break;
-  case ORNIC_HDR_NAKETH: put_nak(o, &e->naketh); break;
-  case ORNIC_HDR_IMMDT: kv_hex(o, KEY(" imm="), e->immdt.data, 8); break;
-  case ORNIC_HDR_IETH: kv_hex(o, KEY(" inv_rkey="), e->ieth.rkey, 8); break;
+  case ORNIC_HDR_ATOMICACKETH: LIT(" orig="), HEX(e->atomicacketh.orig, 0); break;
+  case ORNIC_HDR_OACKETH: p = put_oack(p, &e->oacketh); break;
+  case ORNIC_HDR_IMMDT: LIT(" imm="), HEX(e->immdt.data, 8); break;
+  case ORNIC_HDR_IETH: LIT(" inv_rkey="), HEX(e->ieth.rkey, 8); break;
   default: break; /* CNP: 16 reserved bytes */
   }
+  return p;
 }
 
-static void put_icrc(dec_out *o, const dec_packet *pk) {
+static char *put_ext(dec_out *o, char *p, const ornic_ext *e, uint16_t bit) {
+  if (bit == ORNIC_HDR_AETH) return put_aeth(o, p, &e->aeth);
+  if (bit == ORNIC_HDR_NAKETH) return put_nak(o, p, &e->naketh);
+  ROOM(120);
+  return put_small_ext(p, e, bit);
+}
+
+/* " icrc=BAD(got 0x.. want 0x..)": 40 bytes */
+static char *put_icrc(char *p, const dec_packet *pk) {
   switch (pk->icrc) {
-  case DEC_ICRC_OK: dec_out_lit(o, " icrc=ok"); break;
+  case DEC_ICRC_OK: return DEC_PUT_LIT(p, " icrc=ok");
   case DEC_ICRC_BAD:
-    dec_out_lit(o, " icrc=BAD(got ");
-    dec_out_hex(o, pk->f.icrc, 8);
-    dec_out_lit(o, " want ");
-    dec_out_hex(o, pk->icrc_want, 8);
-    dec_out_char(o, ')');
-    break;
-  case DEC_ICRC_UNCHECKED: dec_out_lit(o, " icrc=unchecked"); break;
-  default: dec_out_lit(o, " icrc=n/a"); break;
+    LIT(" icrc=BAD(got ");
+    HEX(pk->f.icrc, 8);
+    LIT(" want ");
+    HEX(pk->icrc_want, 8);
+    *p++ = ')';
+    return p;
+  case DEC_ICRC_UNCHECKED: return DEC_PUT_LIT(p, " icrc=unchecked");
+  default: return DEC_PUT_LIT(p, " icrc=n/a");
   }
 }
 
 /* Native InfiniBand: " vcrc=ok", "=BAD(got X want Y)", "=unchecked", "=n/a"
- * (values as the two wire bytes read little-endian, as the iCRC's). */
-static void put_vcrc(dec_out *o, const dec_packet *pk) {
+ * (values as the two wire bytes read little-endian, as the iCRC's). 40 bytes */
+static char *put_vcrc(char *p, const dec_packet *pk) {
   switch (pk->vcrc) {
-  case DEC_ICRC_OK: dec_out_lit(o, " vcrc=ok"); break;
+  case DEC_ICRC_OK: return DEC_PUT_LIT(p, " vcrc=ok");
   case DEC_ICRC_BAD:
-    dec_out_lit(o, " vcrc=BAD(got ");
-    dec_out_hex(o, pk->f.vcrc, 4);
-    dec_out_lit(o, " want ");
-    dec_out_hex(o, pk->vcrc_want, 4);
-    dec_out_char(o, ')');
-    break;
-  case DEC_ICRC_UNCHECKED: dec_out_lit(o, " vcrc=unchecked"); break;
-  default: dec_out_lit(o, " vcrc=n/a"); break;
+    LIT(" vcrc=BAD(got ");
+    HEX(pk->f.vcrc, 4);
+    LIT(" want ");
+    HEX(pk->vcrc_want, 4);
+    *p++ = ')';
+    return p;
+  case DEC_ICRC_UNCHECKED: return DEC_PUT_LIT(p, " vcrc=unchecked");
+  default: return DEC_PUT_LIT(p, " vcrc=n/a");
   }
 }
 
-static void put_warnings(dec_out *o, uint32_t w) {
-  if (!w) return;
-  dec_out_lit(o, " warn=");
+/* " warn=a,b": a name and a comma per set bit */
+static char *put_warnings(dec_out *o, char *p, uint32_t w) {
+  if (!w) return p;
+  ROOM(8);
+  LIT(" warn=");
   for (unsigned i = 0, first = 1; i < ORNIC_LINT_COUNT; i++) {
     if (!(w & (1u << i))) continue;
-    if (!first) dec_out_char(o, ',');
-    dec_out_str(o, ornic_lint_name(i));
+    ROOM(DEC_NAME_MAX + 2);
+    if (!first) *p++ = ',';
+    p = put_name(o, p, dec_lint_name(i), 2);
     first = 0;
   }
+  return p;
 }
 
-static void put_body(dec_out *o, const dec_packet *pk) {
+static char *put_body(dec_out *o, char *p, const dec_packet *pk) {
   const ornic_frame *f = &pk->f;
-  put_bth(o, &f->bth);
-  for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++)
-    if (f->ext.present & (1u << i)) put_ext(o, &f->ext, (uint16_t)(1u << i));
+  p = put_bth(o, p, &f->bth);
+  for (uint32_t m = f->ext.present; m; m &= m - 1) /* the headers present, in wire order */
+    p = put_ext(o, p, &f->ext, (uint16_t)(m & (0 - m)));
+  ROOM(160);
   if (pk->has_payload) {
-    kv_u64(o, KEY(" len="), f->payload_len);
-    if (f->payload_caplen < f->payload_len) kv_u64(o, KEY(" captured="), f->payload_caplen);
+    LIT(" len=");
+    U(f->payload_len);
+    if (f->payload_caplen < f->payload_len) {
+      LIT(" captured=");
+      U(f->payload_caplen);
+    }
   }
   if (pk->snap_cut) {
-    kv_u64(o, KEY(" snap="), pk->caplen);
-    dec_out_char(o, '/');
-    dec_out_u64(o, pk->wire_len);
+    LIT(" snap=");
+    U(pk->caplen);
+    *p++ = '/';
+    U(pk->wire_len);
   }
-  put_icrc(o, pk);
-  if (f->link == ORNIC_LINK_IB) put_vcrc(o, pk);
-  put_warnings(o, pk->warnings);
+  p = put_icrc(p, pk);
+  if (f->link == ORNIC_LINK_IB) p = put_vcrc(p, pk);
+  return put_warnings(o, p, pk->warnings);
 }
 
-/* " N PSN(s) from FIRST" */
-static void put_psn_run(dec_out *o, uint32_t count, uint32_t first) {
-  dec_out_char(o, ' ');
-  dec_out_u64(o, count);
+/* " N PSN(s) from FIRST": 30 bytes */
+static char *put_psn_run(char *p, uint32_t count, uint32_t first) {
+  *p++ = ' ';
+  U(count);
   if (count == 1)
-    dec_out_lit(o, " PSN from ");
+    LIT(" PSN from ");
   else
-    dec_out_lit(o, " PSNs from ");
-  dec_out_u64(o, first);
+    LIT(" PSNs from ");
+  U(first);
+  return p;
 }
 
-/* The tags, problems first, in a fixed order. */
-static void put_tags(dec_out *o, const ornic_an_verdict *v) {
+/* The tags, problems first, in a fixed order. 260 bytes */
+static char *put_tags(char *p, const ornic_an_verdict *v) {
   uint32_t fl = v->flags;
-  if (fl & ORNIC_AN_UNTRACKED) dec_out_lit(o, " [Untracked: conversation table full]");
-  if (fl & ORNIC_AN_RETRANS) dec_out_lit(o, " [Retransmission]");
-  if (fl & ORNIC_AN_DUP) dec_out_lit(o, " [Duplicate]");
+  if (!(fl & (ORNIC_AN_UNTRACKED | ORNIC_AN_RETRANS | ORNIC_AN_DUP | ORNIC_AN_LOSS | ORNIC_AN_NAK |
+              ORNIC_AN_ACK_STALE | ORNIC_AN_NOT_CAPTURED | ORNIC_AN_OOO | ORNIC_AN_PROBE |
+              ORNIC_AN_READ_RETRY | ORNIC_AN_OTD_EXCEEDED)))
+    return p; /* most packets: nothing to say */
+  if (fl & ORNIC_AN_UNTRACKED) LIT(" [Untracked: conversation table full]");
+  if (fl & ORNIC_AN_RETRANS) LIT(" [Retransmission]");
+  if (fl & ORNIC_AN_DUP) LIT(" [Duplicate]");
   if (fl & ORNIC_AN_LOSS) {
-    dec_out_lit(o, " [Loss:");
-    put_psn_run(o, v->loss_count, v->loss_first_psn);
-    dec_out_char(o, ']');
+    LIT(" [Loss:");
+    p = put_psn_run(p, v->loss_count, v->loss_first_psn);
+    *p++ = ']';
   }
-  if (fl & ORNIC_AN_NAK) dec_out_lit(o, " [NAK]");
-  if (fl & ORNIC_AN_ACK_STALE) dec_out_lit(o, " [Stale ACK]");
+  if (fl & ORNIC_AN_NAK) LIT(" [NAK]");
+  if (fl & ORNIC_AN_ACK_STALE) LIT(" [Stale ACK]");
   if (fl & ORNIC_AN_NOT_CAPTURED) {
-    dec_out_lit(o, " [ACKed unseen:");
-    put_psn_run(o, v->not_captured, v->not_captured_first);
-    dec_out_char(o, ']');
+    LIT(" [ACKed unseen:");
+    p = put_psn_run(p, v->not_captured, v->not_captured_first);
+    *p++ = ']';
   }
   if (fl & ORNIC_AN_OOO) {
-    dec_out_lit(o, " [OOO ");
-    dec_out_u64(o, v->ooo_distance);
-    dec_out_char(o, ']');
+    LIT(" [OOO ");
+    U(v->ooo_distance);
+    *p++ = ']';
   }
-  if (fl & ORNIC_AN_PROBE) dec_out_lit(o, " [Probe]");
-  if (fl & ORNIC_AN_READ_RETRY) dec_out_lit(o, " [READ retry]");
+  if (fl & ORNIC_AN_PROBE) LIT(" [Probe]");
+  if (fl & ORNIC_AN_READ_RETRY) LIT(" [READ retry]");
   if (fl & ORNIC_AN_OTD_EXCEEDED) {
-    dec_out_lit(o, " [OTD exceeded:");
-    put_psn_run(o, v->hole_count, v->hole_first);
-    dec_out_char(o, ']');
+    LIT(" [OTD exceeded:");
+    p = put_psn_run(p, v->hole_count, v->hole_first);
+    *p++ = ']';
   }
+  return p;
 }
 
-static void put_analysis(dec_out *o, const dec_packet *pk) {
+/* 60 + 260 bytes */
+static char *put_analysis(char *p, const dec_packet *pk) {
   const ornic_an_verdict *v = &pk->an;
-  if (v->conv) kv_u64(o, KEY(" conv="), v->conv);
-  if (v->flags & ORNIC_AN_WQE) kv_u64(o, KEY(" wqe="), v->wqe);
-  if (v->flags & ORNIC_AN_ADDR) kv_hex(o, KEY(" addr="), v->addr, 16);
-  put_tags(o, v);
+  if (v->conv) {
+    LIT(" conv=");
+    U(v->conv);
+  }
+  if (v->flags & ORNIC_AN_WQE) {
+    LIT(" wqe=");
+    U(v->wqe);
+  }
+  if (v->flags & ORNIC_AN_ADDR) {
+    LIT(" addr=");
+    HEX(v->addr, 16);
+  }
+  return put_tags(p, v);
 }
 
 void dec_text_packet(dec_out *o, const dec_packet *pk) {
-  put_prefix(o, pk);
-  if (pk->has_bth) put_body(o, pk);
-  if (dec_has_verdict(pk)) put_analysis(o, pk);
+  char *p = dec_out_room(o, 320);
+  p = put_prefix(o, p, pk);
+  if (pk->has_bth) p = put_body(o, p, pk);
+  if (dec_has_verdict(pk)) {
+    ROOM(340);
+    p = put_analysis(p, pk);
+  }
+  dec_out_end(o, p);
   if (pk->error) {
     dec_out_lit(o, " error: ");
     dec_out_str(o, pk->error);
@@ -296,10 +421,12 @@ void dec_text_packet(dec_out *o, const dec_packet *pk) {
 }
 
 void dec_text_skipped(dec_out *o, const dec_packet *pk) {
-  dec_out_u64(o, pk->frame);
-  dec_out_char(o, ' ');
-  dec_out_time(o, pk->sec, pk->nsec);
-  dec_out_lit(o, " skipped: ");
+  char *p = dec_out_room(o, 72);
+  U(pk->frame);
+  *p++ = ' ';
+  p = dec_put_time(o, p, pk->sec, pk->nsec);
+  LIT(" skipped: ");
+  dec_out_end(o, p);
   dec_out_str(o, dec_skip_text(pk->skip));
   dec_out_eol(o);
 }
