@@ -160,7 +160,7 @@ static void hand_off(bgw *b) {
   b->fill = (b->head + b->count) % NSLOTS;
 }
 
-unsigned char *bgw_reserve(bgw *b, size_t n) {
+unsigned char *bgw_reserve(bgw *b, size_t n, size_t *room) {
   /* The thread never touches the slot being filled (nor its `used`): only a
    * hand-off, which moves `fill`, needs the lock. */
   if (n > SLOT_CAP) {
@@ -177,6 +177,7 @@ unsigned char *bgw_reserve(bgw *b, size_t n) {
       return NULL;
     }
   }
+  *room = SLOT_CAP - b->used[b->fill];
   return b->slot[b->fill] + b->used[b->fill];
 }
 

@@ -35,14 +35,16 @@ void bgw_watch(bgw *b, const volatile sig_atomic_t *quit);
 #define BGW_RING_BYTES (BGW_SLOTS * BGW_MAX_RESERVE)
 
 /* Where the next n bytes (n <= BGW_MAX_RESERVE) go: a pointer into the
- * buffer being filled, contiguous, after the bytes committed so far. A
- * buffer that cannot take n more bytes is handed to the thread first (its
- * write may end a few bytes short of 2 MiB). NULL, with errno set to the
- * first write error, once a write failed. The bytes count only when
- * committed; a second bgw_reserve before bgw_commit gives the same place. */
-unsigned char *bgw_reserve(bgw *b, size_t n);
+ * buffer being filled, contiguous, after the bytes committed so far, with
+ * *room (>= n) bytes free there, which the caller may fill and commit in
+ * one go. A buffer that cannot take n more bytes is handed to the thread
+ * first (its write may end a few bytes short of 2 MiB). NULL, with errno
+ * set to the first write error, once a write failed. The bytes count only
+ * when committed; a second bgw_reserve before bgw_commit gives the same
+ * place. */
+unsigned char *bgw_reserve(bgw *b, size_t n, size_t *room);
 
-/* The first n bytes of the last bgw_reserve (n at most what it reserved)
+/* The first n bytes of the last bgw_reserve (n at most its *room)
  * are complete: they are written in order after the bytes before them. */
 void bgw_commit(bgw *b, size_t n);
 

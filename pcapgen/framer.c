@@ -56,29 +56,48 @@ static void put_payload(uint8_t *p, const ornic_frame *f, const framer_payload *
   pattern_fill(p + gen->head_len, gen->key, gen->addr, n - gen->head_len);
 }
 
-/* The checks ornic_frame_encode makes before writing, for this shape. */
-static int plan(const ornic_frame *f, const framer_payload *gen, size_t *ext, uint8_t *pad) {
-  const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
+/* The checks ornic_frame_encode makes before writing, for this shape, but
+ * the extension headers' (their encoder makes those, and gives their size:
+ * asking ornic_ext_size first as well cost 3% of a run). */
+static int plan(const ornic_frame *f, const ornic_opcode_info *op, const framer_payload *gen) {
   if (!op->name) return ORNIC_ERR_UNKNOWN_OPCODE;
   size_t n = f->payload_len;
   if (n && (!(op->flags & ORNIC_OPF_PAYLOAD) || (!gen && !f->payload)))
     return ORNIC_ERR_INVALID_ARG;
   if (gen && gen->head_len > n) return ORNIC_ERR_INVALID_ARG;
-  *ext = ornic_ext_size(&f->ext, op->hdrs);
-  *pad = (uint8_t)((4 - (*ext + n) % 4) % 4);
-  size_t after_ip = UDP_LEN + ORNIC_BTH_LEN + *ext + n + *pad + ORNIC_ICRC_LEN;
-  if (n > 0xffff || after_ip > IPV4_MAX_PAYLOAD) return ORNIC_ERR_INVALID_ARG;
-  return ORNIC_OK;
+  return n > 0xffff ? ORNIC_ERR_INVALID_ARG : ORNIC_OK;
+}
+
+/* ornic_ext_encode's bytes and answer, a header at a time through
+ * ornic_ext_encode_one: the general function walks the headers three times
+ * (check, size, write), 260 instructions for an ACK's AETH + OACKETH, 5% of
+ * a run's; this takes a quarter less. A frame with a header the library
+ * refuses is refused either way. */
+static ornic_ssize encode_ext(uint8_t *out, size_t cap, const ornic_ext *ext, uint16_t hdrs) {
+  size_t off = 0;
+  for (unsigned rest = hdrs & ((1u << ORNIC_HDR_COUNT) - 1); rest; rest &= rest - 1) {
+    ornic_ssize k = ornic_ext_encode_one(out + off, cap - off, ext, (uint16_t)(rest & (0u - rest)));
+    if (k < 0) return k;
+    off += (size_t)k;
+  }
+  return (ornic_ssize)off;
 }
 
 ornic_ssize framer_encode(const framer *fr, uint8_t *out, size_t cap, const ornic_frame *f,
                           const framer_payload *gen) {
-  size_t ext;
-  uint8_t pad;
   if (!same_shape(fr, f)) return ORNIC_ERR_INVALID_ARG;
-  int rc = plan(f, gen, &ext, &pad);
+  const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
+  int rc = plan(f, op, gen);
   if (rc < 0) return rc;
-  size_t after_ip = UDP_LEN + ORNIC_BTH_LEN + ext + f->payload_len + pad + ORNIC_ICRC_LEN;
+  /* The extension headers first, after the BTH's place: their size sets
+   * the pad count the BTH carries. */
+  const size_t ext_off = BTH_OFF + ORNIC_BTH_LEN;
+  if (cap < ext_off) return ORNIC_ERR_NOBUF;
+  ornic_ssize ext = encode_ext(out + ext_off, cap - ext_off, &f->ext, op->hdrs);
+  if (ext < 0) return ext;
+  uint8_t pad = (uint8_t)((4 - ((size_t)ext + f->payload_len) % 4) % 4);
+  size_t after_ip = UDP_LEN + ORNIC_BTH_LEN + (size_t)ext + f->payload_len + pad + ORNIC_ICRC_LEN;
+  if (after_ip > IPV4_MAX_PAYLOAD) return ORNIC_ERR_INVALID_ARG;
   size_t total = UDP_OFF + after_ip;
   if (cap < total) return ORNIC_ERR_NOBUF;
   memcpy(out, fr->l2l4, FRAMER_L2L4);
@@ -93,10 +112,7 @@ ornic_ssize framer_encode(const framer *fr, uint8_t *out, size_t cap, const orni
   bth.padcnt = pad;
   ornic_ssize k = ornic_bth_encode(out + BTH_OFF, ORNIC_BTH_LEN, &bth);
   if (k < 0) return k;
-  uint8_t *p = out + BTH_OFF + ORNIC_BTH_LEN;
-  if (ext && (k = ornic_ext_encode(p, ext, &f->ext, ornic_opcode_info_get(bth.opcode)->hdrs)) < 0)
-    return k;
-  p += ext;
+  uint8_t *p = out + ext_off + ext;
   put_payload(p, f, gen);
   p += f->payload_len;
   memset(p, 0, pad);

@@ -7,6 +7,7 @@
 #include "bitset.h"
 #include "fifo.h"
 #include "ornic_bitmap.h"
+#include "ready.h"
 #include "rtt.h"
 #include "verify.h"
 #include "workload.h"
@@ -65,11 +66,7 @@ static pkt *req_next_tx(void *self);
 static void req_timer(void *self, uint32_t arg);
 
 static void make_ready(oreq *r, oreq_qp *qp) {
-  if (!qp->in_ready) {
-    qp->in_ready = true;
-    if (fifo_push(&r->ready, qp->q) < 0) sim_fail(r->s, "out of memory (ready list)");
-  }
-  sim_kick(r->s, NODE_REQ);
+  ready_add(&r->ready, &qp->in_ready, qp->q, r->s, NODE_REQ);
 }
 
 static void arm_rto(oreq *r, oreq_qp *qp) {
@@ -456,20 +453,16 @@ static void req_rx(void *self, pkt *p, const ornic_frame *f) {
   }
 }
 
+static pkt *qp_next(void *self, uint32_t q, bool **in_ready) {
+  oreq *r = self;
+  oreq_qp *qp = &r->qp[q];
+  *in_ready = &qp->in_ready;
+  return r->o->op == OP_WRITE ? write_next(r, qp) : read_next(r, qp);
+}
+
 static pkt *req_next_tx(void *self) {
   oreq *r = self;
-  uint32_t q;
-  while (!sim_failed(r->s) && fifo_pop(&r->ready, &q)) {
-    oreq_qp *qp = &r->qp[q];
-    pkt *p = r->o->op == OP_WRITE ? write_next(r, qp) : read_next(r, qp);
-    if (p) {
-      /* Back to the tail: QPs share the link round-robin. */
-      if (fifo_push(&r->ready, q) < 0) sim_fail(r->s, "out of memory (ready list)");
-      return p;
-    }
-    qp->in_ready = false;
-  }
-  return NULL;
+  return ready_serve(&r->ready, r->s, qp_next, r);
 }
 
 /* ---- life cycle ------------------------------------------------------------------ */

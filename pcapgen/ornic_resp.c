@@ -6,6 +6,7 @@
 
 #include "fifo.h"
 #include "ornic_bitmap.h"
+#include "ready.h"
 #include "verify.h"
 #include "workload.h"
 
@@ -55,11 +56,7 @@ struct oresp {
 };
 
 static void make_ready(oresp *R, rqp *qp) {
-  if (!qp->in_ready) {
-    qp->in_ready = true;
-    if (fifo_push(&R->ready, qp->q) < 0) sim_fail(R->s, "out of memory (ready list)");
-  }
-  sim_kick(R->s, NODE_RESP);
+  ready_add(&R->ready, &qp->in_ready, qp->q, R->s, NODE_RESP);
 }
 
 static void frame_to_requester(oresp *R, rqp *qp, ornic_frame *f, uint8_t opcode, uint32_t psn) {
@@ -210,14 +207,7 @@ static bool fill_cache(oresp *R, rqp *qp, const geometry *g, uint32_t psn) {
 }
 
 static void complete_wqe(oresp *R, rqp *qp) {
-  /* Every byte was compared as it was placed: complete means verified. */
-  if (!wv_complete(&qp->ver)) {
-    sim_fail(R->s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: completed with %u of %u "
-             "packets verified",
-             (unsigned long long)qp->start_addr, qp->q, qp->ver.done, qp->ver.n);
-    return;
-  }
+  if (!wv_complete_write(&qp->ver, R->s, qp->q)) return;
   sim_stats(R->s)->wqes_verified++;
   obm_finish(qp->bm);
   qp->cache = false;
@@ -303,27 +293,14 @@ static bool duplicate_or_beyond(oresp *R, rqp *qp, uint32_t p) {
   return false;
 }
 
-/* The packet's bytes against the source at the address they are placed at. */
-static bool verify_placed(oresp *R, rqp *qp, uint32_t idx, const ornic_frame *f) {
-  uint64_t bad = 0;
-  int rc = wv_place(&qp->ver, idx, f->payload, f->payload_len, &bad);
-  if (rc == WV_BAD)
-    sim_fail(R->s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %llu of %llu "
-             "differs from the source",
-             (unsigned long long)qp->start_addr, qp->q, (unsigned long long)bad,
-             (unsigned long long)qp->len);
-  else if (rc == WV_TWICE)
-    sim_fail(R->s, "integrity check failed: WRITE to VA 0x%llx on QP %u: packet %u placed twice",
-             (unsigned long long)qp->start_addr, qp->q, idx);
-  return rc == WV_OK;
-}
-
 /* Direct placement: Start_Addr + (PSN - Start_PSN) * PMTU, no reordering
  * buffer; the bytes are checked there. false when they differ (the run
  * failed). */
 static bool place(oresp *R, rqp *qp, const ornic_frame *f) {
-  if (!verify_placed(R, qp, ornic_psn_off(f->bth.psn, qp->start_psn), f)) return false;
+  /* The packet's bytes against the source at the address they are placed at. */
+  if (!wv_place_write(&qp->ver, R->s, qp->q, ornic_psn_off(f->bth.psn, qp->start_psn), f->payload,
+                      f->payload_len))
+    return false;
   sim_stats(R->s)->accepted++;
   qp->since_ack++;
   if (ornic_psn_lt(qp->hpsn, f->bth.psn)) qp->hpsn = f->bth.psn;
@@ -458,18 +435,15 @@ static void resp_rx(void *self, pkt *p, const ornic_frame *f) {
     rx_read_req(R, qp, f);
 }
 
+static pkt *qp_next(void *self, uint32_t q, bool **in_ready) {
+  oresp *R = self;
+  *in_ready = &R->qp[q].in_ready;
+  return response_next(R, &R->qp[q]);
+}
+
 static pkt *resp_next_tx(void *self) {
   oresp *R = self;
-  uint32_t q;
-  while (!sim_failed(R->s) && fifo_pop(&R->ready, &q)) {
-    pkt *p = response_next(R, &R->qp[q]);
-    if (p) {
-      if (fifo_push(&R->ready, q) < 0) sim_fail(R->s, "out of memory (ready list)");
-      return p;
-    }
-    R->qp[q].in_ready = false;
-  }
-  return NULL;
+  return ready_serve(&R->ready, R->s, qp_next, R);
 }
 
 static void resp_timer(void *self, uint32_t arg) {

@@ -30,26 +30,28 @@ static inline uint64_t to_le(uint64_t w) {
 #endif
 }
 
-/* One whole chunk, built on the stack and copied out whole (the same with
- * the words stored straight into the frame, and chunk_ok reading them
- * straight from it, took fewer instructions but measured slower on
- * --bench: 0.35 s against 0.31, medians of 8). */
+/* The chunk's words, straight into out (the compiler makes them vector XORs
+ * and stores: no copy through the stack). */
 static inline void chunk(uint8_t *out, uint64_t key, uint64_t chunk_addr) {
-  uint64_t x = chunk_seed(key, chunk_addr), w[WORDS];
-  for (unsigned j = 0; j < WORDS; j++) w[j] = to_le(x ^ word_key[j]);
-  memcpy(out, w, PATTERN_CHUNK);
+  uint64_t x = chunk_seed(key, chunk_addr);
+  for (unsigned j = 0; j < WORDS; j++) {
+    uint64_t w = to_le(x ^ word_key[j]);
+    memcpy(out + 8 * j, &w, 8);
+  }
 }
 
 /* Whether a whole chunk matches: XORs accumulated, one test at the end. */
 static inline bool chunk_ok(const uint8_t *in, uint64_t key, uint64_t chunk_addr) {
-  uint64_t x = to_le(chunk_seed(key, chunk_addr)), w[WORDS], diff = 0;
-  memcpy(w, in, PATTERN_CHUNK);
-  for (unsigned j = 0; j < WORDS; j++) diff |= w[j] ^ x ^ to_le(word_key[j]);
+  uint64_t x = to_le(chunk_seed(key, chunk_addr)), diff = 0;
+  for (unsigned j = 0; j < WORDS; j++) {
+    uint64_t w;
+    memcpy(&w, in + 8 * j, 8);
+    diff |= w ^ x ^ to_le(word_key[j]);
+  }
   return diff == 0;
 }
 
-void pattern_fill(uint8_t *dst, uint64_t key, uint64_t addr, size_t len) {
-  uint8_t tmp[PATTERN_CHUNK];
+static inline void fill_body(uint8_t *dst, uint64_t key, uint64_t addr, size_t len) {
   while (len >= PATTERN_CHUNK) {
     chunk(dst, key, addr);
     dst += PATTERN_CHUNK;
@@ -57,12 +59,13 @@ void pattern_fill(uint8_t *dst, uint64_t key, uint64_t addr, size_t len) {
     len -= PATTERN_CHUNK;
   }
   if (len) {
+    uint8_t tmp[PATTERN_CHUNK];
     chunk(tmp, key, addr);
     memcpy(dst, tmp, len);
   }
 }
 
-size_t pattern_check(const uint8_t *buf, uint64_t key, uint64_t addr, size_t len) {
+static inline size_t check_body(const uint8_t *buf, uint64_t key, uint64_t addr, size_t len) {
   uint8_t tmp[PATTERN_CHUNK];
   for (size_t done = 0; done < len; done += PATTERN_CHUNK) {
     size_t n = len - done < PATTERN_CHUNK ? len - done : PATTERN_CHUNK;
@@ -72,4 +75,80 @@ size_t pattern_check(const uint8_t *buf, uint64_t key, uint64_t addr, size_t len
       if (tmp[i] != buf[done + i]) return done + i;
   }
   return (size_t)-1;
+}
+
+/* The same code built three times on x86-64: for the baseline ISA the
+ * project compiles for (SSE2: 16 bytes a vector) and, chosen once at run
+ * time, for AVX2 (32 bytes) and AVX-512 (64 bytes, and a three-way XOR in
+ * one instruction), which cut the instructions of the payloads' fill and
+ * check, a tenth of a --bench run, by 2x and 3x. No compile flag changes:
+ * the target attribute applies to these functions only. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define PATTERN_X86 1
+__attribute__((target("avx2"))) static void fill_avx2(uint8_t *dst, uint64_t key, uint64_t addr,
+                                                      size_t len) {
+  fill_body(dst, key, addr, len);
+}
+__attribute__((target("avx2"))) static size_t check_avx2(const uint8_t *buf, uint64_t key,
+                                                         uint64_t addr, size_t len) {
+  return check_body(buf, key, addr, len);
+}
+#ifdef __clang__ /* takes no prefer-vector-width here */
+#define AVX512 "avx512f,avx512bw,avx512vl"
+#else /* GCC would otherwise use 32-byte vectors */
+#define AVX512 "avx512f,avx512bw,avx512vl,prefer-vector-width=512"
+#endif
+__attribute__((target(AVX512))) static void fill_avx512(uint8_t *dst, uint64_t key, uint64_t addr,
+                                                        size_t len) {
+  fill_body(dst, key, addr, len);
+}
+__attribute__((target(AVX512))) static size_t check_avx512(const uint8_t *buf, uint64_t key,
+                                                           uint64_t addr, size_t len) {
+  return check_body(buf, key, addr, len);
+}
+
+/* 2: AVX-512, 1: AVX2, 0: baseline, -1: not asked yet. A race between
+ * threads is benign (both write the same answer). */
+static int isa = -1;
+static int best_isa(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? 2
+         : __builtin_cpu_supports("avx2")                                           ? 1
+                                                                                    : 0;
+}
+static inline int vector_isa(void) {
+  if (isa < 0) isa = best_isa();
+  return isa;
+}
+#endif
+
+int pattern_use_isa(int max) {
+#ifdef PATTERN_X86
+  int best = best_isa();
+  isa = max < best ? (max < 0 ? 0 : max) : best;
+  return isa;
+#else
+  (void)max;
+  return 0;
+#endif
+}
+
+void pattern_fill(uint8_t *dst, uint64_t key, uint64_t addr, size_t len) {
+#ifdef PATTERN_X86
+  switch (vector_isa()) {
+  case 2: fill_avx512(dst, key, addr, len); return;
+  case 1: fill_avx2(dst, key, addr, len); return;
+  }
+#endif
+  fill_body(dst, key, addr, len);
+}
+
+size_t pattern_check(const uint8_t *buf, uint64_t key, uint64_t addr, size_t len) {
+#ifdef PATTERN_X86
+  switch (vector_isa()) {
+  case 2: return check_avx512(buf, key, addr, len);
+  case 1: return check_avx2(buf, key, addr, len);
+  }
+#endif
+  return check_body(buf, key, addr, len);
 }

@@ -25,4 +25,9 @@ void pattern_fill(uint8_t *dst, uint64_t key, uint64_t addr, size_t len);
  * (size_t)-1 when all len bytes match. addr must be a multiple of PATTERN_CHUNK. */
 size_t pattern_check(const uint8_t *buf, uint64_t key, uint64_t addr, size_t len);
 
+/* For tests: the code used from now on, the baseline's (0), AVX2's (1) or
+ * AVX-512's (2), the best of them up to max that this CPU runs; returns it
+ * (every level writes and accepts the same bytes). */
+int pattern_use_isa(int max);
+
 #endif

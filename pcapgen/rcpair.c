@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "profile.h"
+#include "ready.h"
 #include "rcpair_int.h"
 #include "workload.h"
 
@@ -71,36 +72,25 @@ bool rc_may_post(const rcpair *r, int node, uint32_t q, uint64_t id) {
 
 /* ---- the NIC: round-robin over every QP's responder and requester ----------- */
 
-void rc_ready(rcpair *r, int node, uint32_t src) {
-  bool *flag = src & 1 ? &r->req[node][src >> 1].in_ready : &r->resp[node][src >> 1].in_ready;
-  if (!*flag) {
-    *flag = true;
-    if (fifo_push(&r->host[node].ready, src) < 0) sim_fail(r->s, "out of memory (ready list)");
-  }
-  sim_kick(r->s, node);
+static bool *ready_flag(rcpair *r, int node, uint32_t src) {
+  return src & 1 ? &r->req[node][src >> 1].in_ready : &r->resp[node][src >> 1].in_ready;
 }
 
-static pkt *source_next(rcpair *r, int node, uint32_t src) {
+void rc_ready(rcpair *r, int node, uint32_t src) {
+  ready_add(&r->host[node].ready, ready_flag(r, node, src), src, r->s, node);
+}
+
+static pkt *source_next(void *self, uint32_t src, bool **in_ready) {
+  rc_host *h = self;
+  rcpair *r = h->r;
   uint32_t q = src >> 1;
-  return src & 1 ? rc_req_next(r, &r->req[node][q]) : rc_resp_next(r, &r->resp[node][q]);
+  *in_ready = ready_flag(r, h->node, src);
+  return src & 1 ? rc_req_next(r, &r->req[h->node][q]) : rc_resp_next(r, &r->resp[h->node][q]);
 }
 
 static pkt *host_next_tx(void *self) {
   rc_host *h = self;
-  rcpair *r = h->r;
-  uint32_t src;
-  while (!sim_failed(r->s) && fifo_pop(&h->ready, &src)) {
-    pkt *p = source_next(r, h->node, src);
-    if (p) {
-      if (fifo_push(&h->ready, src) < 0) sim_fail(r->s, "out of memory (ready list)");
-      return p;
-    }
-    if (src & 1)
-      r->req[h->node][src >> 1].in_ready = false;
-    else
-      r->resp[h->node][src >> 1].in_ready = false;
-  }
-  return NULL;
+  return ready_serve(&h->ready, h->r->s, source_next, h);
 }
 
 static bool is_response(uint8_t op) {

@@ -23,6 +23,7 @@
 
 #include "fifo.h"
 #include "profile.h"
+#include "ready.h"
 #include "rtt.h"
 #include "verify.h"
 #include "workload.h"
@@ -86,11 +87,7 @@ static uint64_t us_to_ps(double us) { return (uint64_t)(us * 1e6 + 0.5); }
 /* ============================== requester ============================== */
 
 static void make_ready(roce *r, rc_req *rq) {
-  if (!rq->in_ready) {
-    rq->in_ready = true;
-    if (fifo_push(&r->ready, rq->q) < 0) sim_fail(r->s, "out of memory (ready list)");
-  }
-  sim_kick(r->s, NODE_REQ);
+  ready_add(&r->ready, &rq->in_ready, rq->q, r->s, NODE_REQ);
 }
 
 /* --rnic-rto-us 0: the adaptive RTO (rtt.h). Otherwise the fixed first
@@ -165,18 +162,15 @@ static pkt *req_qp_next(roce *r, rc_req *rq) {
   return build_write(r, rq, idx, retx);
 }
 
+static pkt *qp_next(void *self, uint32_t q, bool **in_ready) {
+  roce *r = self;
+  *in_ready = &r->reqs[q].in_ready;
+  return req_qp_next(r, &r->reqs[q]);
+}
+
 static pkt *req_next_tx(void *self) {
   roce *r = ((side *)self)->r;
-  uint32_t q;
-  while (!sim_failed(r->s) && fifo_pop(&r->ready, &q)) {
-    pkt *p = req_qp_next(r, &r->reqs[q]);
-    if (p) {
-      if (fifo_push(&r->ready, q) < 0) sim_fail(r->s, "out of memory (ready list)");
-      return p;
-    }
-    r->reqs[q].in_ready = false;
-  }
-  return NULL;
+  return ready_serve(&r->ready, r->s, qp_next, r);
 }
 
 static void advance(roce *r, rc_req *rq, uint32_t cum) {
@@ -324,34 +318,11 @@ static bool begin_message(roce *r, rc_resp *rs, const ornic_frame *f) {
 }
 
 static void end_message(roce *r, rc_resp *rs) {
-  /* Every byte was compared as it was placed: complete means verified. */
-  if (!wv_complete(&rs->ver)) {
-    sim_fail(r->s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: completed with %u of %u "
-             "packets verified",
-             (unsigned long long)rs->va, rs->q, rs->ver.done, rs->ver.n);
-    return;
-  }
+  if (!wv_complete_write(&rs->ver, r->s, rs->q)) return;
   sim_stats(r->s)->wqes_verified++;
   rs->in_msg = false;
   rs->msn = ornic_psn_add(rs->msn, 1);
   resp_ack(r, rs);
-}
-
-/* The packet's bytes against the source at the address they are placed at. */
-static bool verify_placed(roce *r, rc_resp *rs, uint32_t idx, const ornic_frame *f) {
-  uint64_t bad = 0;
-  int rc = wv_place(&rs->ver, idx, f->payload, f->payload_len, &bad);
-  if (rc == WV_BAD)
-    sim_fail(r->s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %llu of %llu "
-             "differs from the source",
-             (unsigned long long)rs->va, rs->q, (unsigned long long)bad,
-             (unsigned long long)rs->len);
-  else if (rc == WV_TWICE)
-    sim_fail(r->s, "integrity check failed: WRITE to VA 0x%llx on QP %u: packet %u placed twice",
-             (unsigned long long)rs->va, rs->q, idx);
-  return rc == WV_OK;
 }
 
 /* The expected packet: place it in order. */
@@ -369,7 +340,7 @@ static void accept_in_order(roce *r, rc_resp *rs, const ornic_frame *f) {
     resp_fatal(r, rs, ORNIC_AETH_NAK_INVALID_REQ, f->bth.psn);
     return;
   }
-  if (!verify_placed(r, rs, idx, f)) return;
+  if (!wv_place_write(&rs->ver, r->s, rs->q, idx, f->payload, f->payload_len)) return;
   sim_stats(r->s)->accepted++;
   rs->epsn = ornic_psn_add(rs->epsn, 1);
   rs->nak_sent = false;

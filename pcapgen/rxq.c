@@ -64,31 +64,8 @@ static uint8_t check(const rxq *r, const options *o, uint32_t idx, const rcx_dat
   return 0;
 }
 
-/* The packet's bytes against the source at the address they are placed at. */
-static bool verify_placed(rxq *r, sim *s, uint32_t idx, const rcx_data *d) {
-  uint64_t bad = 0;
-  int rc = wv_place(&r->ver, idx, d->data, d->len, &bad);
-  if (rc == WV_BAD)
-    sim_fail(s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %llu of %llu "
-             "differs from the source",
-             (unsigned long long)r->start_addr, r->q, (unsigned long long)bad,
-             (unsigned long long)r->len);
-  else if (rc == WV_TWICE)
-    sim_fail(s, "integrity check failed: WRITE to VA 0x%llx on QP %u: packet %u placed twice",
-             (unsigned long long)r->start_addr, r->q, idx);
-  return rc == WV_OK;
-}
-
 static int complete(rxq *r, sim *s) {
-  /* Every byte was compared as it was placed: complete means verified. */
-  if (!wv_complete(&r->ver)) {
-    sim_fail(s,
-             "integrity check failed: WRITE to VA 0x%llx on QP %u: completed with %u of %u "
-             "packets verified",
-             (unsigned long long)r->start_addr, r->q, r->ver.done, r->ver.n);
-    return RXQ_BAD;
-  }
+  if (!wv_complete_write(&r->ver, s, r->q)) return RXQ_BAD;
   sim_stats(s)->wqes_verified++;
   close_wqe(r);
   r->msn = ornic_psn_add(r->msn, 1);
@@ -120,7 +97,8 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
     sim_stats(s)->dup_data++;
     return RXQ_DUP;
   }
-  if (!verify_placed(r, s, idx, &d)) return RXQ_BAD;
+  /* The packet's bytes against the source at the address they are placed at. */
+  if (!wv_place_write(&r->ver, s, r->q, idx, d.data, d.len)) return RXQ_BAD;
   sim_stats(s)->accepted++;
   bs_set(r->got, idx);
   uint32_t e = ornic_psn_off(r->epsn, r->start_psn);

@@ -6,6 +6,7 @@
 
 #include "bitset.h"
 #include "rcx.h"
+#include "ready.h"
 
 void txq_init(txq *t, sim *s, const options *o, uint32_t q) {
   memset(t, 0, sizeof *t);
@@ -126,27 +127,24 @@ bool txq_ack_arrived(txq *t, sim *s, const ornic_frame *f) {
   return t->busy && ornic_aeth_type(syn) == ORNIC_AETH_ACK;
 }
 
-void txq_ready(u32fifo *ready, sim *s, txq *t) {
-  if (!t->in_ready) {
-    t->in_ready = true;
-    if (fifo_push(ready, t->q) < 0) sim_fail(s, "out of memory (ready list)");
-  }
-  sim_kick(s, NODE_REQ);
+void txq_ready(u32fifo *ready, sim *s, txq *t) { ready_add(ready, &t->in_ready, t->q, s, NODE_REQ); }
+
+typedef struct {
+  txq_at_fn at;
+  txq_next_fn next;
+  void *ctx;
+} schedule_ctx;
+
+static pkt *schedule_next(void *self, uint32_t q, bool **in_ready) {
+  schedule_ctx *c = self;
+  txq *t = c->at(c->ctx, q);
+  *in_ready = &t->in_ready;
+  return c->next(c->ctx, t);
 }
 
 pkt *txq_schedule(u32fifo *ready, sim *s, txq_at_fn at, txq_next_fn next, void *ctx) {
-  uint32_t q;
-  while (!sim_failed(s) && fifo_pop(ready, &q)) {
-    txq *t = at(ctx, q);
-    pkt *p = next(ctx, t);
-    if (p) {
-      /* Back to the tail: QPs share the link round-robin. */
-      if (fifo_push(ready, q) < 0) sim_fail(s, "out of memory (ready list)");
-      return p;
-    }
-    t->in_ready = false;
-  }
-  return NULL;
+  schedule_ctx c = {at, next, ctx};
+  return ready_serve(ready, s, schedule_next, &c);
 }
 
 uint32_t txq_bdp(const sim *s) {

@@ -6,6 +6,7 @@
 
 #include "bitset.h"
 #include "pattern.h"
+#include "sim.h"
 
 void wv_init(wqe_verify *v) { memset(v, 0, sizeof *v); }
 
@@ -52,4 +53,29 @@ int wv_place(wqe_verify *v, uint32_t idx, const uint8_t *payload, size_t n, uint
 void wv_free(wqe_verify *v) {
   free(v->bits);
   wv_init(v);
+}
+
+bool wv_place_write(wqe_verify *v, sim *s, unsigned q, uint32_t idx, const uint8_t *payload,
+                    size_t n) {
+  uint64_t bad = 0;
+  int rc = wv_place(v, idx, payload, n, &bad);
+  if (rc == WV_BAD)
+    sim_fail(s,
+             "integrity check failed: WRITE to VA 0x%llx on QP %u: byte %llu of %llu "
+             "differs from the source",
+             (unsigned long long)v->addr, q, (unsigned long long)bad, (unsigned long long)v->len);
+  else if (rc == WV_TWICE)
+    sim_fail(s, "integrity check failed: WRITE to VA 0x%llx on QP %u: packet %u placed twice",
+             (unsigned long long)v->addr, q, idx);
+  return rc == WV_OK;
+}
+
+bool wv_complete_write(const wqe_verify *v, sim *s, unsigned q) {
+  /* Every byte was compared as it was placed: complete means verified. */
+  if (wv_complete(v)) return true;
+  sim_fail(s,
+           "integrity check failed: WRITE to VA 0x%llx on QP %u: completed with %u of %u "
+           "packets verified",
+           (unsigned long long)v->addr, q, v->done, v->n);
+  return false;
 }

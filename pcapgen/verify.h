@@ -48,4 +48,16 @@ static inline bool wv_complete(const wqe_verify *v) { return v->done == v->n; }
 /* Frees the bits. */
 void wv_free(wqe_verify *v);
 
+/* The check of every WRITE receiver (ornic's and roce's responders, the
+ * research profiles' rxq), with the one wording of its failures: wv_place,
+ * and on WV_BAD or WV_TWICE the run fails (sim_fail) naming the WQE's VA,
+ * QP index q, and the byte or packet. true when the bytes are the source's. */
+typedef struct sim sim;
+bool wv_place_write(wqe_verify *v, sim *s, unsigned q, uint32_t idx, const uint8_t *payload,
+                    size_t n);
+
+/* At a WRITE's completion: true when every packet was verified, else the
+ * run fails naming how many were. */
+bool wv_complete_write(const wqe_verify *v, sim *s, unsigned q);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "ornic_bitmap.h"
 #include "rng.h"
 
@@ -298,7 +299,6 @@ START_TEST(bad_arguments) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("pcapgen_bitmap");
   TCase *tc = tcase_create("bitmap");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, random_vs_reference);
@@ -310,10 +310,5 @@ int main(void) {
   tcase_add_test(tc, ring_limits);
   tcase_add_test(tc, missing_runs);
   tcase_add_test(tc, bad_arguments);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_tcase("pcapgen_bitmap", tc);
 }

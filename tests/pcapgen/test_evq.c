@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdlib.h>
 
+#include "check_main.h"
 #include "evq.h"
 #include "rng.h"
 
@@ -71,14 +72,8 @@ START_TEST(lanes_pop_in_time_then_push_order) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("pcapgen_evq");
   TCase *tc = tcase_create("evq");
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, lanes_pop_in_time_then_push_order, 0, 4);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_tcase("pcapgen_evq", tc);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "framer.h"
 #include "pattern.h"
 #include "rng.h"
@@ -149,15 +150,9 @@ START_TEST(refuses_other_shapes_and_short_buffers) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("pcapgen_framer");
   TCase *tc = tcase_create("framer");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, same_bytes_as_the_library);
   tcase_add_test(tc, refuses_other_shapes_and_short_buffers);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_tcase("pcapgen_framer", tc);
 }

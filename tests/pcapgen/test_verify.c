@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_main.h"
 #include "options.h"
 #include "pattern.h"
 #include "profile.h"
@@ -232,17 +233,11 @@ START_TEST(ornic_read_checked_as_it_arrives) {
 END_TEST
 
 int main(void) {
-  Suite *s = suite_create("pcapgen_verify");
   TCase *tc = tcase_create("verify");
   tcase_add_test(tc, verifier_alone);
   tcase_add_loop_test(tc, write_corrupt_byte_caught, 0,
                       (int)(sizeof write_profiles / sizeof *write_profiles));
   tcase_add_test(tc, ornic_write_whole_wqe);
   tcase_add_test(tc, ornic_read_checked_as_it_arrives);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return run_tcase("pcapgen_verify", tc);
 }
