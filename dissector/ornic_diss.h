@@ -102,9 +102,10 @@ void ornic_analysis_prefs_changed(void);
  * packets the engine does not analyse (role NONE). in->frame must be pinfo->num.
  * The record returned lives in pinfo->pool (an unpacked copy). */
 const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input *in, guint32 layer);
-/* The stored verdict of this frame's (first) analysed packet, or NULL, without
- * analysing anything (menus, conversation filters). In pinfo->pool. */
-const ornic_pkt *ornic_analysis_stored(packet_info *pinfo);
+/* The conversation and direction of this frame's (first) analysed packet, as
+ * stored, without analysing anything (menus, conversation filters); FALSE
+ * when the frame has none. */
+gboolean ornic_analysis_stored_conv(packet_info *pinfo, guint32 *conv, guint8 *dir);
 /* The capture's engine (NULL outside a capture file), for the statistics. */
 const ornic_analysis *ornic_analysis_engine(void);
 /* "10.0.0.1 QP 0x000011 <-> 10.0.0.2 QP 0x000022" with the QPs known when

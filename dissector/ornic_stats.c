@@ -744,7 +744,8 @@ static void conv_add(conv_hash_t *hash, const qp_end *s, const qp_end *d, guint6
 
 /* An old row's counts again, under its ends as known now: the frames the
  * display filter hid (only in the totals) first, then the shown ones. */
-static void conv_readd(conv_hash_t *hash, const conv_item_t *it) {
+static void conv_readd(conv_hash_t *hash, const void *row) {
+  const conv_item_t *it = row;
   qp_end s0 = end_of(&it->src_address), d0 = end_of(&it->dst_address);
   qp_end s = end_now(&s0), d = end_now(&d0);
   nstime_t start = it->start_time, stop = it->stop_time, abs_start = it->start_abs_time;
@@ -760,35 +761,6 @@ static void conv_readd(conv_hash_t *hash, const conv_item_t *it) {
   if (it->rx_frames) conv_add(hash, &d, &s, it->rx_frames, it->rx_bytes, NULL, NULL);
 }
 
-/* In place: the GUI's model holds the array between draws. */
-static void conv_relabel(conv_hash_t *hash) {
-  GArray *rows = hash->conv_array;
-  GArray *old = g_array_sized_new(FALSE, FALSE, sizeof(conv_item_t), rows->len);
-  g_array_append_vals(old, rows->data, rows->len);
-  g_array_set_size(rows, 0);
-  g_hash_table_remove_all(hash->hashtable);
-  guint flags = hash->flags;
-  for (guint i = 0; i < old->len; i++) conv_readd(hash, &g_array_index(old, conv_item_t, i));
-  hash->flags = flags;
-  for (guint i = 0; i < old->len; i++) {
-    free_address(&g_array_index(old, conv_item_t, i).src_address);
-    free_address(&g_array_index(old, conv_item_t, i).dst_address);
-  }
-  g_array_free(old, TRUE);
-}
-
-static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_,
-                                     const void *data, tap_flags_t flags) {
-  conv_hash_t *hash = pct;
-  qp_end s, d;
-  const ornic_an_conv *f = wire_ends(data, &s, &d);
-  if (!f) return TAP_PACKET_DONT_REDRAW;
-  if (stale(hash, f)) conv_relabel(hash);
-  hash->flags = flags;
-  conv_add(hash, &s, &d, 1, pinfo->fd->pkt_len, &pinfo->rel_ts, &pinfo->abs_ts);
-  return TAP_PACKET_REDRAW;
-}
-
 static void endpoint_add(conv_hash_t *hash, const qp_end *e, gboolean sender, guint64 frames,
                          guint64 bytes) {
   do {
@@ -801,7 +773,8 @@ static void endpoint_add(conv_hash_t *hash, const qp_end *e, gboolean sender, gu
   } while (frames || bytes);
 }
 
-static void endpoint_readd(conv_hash_t *hash, const endpoint_item_t *it) {
+static void endpoint_readd(conv_hash_t *hash, const void *row) {
+  const endpoint_item_t *it = row;
   qp_end e0 = end_of(&it->myaddress), e = end_now(&e0);
   hash->flags = TL_DISPLAY_FILTER_IGNORED;
   endpoint_add(hash, &e, TRUE, it->tx_frames_total - it->tx_frames,
@@ -814,52 +787,96 @@ static void endpoint_readd(conv_hash_t *hash, const endpoint_item_t *it) {
   if (it->rx_frames) endpoint_add(hash, &e, FALSE, it->rx_frames, it->rx_bytes);
 }
 
-static void endpoint_relabel(conv_hash_t *hash) {
+static void conv_release(void *row) {
+  conv_item_t *it = row;
+  free_address(&it->src_address);
+  free_address(&it->dst_address);
+}
+
+static void endpoint_release(void *row) { free_address(&((endpoint_item_t *)row)->myaddress); }
+
+/* A packet's row counts: its conversation's, or each end's (an endpoint is
+ * a QP, address and QP: an RC QP talks to one QP only, so its traffic is its
+ * conversation's). */
+static void conv_add_packet(conv_hash_t *hash, const qp_end *s, const qp_end *d,
+                            packet_info *pinfo) {
+  conv_add(hash, s, d, 1, pinfo->fd->pkt_len, &pinfo->rel_ts, &pinfo->abs_ts);
+}
+
+static void endpoint_add_packet(conv_hash_t *hash, const qp_end *s, const qp_end *d,
+                                packet_info *pinfo) {
+  endpoint_add(hash, s, TRUE, 1, pinfo->fd->pkt_len);
+  endpoint_add(hash, d, FALSE, 1, pinfo->fd->pkt_len);
+}
+
+/* What the conversation and the endpoint tables differ in: the row type, how
+ * an old row is added again under its ends as known now, how its addresses
+ * are freed, and what a packet adds. */
+typedef struct {
+  guint row_size;
+  void (*readd)(conv_hash_t *hash, const void *row);
+  void (*release)(void *row);
+  void (*add_packet)(conv_hash_t *hash, const qp_end *s, const qp_end *d, packet_info *pinfo);
+} table_kind;
+static const table_kind conv_table = {sizeof(conv_item_t), conv_readd, conv_release,
+                                      conv_add_packet};
+static const table_kind endpoint_table = {sizeof(endpoint_item_t), endpoint_readd, endpoint_release,
+                                          endpoint_add_packet};
+
+/* A table's rows made again from their own counts (stale()). In place: the
+ * GUI's model holds the array between draws. */
+static void relabel(conv_hash_t *hash, const table_kind *k) {
   GArray *rows = hash->conv_array;
-  GArray *old = g_array_sized_new(FALSE, FALSE, sizeof(endpoint_item_t), rows->len);
+  GArray *old = g_array_sized_new(FALSE, FALSE, k->row_size, rows->len);
   g_array_append_vals(old, rows->data, rows->len);
   g_array_set_size(rows, 0);
   g_hash_table_remove_all(hash->hashtable);
   guint flags = hash->flags;
-  for (guint i = 0; i < old->len; i++)
-    endpoint_readd(hash, &g_array_index(old, endpoint_item_t, i));
+  for (guint i = 0; i < old->len; i++) k->readd(hash, old->data + (gsize)i * k->row_size);
   hash->flags = flags;
-  for (guint i = 0; i < old->len; i++)
-    free_address(&g_array_index(old, endpoint_item_t, i).myaddress);
+  for (guint i = 0; i < old->len; i++) k->release(old->data + (gsize)i * k->row_size);
   g_array_free(old, TRUE);
 }
 
-/* An endpoint is a QP (address and QP): an RC QP talks to one QP only, so
- * its traffic is its conversation's. */
-static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dissect_t *edt _U_,
-                                         const void *data, tap_flags_t flags) {
-  conv_hash_t *hash = pit;
+/* Either table's tap callback: the rows made again first when the packet's
+ * conversation has other QPs than they were made with, then the packet's. */
+static tap_packet_status table_packet(conv_hash_t *hash, const table_kind *k, packet_info *pinfo,
+                                      const void *data, tap_flags_t flags) {
   qp_end s, d;
   const ornic_an_conv *f = wire_ends(data, &s, &d);
   if (!f) return TAP_PACKET_DONT_REDRAW;
-  if (stale(hash, f)) endpoint_relabel(hash);
+  if (stale(hash, f)) relabel(hash, k);
   hash->flags = flags;
-  endpoint_add(hash, &s, TRUE, 1, pinfo->fd->pkt_len);
-  endpoint_add(hash, &d, FALSE, 1, pinfo->fd->pkt_len);
+  k->add_packet(hash, &s, &d, pinfo);
   return TAP_PACKET_REDRAW;
+}
+
+static tap_packet_status conv_packet(void *pct, packet_info *pinfo, epan_dissect_t *edt _U_,
+                                     const void *data, tap_flags_t flags) {
+  return table_packet(pct, &conv_table, pinfo, data, flags);
+}
+
+static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dissect_t *edt _U_,
+                                         const void *data, tap_flags_t flags) {
+  return table_packet(pit, &endpoint_table, pinfo, data, flags);
 }
 
 /* ---- Conversation Filter > ORNIC QP pair (packet list, Analyze menu) --------------- */
 
-static const ornic_pkt *stored_verdict(packet_info *pinfo) { return ornic_analysis_stored(pinfo); }
-
 static gboolean qp_pair_filter_valid(packet_info *pinfo) {
-  const ornic_pkt *p;
+  guint32 conv;
+  guint8 dir;
   /* A standard opcode's layers read as stock's (ornic_dissect.c drop_own_layer). */
   return (proto_is_frame_protocol(pinfo->layers, "ornic") ||
           proto_is_frame_protocol(pinfo->layers, "infiniband")) &&
-         (p = stored_verdict(pinfo)) && p->v.conv && ornic_analysis_engine();
+         ornic_analysis_stored_conv(pinfo, &conv, &dir) && conv && ornic_analysis_engine();
 }
 
 static gchar *qp_pair_filter(packet_info *pinfo) {
-  const ornic_pkt *p = stored_verdict(pinfo);
-  if (!p || !p->v.conv) return NULL;
-  return conv_filter(now_of(p->v.conv, p->v.dir).conv);
+  guint32 conv;
+  guint8 dir;
+  if (!ornic_analysis_stored_conv(pinfo, &conv, &dir) || !conv) return NULL;
+  return conv_filter(now_of(conv, dir).conv);
 }
 
 /* ---- registration ---------------------------------------------------------------- */

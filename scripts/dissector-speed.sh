@@ -26,13 +26,18 @@ while (($#)); do
 done
 [[ -n $plugin ]] || plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | head -1)
 [[ -f $plugin ]] || { echo "dissector-speed: plugin not found" >&2; exit 1; }
+# Wireshark's plugin directory is named after its major.minor version: the
+# build's layout (plugins/4.0/epan/ornic.so) gives it, else tshark does (a
+# --plugin copied elsewhere, e.g. an old build kept for comparison).
 ws_version=$(basename "$(dirname "$(dirname "$plugin")")")
+[[ $ws_version =~ ^[0-9]+\.[0-9]+$ ]] ||
+  ws_version=$(tshark -v 2>/dev/null | sed -nE '1s/.* ([0-9]+\.[0-9]+)\.[0-9]+.*/\1/p')
 
 tmp=$(mktemp -d /tmp/ornic-speed.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
 mkdir -p "$tmp/home/.local/lib/wireshark/plugins/$ws_version/epan" "$tmp/empty"
-cp "$plugin" "$tmp/home/.local/lib/wireshark/plugins/$ws_version/epan/"
+cp "$plugin" "$tmp/home/.local/lib/wireshark/plugins/$ws_version/epan/ornic.so"
 chmod -R a+rwX "$tmp"
 run_as=()
 [[ $(id -u) == 0 ]] && run_as=(runuser -u nobody --)
