@@ -6,9 +6,10 @@
  * D3): each broken rule sets a bit of f->malformed and decoding goes on when
  * the bytes still say where the next header is.
  *
- * Clean frames of the common layout (Ethernet, IPv4, UDP) take the fast
- * path of ornic_frame_fast.c first (issue 18); it declines every other
- * frame, which this file's general path decodes. */
+ * ornic_frame_decode (ornic_frame_fast.c) takes clean frames of the common
+ * layout (Ethernet, IPv4, UDP) on a fast path first (issue 18); it declines
+ * every other frame, which this file's general path,
+ * ornic_frame_decode_general, decodes. */
 #include <string.h>
 
 #include "ornic/errors.h"
@@ -255,12 +256,6 @@ static int l3_kind_from_ethertype(uint16_t type) {
   case ORNIC_ETHERTYPE_ROCEV1: return ORNIC_L3_GRH;
   default: return ORNIC_L3_NONE;
   }
-}
-
-int ornic_frame_decode(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,
-                       uint16_t udp_port) {
-  if (link == ORNIC_LINK_ETHERNET) return ornic_frame_decode_eth(f, data, len, udp_port);
-  return ornic_frame_decode_general(f, data, len, link, udp_port);
 }
 
 int ornic_frame_decode_general(ornic_frame *f, const uint8_t *data, size_t len, ornic_link link,

@@ -11,13 +11,32 @@
  * check the general path makes on such a frame, so the fast path declines
  * every frame that is not clean (and every other layout), and the general
  * path decodes, flags and explains it. The fields a clean frame does not
- * set (frame.h: lrh, an untagged frame's vlan_tpid/vlan_tci, extension
- * headers the opcode lacks) are left alone, as the general path leaves them.
+ * set (an untagged frame's vlan_tpid/vlan_tci, lrh, extension headers the
+ * opcode lacks) are left alone, as the general path leaves them.
  *
- * Three functions, each calling the next as its last act (a jump, not a
- * call): the checks, the fixed layers, the extension headers. The values
- * the checks computed are not kept (and spilled) through the writes, which
- * load again what they need. */
+ * ornic_frame_decode itself is here, so that a frame of another link, or
+ * one the checks decline, costs one jump more than the general path alone.
+ *
+ * What a clean frame costs is counted in instructions
+ * (scripts/bench-decode.sh): ornic_frame is 496 bytes, and a hand-written
+ * parser that fills 8 fields (tools/ornic-bench's reference) takes 130. So:
+ * - the checks read what an opcode needs from fast_ops, 8 bytes an opcode
+ *   derived from the library's opcode table at load time, and combine
+ *   rules into masked or unsigned compares (each says which rules);
+ * - the writes pack neighbouring fields whose values are constants, or
+ *   come from one wire word, into one store (PACK), writing the padding
+ *   between them too, never a field a clean frame leaves alone; on a CPU
+ *   with SSSE3 the IP, UDP and BTH fields are byte shuffles of the wire's
+ *   bytes, 16 bytes a store (write_fields_ssse3);
+ * - what depends only on the tag (the offsets of IPv4, UDP, BTH and the
+ *   extension headers) is copied from a table of the two cases, and the
+ *   zeros after lrh (vcrc, vcrc_present, vcrc_off, reserved) are one run
+ *   of wide stores;
+ * - the work is split into functions that end in a jump to the next, each
+ *   with few enough values live that none is spilled to the stack;
+ * - the only branches that depend on the frame's kind are the extension
+ *   headers' (one family test, then one per header), and a NAK's block
+ *   count, in a function of its own. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -42,35 +61,46 @@
 #define NOINLINE
 #endif
 
-/* ornic_opcode.c's table, read here without a call: the checks call nothing. */
-#define fast_ops ornic_opcode_table_
+/* PACK(v, off, size): the size-byte value v placed at byte off of an 8-byte
+ * word that memcpy then stores, on either byte order. A host whose order
+ * the compiler does not say has no fast path. */
+#if !defined(__GNUC__)
+#define FAST_PATH 0 /* fast_ops_init is a constructor */
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define FAST_PATH 1
+#define PACK(v, off, size) ((uint64_t)(v) << 8 * (off))
+#define BYTES4(a, b, c, d) \
+  ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define BYTES2(a, b) ((uint16_t)((a) | (b) << 8))
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define FAST_PATH 1
+#define PACK(v, off, size) ((uint64_t)(v) << 8 * (8 - (off) - (size)))
+#define BYTES4(a, b, c, d) \
+  ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
+#define BYTES2(a, b) ((uint16_t)((a) << 8 | (b)))
+#else
+#define FAST_PATH 0
+#endif
 
-/* ---- the checks: read the frame, write nothing ---- */
+#if FAST_PATH
 
-/* The IPv4 header's offset when the frame is Ethernet II, one tag at most,
- * IPv4, and long enough for the headers a RoCEv2 frame needs; else 0. */
-static size_t fast_l3(const uint8_t *d, size_t len) {
-  if (len < ETH_LEN + L3_MIN_LEN) return 0;
-  uint16_t type = ornic_get_u16(d + 12);
-  /* Arithmetic, not a choice of two constants: each offset from l3 is an add. */
-  size_t l3 =
-      ETH_LEN + VLAN_LEN * (size_t)(type == ORNIC_ETHERTYPE_VLAN || type == ORNIC_ETHERTYPE_QINQ);
-  if (len < l3 + L3_MIN_LEN) return 0;
-  return ornic_get_u16(d + l3 - 2) == ORNIC_ETHERTYPE_IPV4 ? l3 : 0;
+static inline void put64(void *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline uint16_t raw16(const uint8_t *p) {
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return v;
 }
-
-/* The end of the RoCE bytes when the IPv4 header at l3 has no options and
- * carries a whole unfragmented UDP datagram to `port` whose length ends the
- * IP datagram and leaves room for BTH and iCRC; else 0. The general path
- * then reads every layer through the BTH without a malformed bit (D1, D3)
- * and locates and captures the iCRC at end - 4. */
-static size_t fast_ipv4_udp(const uint8_t *d, size_t len, size_t l3, uint16_t port) {
-  const uint8_t *ip = d + l3, *udp = ip + IPV4_LEN;
-  size_t end = l3 + ornic_get_u16(ip + 2);
-  if (ip[0] != 0x45 || ip[9] != ORNIC_IPPROTO_UDP || (ornic_get_u16(ip + 6) & 0x3fff)) return 0;
-  if (end > len || end < l3 + L3_MIN_LEN) return 0;
-  if (port != ORNIC_UDP_PORT_ANY && ornic_get_u16(udp + 2) != port) return 0;
-  return l3 + IPV4_LEN + ornic_get_u16(udp + 4) == end ? end : 0;
+/* The wire bytes of a big-endian 16-bit value, as raw16 reads them. */
+static inline uint16_t wire16(unsigned v) {
+  const uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+  return raw16(b);
+}
+/* Four wire bytes as they lie in memory, to compare under a mask with
+ * BYTES4(...), the same bytes as a host value: no byte swap. */
+static inline uint32_t raw32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
 }
 
 /* Fixed bytes of the headers of ORNIC_EXT_READ_HDRS, indexed by bits 4 to
@@ -85,87 +115,125 @@ static size_t fast_ipv4_udp(const uint8_t *d, size_t len, size_t l3, uint16_t po
 static const uint8_t ext_fixed_len[256] = {SZ64(0), SZ64(64), SZ64(128), SZ64(192)};
 #define EXT_FIXED_LEN(hdrs) ext_fixed_len[(hdrs) >> 4 & 0xff]
 
-/* The payload's offset when the datagram [bth, end) holds a known opcode
- * whose extension headers are of the kinds ornic_ext_read.h reads and fit
- * before the iCRC (D5), a NAKETH has blocks (D6), an ORNIC opcode is whole
- * words (D7), PadCnt fits and only an opcode with payload has any (D5);
- * else 0. */
-static size_t fast_transport(const uint8_t *d, size_t bth, size_t end) {
-  const uint8_t *b = d + bth;
-  const ornic_opcode_info *op = &fast_ops[b[0]];
-  unsigned hdrs = op->hdrs;
-  if (!op->name || (hdrs & ~(unsigned)ORNIC_EXT_READ_HDRS)) return 0;
-  size_t room = end - bth - ORNIC_BTH_LEN - ORNIC_ICRC_LEN; /* headers, payload, pad */
-  size_t hlen = EXT_FIXED_LEN(hdrs);
-  if (hdrs & ORNIC_HDR_NAKETH) {
-    /* Its place: after the headers of lower bits, which come first. */
-    size_t nak = EXT_FIXED_LEN(hdrs & (ORNIC_HDR_NAKETH - 1));
-    const uint8_t *nblocks = b + ORNIC_BTH_LEN + nak + 4;
-    if (nak + ORNIC_NAKETH_FIXED_LEN > room || *nblocks == 0) return 0;
-    hlen += 2u * *nblocks;
+/* What the checks and the writes need of an opcode, from the library's
+ * opcode table (ornic_opcode.c), in 8 bytes: one cache line holds eight
+ * opcodes where the table holds two and a half, and each rule of
+ * fast_transport is one or two instructions on these fields. */
+typedef struct {
+  uint16_t hdr_end; /* L3_MIN_LEN + the fixed bytes of the extension headers:
+                       where they end, counted as the IP total length counts;
+                       0 for an opcode the fast path does not decode (unknown,
+                       or with headers ornic_ext_read.h does not read), and no
+                       frame fits that (fast_finish) */
+  uint16_t cap;     /* the most payload and pad bytes beyond PadCnt: 0xFFFF
+                      with ORNIC_OPF_PAYLOAD, else 0 (D5) */
+  uint16_t hdrs;    /* ornic_opcode_info.hdrs */
+  uint8_t align;    /* 3 for an ORNIC opcode (D7: whole words), else 0 */
+  uint8_t nblocks;  /* NAKETH: the offset of its block count from the BTH; else 0 */
+} fast_op;
+
+/* All zero until fast_ops_init has run, and a zero entry declines every
+ * frame: a decode that ran before it (another library's constructor) is
+ * right, only slower. */
+static fast_op fast_ops[256];
+
+__attribute__((constructor)) static void fast_ops_init(void) {
+  for (unsigned i = 0; i < 256; i++) {
+    const ornic_opcode_info *op = &ornic_opcode_table_[i];
+    fast_op *o = &fast_ops[i];
+    o->hdrs = op->hdrs;
+    if (!op->name || (op->hdrs & ~(unsigned)ORNIC_EXT_READ_HDRS)) continue;
+    o->hdr_end = (uint16_t)(L3_MIN_LEN + EXT_FIXED_LEN(op->hdrs));
+    o->cap = op->flags & ORNIC_OPF_PAYLOAD ? 0xffff : 0;
+    o->align = op->transport == ORNIC_TRANSPORT_ORNIC ? 3 : 0;
+    /* After the BTH, the headers of lower bits, and the NAKETH's first 4
+     * bytes (reason, trigger PSN). */
+    if (op->hdrs & ORNIC_HDR_NAKETH)
+      o->nblocks = (uint8_t)(ORNIC_BTH_LEN + EXT_FIXED_LEN(op->hdrs & (ORNIC_HDR_NAKETH - 1)) + 4);
   }
-  if (hlen > room) return 0;
-  if (op->transport == ORNIC_TRANSPORT_ORNIC && room % 4) return 0;
-  size_t pad = (b[1] >> 4) & 3, body = room - hlen;
-  if (pad > body || (pad < body && !(op->flags & ORNIC_OPF_PAYLOAD))) return 0;
-  return bth + ORNIC_BTH_LEN + hlen;
 }
 
 /* ---- the writes: a clean frame, each field once ---- */
 
-/* The extension headers at p of the BTH's opcode (fast_transport found
- * them whole), in wire order, as ornic_ext_decode reads them. */
-static NOINLINE int write_ext(ornic_ext *e, const uint8_t *bth) {
-  uint16_t hdrs = fast_ops[bth[0]].hdrs;
-  const uint8_t *p = bth + ORNIC_BTH_LEN;
-  e->present = hdrs;
-  if (!hdrs) return ORNIC_OK;
-  if (hdrs & ORNIC_HDR_RETH) p = ornic_reth_read(&e->reth, p);
-  if (hdrs & ORNIC_HDR_OFFETH) p = ornic_offeth_read(&e->offeth, p);
-  if (hdrs & ORNIC_HDR_AETH) p = ornic_aeth_read(&e->aeth, p);
-  if (hdrs & ORNIC_HDR_OACKETH) p = ornic_oacketh_read(&e->oacketh, p);
-  if (hdrs & ORNIC_HDR_NAKETH) p = ornic_naketh_read(&e->naketh, p);
-  if (hdrs & ORNIC_HDR_IMMDT) ornic_immdt_read(&e->immdt, p);
-  return ORNIC_OK;
+/* OACKETH: flags and resv as they are, count byte-swapped: one load, one
+ * store (ornic_oacketh_read stores each field). */
+_Static_assert(sizeof(ornic_oacketh) == 4 && offsetof(ornic_oacketh, count) == 2, "OACKETH");
+static inline const uint8_t *oacketh_read(ornic_oacketh *o, const uint8_t *p) {
+  uint16_t v[2];
+  memcpy(v, p, 2); /* flags, resv: bytes */
+  v[1] = ornic_get_u16(p + 2);
+  memcpy(o, v, 4);
+  return p + 4;
 }
+
+/* The extension headers after the BTH at bth (the checks found them
+ * whole), in wire order, as ornic_ext_decode reads them. The headers come
+ * in two families, RETH (OFFETH) and AETH (OACKETH or NAKETH), and a
+ * frame's branches test only its own family's. */
+static inline void write_ext(ornic_ext *e, const uint8_t *bth, unsigned hdrs) {
+  const uint8_t *p = bth + ORNIC_BTH_LEN;
+  e->present = (uint16_t)hdrs;
+  if (!hdrs) return;
+  if (hdrs & (ORNIC_HDR_RETH | ORNIC_HDR_OFFETH)) {
+    if (hdrs & ORNIC_HDR_RETH) p = ornic_reth_read(&e->reth, p);
+    if (hdrs & ORNIC_HDR_OFFETH) p = ornic_offeth_read(&e->offeth, p);
+  }
+  if (hdrs & (ORNIC_HDR_AETH | ORNIC_HDR_OACKETH | ORNIC_HDR_NAKETH)) {
+    if (hdrs & ORNIC_HDR_AETH) p = ornic_aeth_read(&e->aeth, p);
+    if (hdrs & ORNIC_HDR_OACKETH) p = oacketh_read(&e->oacketh, p);
+    if (hdrs & ORNIC_HDR_NAKETH) p = ornic_naketh_read(&e->naketh, p);
+  }
+  if (hdrs & ORNIC_HDR_IMMDT) ornic_immdt_read(&e->immdt, p);
+}
+_Static_assert(ORNIC_HDR_RETH < ORNIC_HDR_OFFETH && ORNIC_HDR_OFFETH < ORNIC_HDR_AETH &&
+                   ORNIC_HDR_AETH < ORNIC_HDR_OACKETH && ORNIC_HDR_OACKETH < ORNIC_HDR_NAKETH &&
+                   ORNIC_HDR_NAKETH < ORNIC_HDR_IMMDT,
+               "write_ext reads in the order of the bits, which is wire order");
 
 /* The BTH's bytes 1, 4 and 8 split into their fields (IBA 9.2), which are
  * neighbours in ornic_bth: one load and one store each instead of a shift,
- * a mask and a store per field. */
+ * a mask and a store per field. One struct, so that one base register
+ * reaches the three. */
 #define B1(x) \
   { (x) >> 7, (x) >> 6 & 1, (x) >> 4 & 3, (x)&15 } /* se, m, padcnt, tver */
 #define B4(x) \
-  { (x) >> 7, (x) >> 6 & 1, (x)&0x3f } /* fecn, becn, resv6 */
+  { (x) >> 7, (x) >> 6 & 1, (x)&0x3f, 0 } /* fecn, becn, resv6, padding */
 #define B8(x) \
   { (x) >> 7, (x)&0x7f } /* ackreq, resv7 */
 #define X4(M, x) M(x), M((x) + 1), M((x) + 2), M((x) + 3)
 #define X16(M, x) X4(M, x), X4(M, (x) + 4), X4(M, (x) + 8), X4(M, (x) + 12)
 #define X64(M, x) X16(M, x), X16(M, (x) + 16), X16(M, (x) + 32), X16(M, (x) + 48)
 #define X256(M) X64(M, 0), X64(M, 64), X64(M, 128), X64(M, 192)
-static const uint8_t bth_byte1[256][4] = {X256(B1)};
-static const uint8_t bth_byte4[256][3] = {X256(B4)};
-static const uint8_t bth_byte8[256][2] = {X256(B8)};
+static const struct {
+  uint8_t byte1[256][4], byte4[256][4], byte8[256][2];
+} bth_bytes = {{X256(B1)}, {X256(B4)}, {X256(B8)}};
 _Static_assert(offsetof(ornic_bth, tver) == offsetof(ornic_bth, se) + 3, "se..tver adjacent");
 _Static_assert(offsetof(ornic_bth, resv6) == offsetof(ornic_bth, fecn) + 2, "fecn..resv6");
+_Static_assert(offsetof(ornic_bth, destqp) == offsetof(ornic_bth, fecn) + 4, "fecn..destqp");
 _Static_assert(offsetof(ornic_bth, resv7) == offsetof(ornic_bth, ackreq) + 1, "ackreq, resv7");
 
 /* The BTH at p, as ornic_bth_decode reads it. */
 static inline void write_bth(ornic_bth *b, const uint8_t *p) {
   b->opcode = p[0];
-  memcpy(&b->se, bth_byte1[p[1]], 4);
+  memcpy(&b->se, bth_bytes.byte1[p[1]], 4);
   b->pkey = ornic_get_u16(p + 2);
-  memcpy(&b->fecn, bth_byte4[p[4]], 3);
+  memcpy(&b->fecn, bth_bytes.byte4[p[4]], 4);  /* and the padding byte before destqp */
   b->destqp = ornic_get_u32(p + 4) & 0xffffff; /* one load, not three */
-  memcpy(&b->ackreq, bth_byte8[p[8]], 2);
+  memcpy(&b->ackreq, bth_bytes.byte8[p[8]], 2);
   b->psn = ornic_get_u32(p + 8) & 0xffffff;
+}
+
+/* Two big-endian 16-bit wire fields at p as the 4 bytes of two uint16_t
+ * neighbours: one load, a swap and a rotate. */
+static inline uint32_t be16x2(const uint8_t *p) {
+  uint32_t v = ornic_get_u32(p);    /* first << 16 | second */
+  bool little = PACK(1, 0, 2) == 1; /* then the first is the low half */
+  return little ? v >> 16 | v << 16 : v;
 }
 
 /* n big-endian 16-bit wire fields into n uint16_t fields that are
  * neighbours (checked below): the compiler swaps them in one register and
- * stores them at once. Wider stores than that, over fields of different
- * sizes, would save more stores but cost more than they save: a caller that
- * reads one field back soon after (every loop over decoded frames) would
- * wait for a store it can only partly forward. */
+ * stores them at once. */
 static inline void put_be16s(void *out, const uint8_t *p, unsigned n) {
   uint16_t v[4];
   for (unsigned i = 0; i < n; i++) v[i] = ornic_get_u16(p + 2 * i);
@@ -173,7 +241,6 @@ static inline void put_be16s(void *out, const uint8_t *p, unsigned n) {
 }
 _Static_assert(offsetof(ornic_eth, src) == 6, "dst, src adjacent");
 _Static_assert(offsetof(ornic_eth, vlan_tci) == offsetof(ornic_eth, vlan_tpid) + 2, "TPID, TCI");
-_Static_assert(offsetof(ornic_ip, frag) == offsetof(ornic_ip, id) + 2, "id, frag adjacent");
 _Static_assert(sizeof(ornic_udp) == 8, "UDP: 4 adjacent u16");
 
 /* An IPv4 address into a 16-byte field, zero-filled as the general path
@@ -184,77 +251,293 @@ static inline void addr4(uint8_t out[16], const uint8_t *p) {
   memcpy(out, a, 16);
 }
 
-/* TPID and TCI of a tagged frame; an untagged one's are left as they were,
- * as the general path leaves them. Without a branch: a quarter of the frames
- * of a PFC network are tagged, in no order a predictor could learn, so the
- * old pair is read and stored back unchanged when untagged. */
-static inline void write_tag(ornic_eth *e, const uint8_t *d, bool tagged) {
-  uint32_t old, tag, keep = tagged ? 0 : UINT32_MAX;
-  memcpy(&old, &e->vlan_tpid, 4);
-  put_be16s(&tag, d + 12, 2);
-  tag = (tag & ~keep) | (old & keep);
-  memcpy(&e->vlan_tpid, &tag, 4);
-}
+/* ip from version to frag: version, tos, ttl, padding, flow_label 0; id,
+ * frag, next_proto, hdr_len, padding. */
+_Static_assert(offsetof(ornic_ip, tos) == 1 && offsetof(ornic_ip, ttl) == 2, "ip word 0");
+_Static_assert(offsetof(ornic_ip, flow_label) == 4 && sizeof(uint32_t) == 4, "ip word 0");
+_Static_assert(offsetof(ornic_ip, id) == 8 && offsetof(ornic_ip, frag) == 10, "ip word 1");
+_Static_assert(offsetof(ornic_ip, next_proto) == 12 && offsetof(ornic_ip, hdr_len) == 13, "ip w1");
+_Static_assert(offsetof(ornic_ip, total_len) == 16, "ip word 1 ends before total_len");
 
 /* eth, ip and udp as decode_eth, decode_ipv4 and decode_udp set them. */
-static inline void write_headers(ornic_frame *f, const uint8_t *d, size_t l3) {
-  const uint8_t *ip = d + l3;
+_Static_assert(offsetof(ornic_eth, ethertype) == offsetof(ornic_eth, vlan_tpid) + VLAN_LEN,
+               "the TPID's place + 4 is the EtherType's");
+_Static_assert(offsetof(ornic_frame, ip) == offsetof(ornic_frame, eth) + sizeof(ornic_eth) &&
+                   offsetof(ornic_eth, ethertype) + 2 == sizeof(ornic_eth),
+               "ip.version and ip.tos follow the EtherType");
+static inline void write_eth(ornic_frame *f, const uint8_t *d, size_t l3) {
   memcpy(&f->eth, d, 12); /* dst and src */
   f->eth.has_vlan = l3 != ETH_LEN;
-  write_tag(&f->eth, d, l3 != ETH_LEN);
+  /* TPID and TCI of a tagged frame; an untagged one's are left as they
+   * were, as the general path leaves them. Without a branch (a quarter of
+   * the frames of a PFC network are tagged, in no order a predictor
+   * learns): the 4 bytes go VLAN_LEN past vlan_tpid when untagged, onto
+   * the EtherType, ip.version and ip.tos, which are written next. */
+  uint32_t tag = be16x2(d + 12);
+  memcpy((uint8_t *)f + offsetof(ornic_frame, eth.vlan_tpid) + (ETH_LEN + VLAN_LEN - l3), &tag, 4);
   f->eth.ethertype = ORNIC_ETHERTYPE_IPV4;
-  f->ip.version = 4;
-  f->ip.tos = ip[1];
-  f->ip.ttl = ip[8];
-  f->ip.flow_label = 0;
-  put_be16s(&f->ip.id, ip + 4, 2);
-  f->ip.next_proto = ORNIC_IPPROTO_UDP;
-  f->ip.hdr_len = IPV4_LEN;
-  f->ip.total_len = ornic_get_u16(ip + 2);
+}
+
+static inline void write_headers(ornic_frame *f, const uint8_t *d, size_t l3) {
+  const uint8_t *ip = d + l3;
+  write_eth(f, d, l3);
+  /* Version 4, tos, ttl, padding, flow_label 0: the wire's first two bytes
+   * are 0x45 (checked) and tos, and 0x45 ^ 0x41 is 4. */
+  put64(&f->ip, PACK(raw16(ip) ^ BYTES2(0x41, 0), 0, 2) | PACK(ip[8], 2, 1));
+  put64(&f->ip.id,
+        PACK(be16x2(ip + 4), 0, 4) | PACK(ORNIC_IPPROTO_UDP, 4, 1) | PACK(IPV4_LEN, 5, 1));
   f->ip.checksum = ornic_get_u16(ip + 10);
   addr4(f->ip.src, ip + 12);
   addr4(f->ip.dst, ip + 16);
   put_be16s(&f->udp, ip + IPV4_LEN, 4);
 }
 
-/* A clean frame of len bytes: IPv4 header at l3, RoCE bytes ending at end,
- * payload at off. Everything frame_reset and the general path set. */
-static NOINLINE int write_clean(ornic_frame *f, const uint8_t *d, size_t len, size_t l3, size_t end,
-                                size_t off) {
-  size_t bth = l3 + IPV4_LEN + UDP_LEN, icrc = end - ORNIC_ICRC_LEN;
+/* l3_off, l4_off, bth_off and ext_off, neighbours in ornic_frame, for an
+ * untagged and a tagged frame: two 16-byte copies instead of four sums. */
+_Static_assert(offsetof(ornic_frame, ext_off) == offsetof(ornic_frame, l3_off) + 3 * sizeof(size_t),
+               "l3_off..ext_off adjacent");
+#define OFFS(l3) \
+  (l3), (l3) + IPV4_LEN, (l3) + IPV4_LEN + UDP_LEN, (l3) + IPV4_LEN + UDP_LEN + ORNIC_BTH_LEN
+/* Four values from fixed_offs + (l3 - ETH_LEN): l3 - ETH_LEN is 0 or
+ * VLAN_LEN, 4, where the tagged row starts (one address, no multiply). */
+static const size_t fixed_offs[2 * VLAN_LEN] = {OFFS(ETH_LEN), OFFS(ETH_LEN + VLAN_LEN)};
+
+/* From vcrc to the end: vcrc, vcrc_present, vcrc_off and reserved are all
+ * 0 on an Ethernet frame, and nothing else lies there. */
+_Static_assert(offsetof(ornic_frame, lrh) + sizeof(ornic_lrh) == offsetof(ornic_frame, vcrc),
+               "vcrc follows lrh");
+_Static_assert(offsetof(ornic_frame, reserved) + 8 * sizeof(uint64_t) == sizeof(ornic_frame),
+               "reserved is last");
+#define ZERO_TAIL (sizeof(ornic_frame) - offsetof(ornic_frame, vcrc))
+
+/* pad_len, padding, icrc; icrc_present and padding. */
+_Static_assert(offsetof(ornic_frame, icrc) == offsetof(ornic_frame, pad_len) + 4, "pad_len, icrc");
+_Static_assert(offsetof(ornic_frame, icrc_present) == offsetof(ornic_frame, pad_len) + 8, "icrc");
+_Static_assert(offsetof(ornic_frame, l3_off) == offsetof(ornic_frame, pad_len) + 16, "icrc_pres");
+/* malformed, layers and a padding byte before lrh. */
+_Static_assert(offsetof(ornic_frame, layers) == offsetof(ornic_frame, malformed) + 2, "layers");
+_Static_assert(offsetof(ornic_frame, lrh) == offsetof(ornic_frame, malformed) + 4, "lrh");
+
+/* The fields a clean frame's headers give, IPv4 header at l3: a function
+ * of its own, which needs no more than these three values (write_clean
+ * ends in a jump to it). */
+static NOINLINE int write_fields(ornic_frame *f, const uint8_t *d, size_t l3) {
+  const uint8_t *bth = d + l3 + IPV4_LEN + UDP_LEN;
   f->link = ORNIC_LINK_ETHERNET;
   f->l3 = ORNIC_L3_IPV4;
+  write_headers(f, d, l3);
+  write_bth(&f->bth, bth);
+  write_ext(&f->ext, bth, fast_ops[bth[0]].hdrs);
+  return ORNIC_OK;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <tmmintrin.h>
+/* write_fields in fewer instructions on a CPU with SSSE3 (nearly every
+ * x86-64 one; fast_writes_init asks): ip, udp and most of the BTH are the
+ * wire's bytes moved and swapped, so each 16 bytes of them is one byte
+ * shuffle (pshufb) of 16 wire bytes and one store, instead of a load, a
+ * swap and a store per field. Bytes the shuffle zeroes (Z) are padding,
+ * zeros (the rest of an IPv4 address, flow_label), constants ORed in after
+ * (version, hdr_len), or fields written after it (the BTH bit fields,
+ * ext.present). Offsets in the comments are the struct's. */
+#define Z 0x80
+static const uint8_t ssse3_masks[6][16] __attribute__((aligned(16))) = {
+    /* ip 0-15 from IP bytes 0-15: version, tos, ttl, pad, flow_label, id,
+     * frag, next_proto (17, checked), hdr_len, pad */
+    {Z, 1, 8, Z, Z, Z, Z, Z, 5, 4, 7, 6, 9, Z, Z, Z},
+    /* ip 16-31 from IP bytes 0-15: total_len, checksum, src 0-3, src 4-9 */
+    {3, 2, Z, Z, 11, 10, 12, 13, 14, 15, Z, Z, Z, Z, Z, Z},
+    /* ip 32-47 from IP bytes 12-27: src 10-15, dst 0-3, dst 4-9 */
+    {Z, Z, Z, Z, Z, Z, 4, 5, 6, 7, Z, Z, Z, Z, Z, Z},
+    /* ip 48-55, udp from IP bytes 12-27: dst 10-15, pad, the UDP header */
+    {Z, Z, Z, Z, Z, Z, Z, Z, 9, 8, 11, 10, 13, 12, 15, 14},
+    /* bth 0-15 from BTH bytes 0-15: opcode, se..tver, pad, pkey, fecn..resv6,
+     * pad, destqp */
+    {0, Z, Z, Z, Z, Z, 3, 2, Z, Z, Z, Z, 7, 6, 5, Z},
+    /* bth 16-23, pad, ext 0-3: ackreq, resv7, pad, psn, pad, present, pad */
+    {Z, Z, Z, Z, 11, 10, 9, Z, Z, Z, Z, Z, Z, Z, Z, Z}};
+#undef Z
+static const uint8_t ssse3_ip_consts[16] __attribute__((aligned(16))) = {4, [13] = IPV4_LEN};
+_Static_assert(offsetof(ornic_ip, total_len) == 16 && offsetof(ornic_ip, checksum) == 20 &&
+                   offsetof(ornic_ip, src) == 22 && offsetof(ornic_ip, dst) == 38 &&
+                   offsetof(ornic_frame, udp) == offsetof(ornic_frame, ip) + 56,
+               "ssse3_masks 1-3");
+_Static_assert(offsetof(ornic_bth, pkey) == 6 && offsetof(ornic_bth, fecn) == 8 &&
+                   offsetof(ornic_bth, destqp) == 12 && offsetof(ornic_bth, ackreq) == 16 &&
+                   offsetof(ornic_bth, psn) == 20 &&
+                   offsetof(ornic_frame, ext) == offsetof(ornic_frame, bth) + 28 &&
+                   offsetof(ornic_ext, present) == 0 && offsetof(ornic_ext, rdeth) >= 4,
+               "ssse3_masks 4-5: 32 bytes from bth end before ext.rdeth");
+
+__attribute__((target("ssse3"))) static NOINLINE int write_fields_ssse3(ornic_frame *f,
+                                                                        const uint8_t *d,
+                                                                        size_t l3) {
+  /* The IP header is 20 bytes and UDP 8: two loads of 16 cover them, and
+   * the 16 bytes from the BTH end at the iCRC at the latest (checked). */
+  const uint8_t *ip = d + l3, *bth = ip + IPV4_LEN + UDP_LEN;
+  const __m128i *m = (const __m128i *)ssse3_masks;
+  __m128i v0 = _mm_loadu_si128((const __m128i *)ip);
+  __m128i v1 = _mm_loadu_si128((const __m128i *)(ip + 12));
+  __m128i vb = _mm_loadu_si128((const __m128i *)bth);
+  uint8_t *o = (uint8_t *)f + offsetof(ornic_frame, ip);
+  f->link = ORNIC_LINK_ETHERNET;
+  f->l3 = ORNIC_L3_IPV4;
+  write_eth(f, d, l3); /* before ip: an untagged frame's tag lands on ip 0-1 */
+  _mm_storeu_si128((__m128i *)o,
+                   _mm_or_si128(_mm_shuffle_epi8(v0, m[0]), *(const __m128i *)ssse3_ip_consts));
+  _mm_storeu_si128((__m128i *)(o + 16), _mm_shuffle_epi8(v0, m[1]));
+  _mm_storeu_si128((__m128i *)(o + 32), _mm_shuffle_epi8(v1, m[2]));
+  _mm_storeu_si128((__m128i *)(o + 48), _mm_shuffle_epi8(v1, m[3]));
+  o = (uint8_t *)f + offsetof(ornic_frame, bth);
+  _mm_storeu_si128((__m128i *)o, _mm_shuffle_epi8(vb, m[4]));
+  _mm_storeu_si128((__m128i *)(o + 16), _mm_shuffle_epi8(vb, m[5]));
+  memcpy(&f->bth.se, bth_bytes.byte1[bth[1]], 4);
+  memcpy(&f->bth.fecn, bth_bytes.byte4[bth[4]], 4);
+  memcpy(&f->bth.ackreq, bth_bytes.byte8[bth[8]], 2);
+  write_ext(&f->ext, bth, fast_ops[bth[0]].hdrs);
+  return ORNIC_OK;
+}
+#define FAST_SSSE3 1
+#else
+#define FAST_SSSE3 0
+#endif
+
+/* write_fields or write_fields_ssse3, as the CPU allows (fast_writes_init). */
+static int (*write_fields_fn)(ornic_frame *, const uint8_t *, size_t) = write_fields;
+
+__attribute__((constructor)) static void fast_writes_init(void) {
+#if FAST_SSSE3
+  __builtin_cpu_init(); /* a constructor may run before libgcc's own */
+  if (__builtin_cpu_supports("ssse3")) write_fields_fn = write_fields_ssse3;
+#endif
+}
+
+int ornic_frame_fast_portable(int on) {
+#if FAST_SSSE3
+  int ssse3 = __builtin_cpu_supports("ssse3") != 0;
+  write_fields_fn = on || !ssse3 ? write_fields : write_fields_ssse3;
+  return ssse3;
+#else
+  (void)on;
+  return 0;
+#endif
+}
+
+/* A clean frame of len bytes: IPv4 header at l3, IP total length total,
+ * extension headers ending at hdr_end (as fast_op.hdr_end counts).
+ * Everything frame_reset and the general path set. */
+static NOINLINE int write_clean(ornic_frame *f, const uint8_t *d, size_t l3, size_t len,
+                                size_t total, size_t hdr_end) {
+  /* The fields from the arguments and the constants here; the headers'
+   * fields in write_fields, which has the registers to itself (nothing
+   * spills). l3 comes third, where write_fields takes it. */
+  const uint8_t *bth = d + l3 + IPV4_LEN + UDP_LEN;
+  size_t end = l3 + total, icrc = end - ORNIC_ICRC_LEN, off = l3 + hdr_end - ORNIC_ICRC_LEN;
+  uint8_t pad = bth_bytes.byte1[bth[1]][2];
   f->caplen = len;
-  f->l3_off = l3;
-  f->l4_off = l3 + IPV4_LEN;
-  f->bth_off = bth;
-  f->ext_off = bth + ORNIC_BTH_LEN;
   f->roce_end = end;
   f->icrc_off = icrc;
-  f->icrc = ornic_get_u32le(d + icrc);
-  f->icrc_present = true;
-  f->malformed = 0;
-  f->layers = ORNIC_LAYER_ETH | ORNIC_LAYER_L3 | ORNIC_LAYER_UDP | ORNIC_LAYER_BTH;
-  f->vcrc = 0;
-  f->vcrc_present = false;
-  f->vcrc_off = 0;
-  memset(f->reserved, 0, sizeof f->reserved);
-  write_headers(f, d, l3);
-  write_bth(&f->bth, d + bth);
-  /* PadCnt from the wire, not read back from a field just stored. */
-  uint8_t pad = (d[bth + 1] >> 4) & 3;
-  f->pad_len = pad;
   f->payload_off = off;
   f->payload = d + off;
   f->payload_len = icrc - off - pad;
   f->payload_caplen = icrc - off - pad;
-  return write_ext(&f->ext, d + bth);
+  put64(&f->pad_len, PACK(pad, 0, 1) | PACK(ornic_get_u32le(d + icrc), 4, 4));
+  f->ip.total_len = (uint32_t)total;
+  put64(&f->icrc_present, PACK(1, 0, 1));
+  memcpy(&f->l3_off, fixed_offs + (l3 - ETH_LEN), 4 * sizeof(size_t));
+  static const uint8_t ml[4] = {
+      0, 0, ORNIC_LAYER_ETH | ORNIC_LAYER_L3 | ORNIC_LAYER_UDP | ORNIC_LAYER_BTH,
+      0}; /* malformed 0, layers */
+  memcpy(&f->malformed, ml, 4);
+  memset(&f->vcrc, 0, ZERO_TAIL);
+  return write_fields_fn(f, d, l3);
 }
 
-int ornic_frame_decode_eth(ornic_frame *f, const uint8_t *d, size_t len, uint16_t udp_port) {
-  size_t l3 = fast_l3(d, len);
-  size_t end = l3 ? fast_ipv4_udp(d, len, l3, udp_port) : 0;
-  size_t off = end ? fast_transport(d, l3 + IPV4_LEN + UDP_LEN, end) : 0;
-  if (off) return write_clean(f, d, len, l3, end, off);
-  return ornic_frame_decode_general(f, d, len, ORNIC_LINK_ETHERNET, udp_port);
+/* ---- the checks: read the frame, write nothing ---- */
+
+/* The frame's transport, BTH at l3 + 28, once the extension headers are
+ * known to end at hdr_end (as fast_op.hdr_end counts): PadCnt fits, only
+ * an opcode with payload has any, and an ORNIC opcode is whole words. Then
+ * the writes, or the general path. The frame's UDP port was checked: the
+ * general path would pass it as well, and gets ORNIC_UDP_PORT_ANY, so that
+ * the port need not be kept. */
+static inline int fast_finish(ornic_frame *f, const uint8_t *d, size_t len, size_t l3, size_t total,
+                              size_t hdr_end) {
+  const uint8_t *b = d + l3 + IPV4_LEN + UDP_LEN;
+  const fast_op *op = &fast_ops[b[0]];
+  size_t pad = (b[1] >> 4) & 3;
+  /* Three rules of D5 in one unsigned compare of what follows the headers
+   * beyond PadCnt: the headers fit (else the difference wraps), PadCnt fits
+   * (same; hdr_end 0 leaves at least total - 3 > cap), and it is payload
+   * only on an opcode that carries it. Then D7 (L3_MIN_LEN is whole words:
+   * the BTH..iCRC bytes are whole words when total is). */
+  if (total - hdr_end - pad > op->cap || (total & op->align))
+    return ornic_frame_decode_general(f, d, len, ORNIC_LINK_ETHERNET, ORNIC_UDP_PORT_ANY);
+  return write_clean(f, d, l3, len, total, hdr_end);
 }
+
+/* fast_finish for an opcode with a NAKETH, whose length is in the frame:
+ * its fixed part fits (the block count is inside the bytes) and it has
+ * blocks (D6). A function of its own, so that the common path does not
+ * hold the registers it needs. */
+static NOINLINE int fast_nak(ornic_frame *f, const uint8_t *d, size_t len, size_t l3,
+                             size_t total) {
+  const uint8_t *b = d + l3 + IPV4_LEN + UDP_LEN;
+  const fast_op *op = &fast_ops[b[0]];
+  size_t nblocks = 0;
+  if (op->nblocks + (size_t)(ORNIC_NAKETH_FIXED_LEN - 4) <=
+      total - IPV4_LEN - UDP_LEN - ORNIC_ICRC_LEN)
+    nblocks = b[op->nblocks];
+  if (!nblocks)
+    return ornic_frame_decode_general(f, d, len, ORNIC_LINK_ETHERNET, ORNIC_UDP_PORT_ANY);
+  return fast_finish(f, d, len, l3, total, op->hdr_end + 2 * nblocks);
+}
+
+int ornic_frame_decode(ornic_frame *f, const uint8_t *d, size_t len, ornic_link link,
+                       uint16_t port) {
+  /* Every read up to the IP total length's check below is inside these
+   * bytes. */
+  if (link != ORNIC_LINK_ETHERNET || len < ETH_LEN + L3_MIN_LEN) goto general;
+  uint16_t type = ornic_get_u16(d + 12);
+  /* The IPv4 header's offset, as arithmetic (each offset from it is an add). */
+  size_t l3 =
+      ETH_LEN + VLAN_LEN * (size_t)(type == ORNIC_ETHERTYPE_VLAN || type == ORNIC_ETHERTYPE_QINQ);
+  /* EtherType IPv4, then version 4 with IHL 5 (no options): one compare. */
+  if ((raw32(d + l3 - 2) & BYTES4(0xff, 0xff, 0xff, 0)) != BYTES4(0x08, 0x00, 0x45, 0))
+    goto general;
+  /* Bytes 6 to 9: no fragment (the flags but DF, the offset) and protocol
+   * UDP (TTL, byte 8, masked out). */
+  if ((raw32(d + l3 + 6) & BYTES4(0x3f, 0xff, 0, 0xff)) != BYTES4(0, 0, 0, ORNIC_IPPROTO_UDP))
+    goto general;
+  /* The IP datagram holds IPv4, UDP, BTH and iCRC, and was captured whole. */
+  size_t total = ornic_get_u16(d + l3 + 2);
+  if (total < L3_MIN_LEN || total > len - l3) goto general;
+  /* The iCRC's line, which write_clean reads last and the checks never
+   * touch: a frame longer than a line has it in a line of its own, which
+   * a ring of frames (the bench's, or a capture's read buffer) has out of
+   * L1. Asked for now, it arrives while the checks run. */
+  __builtin_prefetch(d + l3 + total - ORNIC_ICRC_LEN);
+  /* The UDP datagram ends the IP datagram (D3), to the port asked for. */
+  if (raw16(d + l3 + IPV4_LEN + 4) != wire16((unsigned)total - IPV4_LEN)) goto general;
+  if (port != ORNIC_UDP_PORT_ANY && raw16(d + l3 + IPV4_LEN + 2) != wire16(port)) goto general;
+  const fast_op *op = &fast_ops[d[l3 + IPV4_LEN + UDP_LEN]];
+  if (op->nblocks) return fast_nak(f, d, len, l3, total);
+  return fast_finish(f, d, len, l3, total, op->hdr_end);
+general:
+  return ornic_frame_decode_general(f, d, len, link, port);
+}
+
+#else /* !FAST_PATH */
+
+int ornic_frame_decode(ornic_frame *f, const uint8_t *d, size_t len, ornic_link link,
+                       uint16_t port) {
+  return ornic_frame_decode_general(f, d, len, link, port);
+}
+
+int ornic_frame_fast_portable(int on) {
+  (void)on;
+  return 0;
+}
+
+#endif

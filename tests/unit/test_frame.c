@@ -1057,6 +1057,241 @@ START_TEST(encode_rejects_unknown_tpid) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------- fast path */
+
+/* ornic_frame_decode of an Ethernet frame tries the fast path of
+ * libornicproto/src/ornic_frame_fast.c first, which writes a clean frame's
+ * fields itself; ornic_frame_decode_general is the path that decodes
+ * everything. The fast path must be invisible: the same return code and
+ * the same value in every field, including the fields a frame does not set
+ * (the caller's old values must stay). */
+#include "../../libornicproto/src/ornic_frame_fast.h"
+
+/* Every field of ornic_frame, one leaf at a time (padding is no field). */
+#define FF(x) \
+  { #x, offsetof(ornic_frame, x), sizeof(((ornic_frame *)0)->x) }
+static const struct {
+  const char *name;
+  size_t off, size;
+} frame_fields[] = {FF(link),
+                    FF(l3),
+                    FF(eth.dst),
+                    FF(eth.src),
+                    FF(eth.has_vlan),
+                    FF(eth.vlan_tpid),
+                    FF(eth.vlan_tci),
+                    FF(eth.ethertype),
+                    FF(ip.version),
+                    FF(ip.tos),
+                    FF(ip.ttl),
+                    FF(ip.flow_label),
+                    FF(ip.id),
+                    FF(ip.frag),
+                    FF(ip.next_proto),
+                    FF(ip.hdr_len),
+                    FF(ip.total_len),
+                    FF(ip.checksum),
+                    FF(ip.src),
+                    FF(ip.dst),
+                    FF(udp.sport),
+                    FF(udp.dport),
+                    FF(udp.len),
+                    FF(udp.checksum),
+                    FF(bth.opcode),
+                    FF(bth.se),
+                    FF(bth.m),
+                    FF(bth.padcnt),
+                    FF(bth.tver),
+                    FF(bth.pkey),
+                    FF(bth.fecn),
+                    FF(bth.becn),
+                    FF(bth.resv6),
+                    FF(bth.destqp),
+                    FF(bth.ackreq),
+                    FF(bth.resv7),
+                    FF(bth.psn),
+                    FF(ext.present),
+                    FF(ext.rdeth.resv),
+                    FF(ext.rdeth.een),
+                    FF(ext.deth.qkey),
+                    FF(ext.deth.resv),
+                    FF(ext.deth.srcqp),
+                    FF(ext.xrceth.resv),
+                    FF(ext.xrceth.xrcsrq),
+                    FF(ext.feth.value),
+                    FF(ext.reth.va),
+                    FF(ext.reth.rkey),
+                    FF(ext.reth.dmalen),
+                    FF(ext.offeth.offset),
+                    FF(ext.atomiceth.va),
+                    FF(ext.atomiceth.rkey),
+                    FF(ext.atomiceth.swap_add),
+                    FF(ext.atomiceth.compare),
+                    FF(ext.aeth.syndrome),
+                    FF(ext.aeth.msn),
+                    FF(ext.atomicacketh.orig),
+                    FF(ext.oacketh.flags),
+                    FF(ext.oacketh.resv),
+                    FF(ext.oacketh.count),
+                    FF(ext.naketh.reason),
+                    FF(ext.naketh.trigger_psn),
+                    FF(ext.naketh.nblocks),
+                    FF(ext.naketh.base_psn),
+                    FF(ext.naketh.resv),
+                    FF(ext.naketh.limit_psn),
+                    FF(ext.naketh.bitmap),
+                    FF(ext.immdt.data),
+                    FF(ext.ieth.rkey),
+                    FF(ext.cnp.resv),
+                    FF(payload),
+                    FF(payload_len),
+                    FF(payload_caplen),
+                    FF(pad_len),
+                    FF(icrc),
+                    FF(icrc_present),
+                    FF(l3_off),
+                    FF(l4_off),
+                    FF(bth_off),
+                    FF(ext_off),
+                    FF(payload_off),
+                    FF(icrc_off),
+                    FF(roce_end),
+                    FF(caplen),
+                    FF(malformed),
+                    FF(layers),
+                    FF(lrh.vl),
+                    FF(lrh.lver),
+                    FF(lrh.sl),
+                    FF(lrh.resv2),
+                    FF(lrh.lnh),
+                    FF(lrh.dlid),
+                    FF(lrh.resv5),
+                    FF(lrh.pktlen),
+                    FF(lrh.slid),
+                    FF(vcrc),
+                    FF(vcrc_present),
+                    FF(vcrc_off),
+                    FF(reserved)};
+
+/* The first field in which a and b differ, or NULL. Bytes, not values: a
+ * field the decoder left alone holds the test's random bytes, which need
+ * not be a valid bool or pointer. */
+static const char *frame_diff(const ornic_frame *a, const ornic_frame *b) {
+  for (size_t i = 0; i < sizeof frame_fields / sizeof frame_fields[0]; i++)
+    if (memcmp((const uint8_t *)a + frame_fields[i].off, (const uint8_t *)b + frame_fields[i].off,
+               frame_fields[i].size))
+      return frame_fields[i].name;
+  return NULL;
+}
+
+/* Decodes the same bytes through both paths, into frames holding the same
+ * random bytes beforehand; returns the return code. */
+static int decode_both(tu_rng *r, const uint8_t *p, size_t n, ornic_link link, uint16_t port,
+                       const char *what) {
+  static ornic_frame a, b;
+  tu_fill(r, (uint8_t *)&a, sizeof a);
+  memcpy(&b, &a, sizeof b);
+  int rc = ornic_frame_decode(&a, p, n, link, port);
+  int rc_general = ornic_frame_decode_general(&b, p, n, link, port);
+  ck_assert_msg(rc == rc_general, "%s: decode returned %s, the general path %s", what,
+                ornic_errname(rc), ornic_errname(rc_general));
+  const char *field = frame_diff(&a, &b);
+  ck_assert_msg(!field, "%s (%s): field %s differs from the general path's", what,
+                ornic_errname(rc), field);
+  return rc;
+}
+
+/* One edit of a valid frame at the places the fast path checks: a length
+ * or a header field set to a neighbour of its value or to a random one, a
+ * random byte, or a cut. Returns the new length. */
+static size_t mutate(tu_rng *r, uint8_t *buf, size_t n, size_t cap) {
+  size_t l3 = buf[12] == 0x81 || buf[12] == 0x88 ? 18 : 14, udp = l3 + 20, bth = udp + 8;
+  static const int deltas[] = {-5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 8, -8};
+  int d = deltas[tu_range(r, 0, sizeof deltas / sizeof deltas[0] - 1)];
+  switch (tu_range(r, 0, 15)) {
+  case 0: put16(buf + 12, tu_bits(r, 1) ? 0x0800 : (unsigned)tu_bits(r, 16)); break;
+  case 1: buf[l3] = (uint8_t)(tu_bits(r, 1) ? 0x40 | tu_bits(r, 4) : tu_bits(r, 8)); break;
+  case 2: put16(buf + l3 + 2, get16(buf + l3 + 2) + (unsigned)d); break;
+  case 3: put16(buf + l3 + 6, (unsigned)tu_bits(r, 16) & (tu_bits(r, 1) ? 0xE000 : 0xFFFF)); break;
+  case 4: buf[l3 + 9] = (uint8_t)(tu_bits(r, 1) ? 17 : tu_bits(r, 8)); break;
+  case 5: put16(buf + udp + 2, tu_bits(r, 1) ? 4791 : tu_bits(r, 16)); break;
+  case 6: put16(buf + udp + 4, get16(buf + udp + 4) + (unsigned)d); break;
+  case 7: buf[bth] = (uint8_t)tu_bits(r, 8); break;
+  case 8: buf[bth + 1] = (uint8_t)tu_bits(r, 8); break; /* PadCnt, SE, M, TVer */
+  case 9: /* an ORNIC NAK's block count (after BTH, AETH, reason and trigger PSN) */
+    if (n <= bth + 20 || buf[bth] != ORNIC_OP_NAK) break;
+    if (tu_bits(r, 1)) {
+      buf[bth + 20] = (uint8_t)tu_bits(r, 3);
+    } else { /* 0 blocks, and lengths without the bitmap or pad: only D6 is broken */
+      unsigned drop = 2u * buf[bth + 20] + (buf[bth + 1] >> 4 & 3);
+      buf[bth + 20] = 0;
+      buf[bth + 1] &= 0xCF;
+      put16(buf + l3 + 2, get16(buf + l3 + 2) - drop);
+      put16(buf + udp + 4, get16(buf + udp + 4) - drop);
+    }
+    break;
+  case 10: /* the IP and UDP lengths together: the frame is shorter or longer than they say */
+    put16(buf + l3 + 2, get16(buf + l3 + 2) + (unsigned)d);
+    put16(buf + udp + 4, get16(buf + udp + 4) + (unsigned)d);
+    break;
+  case 11: n = tu_range(r, 0, (uint32_t)n); break;
+  case 12: /* trailing bytes: Ethernet padding, an FCS */
+    if (n + 8 <= cap) {
+      tu_fill(r, buf + n, 8);
+      n += tu_range(r, 1, 8);
+    }
+    break;
+  default: buf[tu_range(r, 0, (uint32_t)(n < 64 ? n - 1 : 63))] = (uint8_t)tu_bits(r, 8); break;
+  }
+  return n;
+}
+
+/* Generated frames of every opcode over every encapsulation, then edited
+ * at random: the fast path takes the clean Ethernet/IPv4 ones and must
+ * decode them exactly as the general path does, and decline every other
+ * one (whose decode is then the general path's by construction). */
+START_TEST(fast_path_equals_general_path) {
+  /* _i: 0 the fast path as the CPU allows (SSSE3 on x86-64), 1 its
+   * portable form. */
+  int ssse3 = ornic_frame_fast_portable(_i);
+  if (_i == 0) printf("fast path writes: %s\n", ssse3 ? "SSSE3" : "portable");
+  tu_rng r;
+  tu_seed(&r, 0xFA57 + (uint64_t)_i);
+  static uint8_t buf[BUF], orig[BUF];
+  static const uint16_t ports[] = {ORNIC_ROCEV2_UDP_PORT, ORNIC_UDP_PORT_ANY, 4792};
+  unsigned ok = 0, edited_ok = 0, total = 0;
+  for (unsigned it = 0; it < 40000; it++) {
+    /* Mostly the opcodes and encapsulations the fast path takes. */
+    uint8_t op = (uint8_t)(tu_bits(&r, 1) ? sample_ops[tu_range(&r, 0, sizeof sample_ops - 1)]
+                                          : tu_bits(&r, 8));
+    if (!ornic_opcode_info_get(op)->name) op = ORNIC_OP_OOO_WRITE_SPOT + tu_range(&r, 0, 9);
+    const tu_variant *v =
+        &tu_variants[tu_bits(&r, 2) ? 2 * tu_range(&r, 0, 2)
+                                    : tu_range(&r, 0, (uint32_t)tu_nvariants - 1)];
+    ornic_frame want;
+    tu_store st;
+    size_t n0 = make_frame(orig, &want, &st, tu_next(&r), op, v, tu_range(&r, 0, 40)), n = n0;
+    for (unsigned k = 0; k < 8; k++, total++) {
+      char what[160];
+      memcpy(buf, orig, n0);
+      n = n0;
+      unsigned edits = k ? tu_range(&r, 1, 3) : 0;
+      for (unsigned e = 0; e < edits && n > 0; e++) n = mutate(&r, buf, n, sizeof buf);
+      uint16_t port = ports[tu_range(&r, 0, 2)];
+      snprintf(what, sizeof what, "opcode 0x%02x over %s, %u edits, %zu bytes, port %u", op,
+               tu_variant_name(v), edits, n, port);
+      int rc = decode_both(&r, buf, n, v->link, port, what);
+      ok += rc == ORNIC_OK;
+      edited_ok += rc == ORNIC_OK && edits;
+    }
+  }
+  /* The frames must reach the fast path's writes, not only its refusals. */
+  ck_assert_uint_gt(ok, total / 4);
+  ck_assert_uint_gt(edited_ok, total / 20);
+  ornic_frame_fast_portable(0);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("frame");
   TCase *tc = tu_tcase("roundtrip");
@@ -1091,6 +1326,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, not_roce);
   tcase_add_test(tc, unknown_opcode_fills_bth);
   tcase_add_test(tc, unknown_opcode_icrc_verifiable);
+  tcase_add_loop_test(tc, fast_path_equals_general_path, 0, 2);
   suite_add_tcase(s, tc);
   tc = tu_tcase("encode");
   tcase_add_test(tc, encode_nobuf_never_writes_past_cap);
