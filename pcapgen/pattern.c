@@ -113,8 +113,8 @@ static int isa = -1;
 static int best_isa(void) {
   __builtin_cpu_init();
   return __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") ? 2
-         : __builtin_cpu_supports("avx2")                                           ? 1
-                                                                                    : 0;
+         : __builtin_cpu_supports("avx2")                                         ? 1
+                                                                                  : 0;
 }
 static inline int vector_isa(void) {
   if (isa < 0) isa = best_isa();

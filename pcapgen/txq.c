@@ -127,7 +127,9 @@ bool txq_ack_arrived(txq *t, sim *s, const ornic_frame *f) {
   return t->busy && ornic_aeth_type(syn) == ORNIC_AETH_ACK;
 }
 
-void txq_ready(u32fifo *ready, sim *s, txq *t) { ready_add(ready, &t->in_ready, t->q, s, NODE_REQ); }
+void txq_ready(u32fifo *ready, sim *s, txq *t) {
+  ready_add(ready, &t->in_ready, t->q, s, NODE_REQ);
+}
 
 typedef struct {
   txq_at_fn at;
