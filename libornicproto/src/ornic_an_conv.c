@@ -11,20 +11,38 @@
 
 #include "ornic_an_internal.h"
 
-an_conv *an_conv_at(ornic_analysis *a, uint32_t idx) { return &a->convs[idx]; }
-
-static void make_key(an_key *k, const ornic_an_input *in, uint32_t qp) {
+/* Addresses copied with constant lengths: a copy of a variable length is a
+ * library call, on every packet. */
+static inline void make_key(an_key *k, const ornic_an_input *in, uint32_t qp) {
+  const uint8_t *src = NULL, *dst = NULL;
+  uint8_t alen = 0;
+  if (in->src && in->dst && (in->addr_len == 4 || in->addr_len == 16)) {
+    alen = in->addr_len;
+    src = in->src;
+    dst = in->dst;
+  } else if (in->f->l3 != ORNIC_L3_NONE) {
+    alen = in->f->l3 == ORNIC_L3_IPV4 ? 4 : 16;
+    src = in->f->ip.src;
+    dst = in->f->ip.dst;
+  }
   memset(k, 0, sizeof *k);
   k->qp = qp;
-  if (in->src && in->dst && (in->addr_len == 4 || in->addr_len == 16)) {
-    k->alen = in->addr_len;
-    memcpy(k->src, in->src, in->addr_len);
-    memcpy(k->dst, in->dst, in->addr_len);
-  } else if (in->f->l3 != ORNIC_L3_NONE) {
-    k->alen = in->f->l3 == ORNIC_L3_IPV4 ? 4 : 16;
-    memcpy(k->src, in->f->ip.src, k->alen);
-    memcpy(k->dst, in->f->ip.dst, k->alen);
+  k->alen = alen;
+  if (alen == 4) {
+    memcpy(k->src, src, 4);
+    memcpy(k->dst, dst, 4);
+  } else if (alen == 16) {
+    memcpy(k->src, src, 16);
+    memcpy(k->dst, dst, 16);
   }
+}
+
+/* Keys compared as five words (they have no padding: an_map.c). */
+static inline bool key_eq(const an_key *x, const an_key *y) {
+  uint64_t a[5], b[5];
+  memcpy(a, x, sizeof a);
+  memcpy(b, y, sizeof b);
+  return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4])) == 0;
 }
 
 static void pair_key(an_key *k, uint8_t alen, const uint8_t *a, const uint8_t *b) {
@@ -96,7 +114,7 @@ static an_half *half_new(ornic_analysis *a, const an_key *k, uint32_t conv, uint
 static int64_t fit_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_frame *f) {
   if (!d->have_req) return -1;
   uint32_t r = f->bth.psn;
-  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  uint16_t fl = an_op_flags(f->bth.opcode);
   if ((fl & ORNIC_OPF_READ) && (fl & ORNIC_OPF_PAYLOAD))
     return an_wqe_find(&d->wqes, r, W_READ, c->pmtu ? c->pmtu : a->cfg.pmtu) ? 0 : -1;
   int32_t dd = ornic_psn_diff(r, d->hpsn);
@@ -121,7 +139,7 @@ static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except,
                           const ornic_frame *f) {
   an_key pk;
   pair_key(&pk, k->alen, k->dst, k->src);
-  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  uint16_t fl = an_op_flags(f->bth.opcode);
   bool response = (fl & ORNIC_OPF_RESPONSE) != 0;
   int best = -1;
   int64_t best_fit = -1;
@@ -138,34 +156,39 @@ static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except,
   return best;
 }
 
+/* The map, and the creation of a new half: out of line, so that the cached
+ * path below stays a leaf function without their register saves. */
+static AN_NOINLINE an_half *half_lookup(ornic_analysis *a, const an_key *k,
+                                        const ornic_an_input *in) {
+  uint32_t i = an_map_get(&a->map, k);
+  if (i != AN_NONE) {
+    a->last_key[1] = a->last_key[0];
+    a->last_half[1] = a->last_half[0];
+    a->last_key[0] = *k;
+    a->last_half[0] = i;
+    return resolve(a, &a->halves[i]);
+  }
+  /* A new half: the reverse of a conversation it fits, or a conversation of its own. */
+  int c = best_candidate(a, k, AN_NONE, in->f);
+  if (c >= 0) {
+    a->convs[c].pub.qp_a = k->qp;
+    a->convs[c].pub.qp_a_known = true;
+    return half_new(a, k, (uint32_t)c, 1);
+  }
+  c = conv_new(a, k);
+  return c < 0 ? NULL : half_new(a, k, (uint32_t)c, 0);
+}
+
 an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in) {
   an_key k;
   make_key(&k, in, in->f->bth.destqp);
   /* Packets mostly alternate between a QP pair's two halves (data one
    * way, ACKs the other): two entries of cache before the map. */
-  uint32_t i = AN_NONE;
-  for (int c = 0; c < 2 && i == AN_NONE; c++)
-    if (a->last_half[c] != AN_NONE && memcmp(&a->last_key[c], &k, sizeof k) == 0)
-      i = a->last_half[c];
-  if (i == AN_NONE) {
-    i = an_map_get(&a->map, &k);
-    if (i != AN_NONE) {
-      a->last_key[1] = a->last_key[0];
-      a->last_half[1] = a->last_half[0];
-      a->last_key[0] = k;
-      a->last_half[0] = i;
-    }
-  }
-  if (i != AN_NONE) return resolve(a, &a->halves[i]);
-  /* A new half: the reverse of a conversation it fits, or a conversation of its own. */
-  int c = best_candidate(a, &k, AN_NONE, in->f);
-  if (c >= 0) {
-    a->convs[c].pub.qp_a = k.qp;
-    a->convs[c].pub.qp_a_known = true;
-    return half_new(a, &k, (uint32_t)c, 1);
-  }
-  c = conv_new(a, &k);
-  return c < 0 ? NULL : half_new(a, &k, (uint32_t)c, 0);
+  if (a->last_half[0] != AN_NONE && key_eq(&a->last_key[0], &k))
+    return resolve(a, &a->halves[a->last_half[0]]);
+  if (a->last_half[1] != AN_NONE && key_eq(&a->last_key[1], &k))
+    return resolve(a, &a->halves[a->last_half[1]]);
+  return half_lookup(a, &k, in);
 }
 
 /* ---- merging two conversations into one --------------------------------- */

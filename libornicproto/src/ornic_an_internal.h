@@ -16,6 +16,22 @@
 #include "ornic/analysis.h"
 #include "ornic/opcode.h"
 #include "ornic/psn.h"
+#include "ornic_internal.h"
+
+/* Keeps a rarely taken path out of its caller (whose register saves it
+ * would otherwise pay on every packet). */
+#if defined(__GNUC__)
+#define AN_NOINLINE __attribute__((noinline))
+#else
+#define AN_NOINLINE
+#endif
+
+/* The opcode's role flags, read from the table without a call: every
+ * packet needs them, in several places. */
+static inline uint16_t an_op_flags(uint8_t op) { return ornic_opcode_table_[op].flags; }
+static inline bool an_op_ornic(uint8_t op) {
+  return ornic_opcode_transport(op) == ORNIC_TRANSPORT_ORNIC;
+}
 
 /* ---- hash map: key -> uint32 value ---------------------------------------- */
 typedef struct {
@@ -81,6 +97,8 @@ typedef struct {
   uint32_t end_psn; /* exclusive end when known from the next message (ends_known) */
   bool ends_known;
   uint32_t len, rkey;
+  uint32_t np_pmtu, np;  /* an_npkts(len, np_pmtu) == np: the last PMTU asked, 0 none (a
+                          * division per packet otherwise) */
   uint64_t va;           /* WRITE: Start_Addr; READ: the remote source */
   uint64_t frame;        /* the packet that revealed it */
   uint64_t cached_frame; /* ORNIC: the first ACK with ADDR_CACHED for it (3.4), 0 none */
@@ -159,39 +177,196 @@ an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in);
  * fits the requests of the reverse conversation, merge the two. Returns true
  * when it paired them (h is updated). */
 bool an_try_pair(ornic_analysis *a, an_half *h, const ornic_an_input *in);
-an_conv *an_conv_at(ornic_analysis *a, uint32_t idx);
+static inline an_conv *an_conv_at(ornic_analysis *a, uint32_t idx) { return &a->convs[idx]; }
 
 /* ornic_an_wqe.c */
-uint32_t an_npkts(uint32_t len, uint32_t pmtu); /* 0 when pmtu unknown */
 an_wqe *an_wqe_push(an_wqe_hist *h, const an_wqe *w);
-an_wqe *an_wqe_newest(an_wqe_hist *h);
 /* The newest WQE of `kind` (0: any) that holds psn, or NULL. */
 an_wqe *an_wqe_find(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu);
-/* Fills the verdict's wqe fields and the packet's address. */
-void an_wqe_fill(ornic_an_verdict *v, const an_wqe *w, uint32_t psn, uint32_t pmtu);
 /* Close the newest WQE: the next message starts at psn. */
 void an_wqe_close(an_wqe_hist *h, uint32_t psn);
 
 /* ornic_an_seq.c */
-an_slot *an_slot_at(an_dir *d, uint32_t psn);                    /* NULL outside the window */
+/* The slot of psn, NULL outside the window. Inline: several per packet. */
+static inline an_slot *an_slot_at(an_dir *d, uint32_t psn) {
+  if (!d->have_top) return NULL;
+  int32_t back = ornic_psn_diff(d->top, psn);
+  if (back < 0 || (uint32_t)back >= d->valid) return NULL;
+  return &d->slots[psn & (d->cap - 1)];
+}
 int an_window_touch(an_dir *d, uint32_t psn, uint32_t want_cap); /* make psn the top if newer */
-void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+/* fl: the opcode's role flags (an_op_flags). */
+void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
                 ornic_an_verdict *v);
-uint32_t an_not_captured_margin(const ornic_analysis *a, const an_conv *c, const an_dir *d);
 
 /* ornic_an_resp.c */
-void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
                  ornic_an_verdict *v);
 
-/* ornic_analysis.c */
-uint32_t an_conv_pmtu(ornic_analysis *a, an_conv *c, const ornic_frame *f);
-void an_note_time(ornic_an_dir_stats *st, const ornic_an_input *in);
+/* ---- shared by the request and response paths, once per packet ---------- */
+
+static inline bool an_valid_pmtu(uint64_t n) {
+  return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
+}
+
+/* The conversation's PMTU: configured, or learnt from the first packet that
+ * carries payload and does not end its message (it is PMTU-sized). fl: the
+ * packet's opcode flags. */
+static inline uint32_t an_conv_pmtu(const ornic_analysis *a, an_conv *c, const ornic_frame *f,
+                                    uint16_t fl) {
+  if (a->cfg.pmtu) return a->cfg.pmtu;
+  if (!c->pmtu && (fl & ORNIC_OPF_PAYLOAD) && !(fl & ORNIC_OPF_LAST) &&
+      an_valid_pmtu(f->payload_len))
+    c->pmtu = (uint32_t)f->payload_len;
+  return c->pmtu;
+}
+
+/* ornic_an_ooo_bucket: floor(log2(distance)), 0 for 0 and 1, at most
+ * ORNIC_AN_OOO_BUCKETS - 1. Every out-of-order arrival counts one. */
+static inline unsigned an_ooo_bucket(uint32_t distance) {
+  if (distance >= 1u << (ORNIC_AN_OOO_BUCKETS - 1)) return ORNIC_AN_OOO_BUCKETS - 1;
+#if defined(__GNUC__)
+  return 31u - (unsigned)__builtin_clz(distance | 1u);
+#else
+  unsigned b = 0;
+  while (distance > 1) {
+    distance >>= 1;
+    b++;
+  }
+  return b;
+  /* ---- small helpers of every packet, inline (they cross files) ----------- */
+
+  /* PSNs after the first one captured that may have arrived before the
+ * capture started, having overtaken it on a faster path: never reported as
+ * not captured (8.5). Only where packets are reordered at all: ORNIC, or a
+ * direction that has shown out-of-order arrivals. */
+  static inline uint32_t an_not_captured_margin(const ornic_analysis *a, const an_conv *c,
+                                                const an_dir *d) {
+    if (!c->pub.transport_ornic && !d->st->ooo) return 0;
+    uint32_t m = 2 * a->cfg.otd;
+    return m < 512 ? 512 : m;
+  }
+
+  /* Packets of a message of len bytes; 0 when pmtu unknown. */
+  static inline uint32_t an_npkts(uint32_t len, uint32_t pmtu) {
+    if (!pmtu) return 0;
+    return len ? (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu) : 1;
+  }
+
+  static inline an_wqe *an_wqe_newest(an_wqe_hist * h) { return h->n ? &h->ring[h->head] : NULL; }
+
+  /* Packets of w by its length at the PMTU (1 for an Only), 0 unknown. Every
+ * packet of a message asks this of its WQE, with the same PMTU: the
+ * division is done once per WQE and PMTU. */
+  static inline uint32_t an_wqe_npkts(an_wqe * w, uint32_t pmtu) {
+    if (w->single) return 1;
+    if (!w->has_reth) return 0;
+    if (w->np_pmtu != pmtu) {
+      w->np = an_npkts(w->len, pmtu);
+      w->np_pmtu = pmtu;
+    }
+    return w->np;
+  }
+
+  /* Fills the verdict's wqe fields and the packet's address. */
+  static inline void an_wqe_fill(ornic_an_verdict * v, an_wqe * w, uint32_t psn, uint32_t pmtu) {
+    uint32_t k = (uint32_t)ornic_psn_diff(psn, w->start_psn);
+    v->flags |= ORNIC_AN_WQE;
+    v->wqe = w->idx;
+    v->wqe_start_psn = w->start_psn;
+    v->wqe_pkt = k;
+    v->wqe_frame = w->frame;
+    v->wqe_npkts = an_wqe_npkts(w, pmtu);
+    if (!v->wqe_npkts && w->ends_known)
+      v->wqe_npkts = (uint32_t)ornic_psn_diff(w->end_psn, w->start_psn);
+    if (v->wqe_npkts) v->wqe_last_psn = ornic_psn_add(w->start_psn, (int32_t)v->wqe_npkts - 1);
+    if (!w->has_reth) return;
+    v->wqe_start_addr = w->va;
+    v->wqe_len = w->len;
+    if (pmtu || k == 0) {
+      v->addr = w->va + (uint64_t)k * pmtu;
+      v->flags |= ORNIC_AN_ADDR;
+    } else {
+      v->flags |= ORNIC_AN_PMTU_UNKNOWN;
+    }
+  }
+
+#endif
+}
+
+static inline void an_note_time(ornic_an_dir_stats *st, const ornic_an_input *in) {
+  if (!st->have_time) {
+    st->have_time = true;
+    st->first_sec = in->sec;
+    st->first_nsec = in->nsec;
+  }
+  st->last_sec = in->sec;
+  st->last_nsec = in->nsec;
+}
+
 /* now - then into *out when it is not negative (a capture's clock may step
  * back); false otherwise. */
 static inline bool an_elapsed(int64_t now, int64_t then, uint64_t *out) {
   if (now < then) return false;
   *out = (uint64_t)now - (uint64_t)then;
   return true;
+}
+
+/* ---- small helpers of every packet, inline (they cross files) ----------- */
+
+/* PSNs after the first one captured that may have arrived before the
+ * capture started, having overtaken it on a faster path: never reported as
+ * not captured (8.5). Only where packets are reordered at all: ORNIC, or a
+ * direction that has shown out-of-order arrivals. */
+static inline uint32_t an_not_captured_margin(const ornic_analysis *a, const an_conv *c,
+                                              const an_dir *d) {
+  if (!c->pub.transport_ornic && !d->st->ooo) return 0;
+  uint32_t m = 2 * a->cfg.otd;
+  return m < 512 ? 512 : m;
+}
+
+/* Packets of a message of len bytes; 0 when pmtu unknown. */
+static inline uint32_t an_npkts(uint32_t len, uint32_t pmtu) {
+  if (!pmtu) return 0;
+  return len ? (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu) : 1;
+}
+
+static inline an_wqe *an_wqe_newest(an_wqe_hist *h) { return h->n ? &h->ring[h->head] : NULL; }
+
+/* Packets of w by its length at the PMTU (1 for an Only), 0 unknown. Every
+ * packet of a message asks this of its WQE, with the same PMTU: the
+ * division is done once per WQE and PMTU. */
+static inline uint32_t an_wqe_npkts(an_wqe *w, uint32_t pmtu) {
+  if (w->single) return 1;
+  if (!w->has_reth) return 0;
+  if (w->np_pmtu != pmtu) {
+    w->np = an_npkts(w->len, pmtu);
+    w->np_pmtu = pmtu;
+  }
+  return w->np;
+}
+
+/* Fills the verdict's wqe fields and the packet's address. */
+static inline void an_wqe_fill(ornic_an_verdict *v, an_wqe *w, uint32_t psn, uint32_t pmtu) {
+  uint32_t k = (uint32_t)ornic_psn_diff(psn, w->start_psn);
+  v->flags |= ORNIC_AN_WQE;
+  v->wqe = w->idx;
+  v->wqe_start_psn = w->start_psn;
+  v->wqe_pkt = k;
+  v->wqe_frame = w->frame;
+  v->wqe_npkts = an_wqe_npkts(w, pmtu);
+  if (!v->wqe_npkts && w->ends_known)
+    v->wqe_npkts = (uint32_t)ornic_psn_diff(w->end_psn, w->start_psn);
+  if (v->wqe_npkts) v->wqe_last_psn = ornic_psn_add(w->start_psn, (int32_t)v->wqe_npkts - 1);
+  if (!w->has_reth) return;
+  v->wqe_start_addr = w->va;
+  v->wqe_len = w->len;
+  if (pmtu || k == 0) {
+    v->addr = w->va + (uint64_t)k * pmtu;
+    v->flags |= ORNIC_AN_ADDR;
+  } else {
+    v->flags |= ORNIC_AN_PMTU_UNKNOWN;
+  }
 }
 
 #endif

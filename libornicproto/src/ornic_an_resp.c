@@ -148,7 +148,7 @@ static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *v) {
 static void completion(an_dir *d, const ornic_frame *f, uint32_t pmtu, ornic_an_verdict *v) {
   bool ornic_done =
       (f->ext.present & ORNIC_HDR_OACKETH) && (f->ext.oacketh.flags & ORNIC_OACK_WQE_DONE);
-  bool rc = ornic_opcode_transport(f->bth.opcode) != ORNIC_TRANSPORT_ORNIC;
+  bool rc = !an_op_ornic(f->bth.opcode);
   if (!(v->flags & ORNIC_AN_MSN) || !v->msn_delta || !(ornic_done || rc)) return;
   /* BTH.PSN is the Last_PSN of the completed WQE (3.4) / the last PSN acknowledged. */
   an_wqe *w = an_wqe_find(&d->wqes, f->bth.psn, 0, pmtu);
@@ -170,7 +170,7 @@ static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
                  uint32_t pmtu, ornic_an_verdict *v) {
   const ornic_frame *f = in->f;
   uint8_t syn = f->ext.aeth.syndrome, type = ornic_aeth_type(syn);
-  bool ornic = ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC;
+  bool ornic = an_op_ornic(f->bth.opcode);
   uint32_t psn = f->bth.psn;
   /* A NAK's MSN field is not an MSN in every implementation (IRN puts the
    * trigger PSN there): only ACKs and READ responses move it. */
@@ -210,8 +210,7 @@ static bool is_retry_copy(const an_dir *d, const ornic_an_input *in, const an_wq
                           bool ahead, bool ornic) {
   uint32_t q = in->f->bth.psn;
   if (ornic || repeat || !ahead) return true;
-  if ((ornic_opcode_info_get(in->f->bth.opcode)->flags & ORNIC_OPF_FIRST) && q != w->start_psn)
-    return true;
+  if ((an_op_flags(in->f->bth.opcode) & ORNIC_OPF_FIRST) && q != w->start_psn) return true;
   return d->resp_retry && q == ornic_psn_add(d->resp_last, 1);
 }
 
@@ -219,7 +218,7 @@ static bool is_retry_copy(const an_dir *d, const ornic_an_input *in, const an_wq
 static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t pmtu,
                           ornic_an_verdict *v) {
   uint32_t q = in->f->bth.psn;
-  bool ornic = ornic_opcode_transport(in->f->bth.opcode) == ORNIC_TRANSPORT_ORNIC;
+  bool ornic = an_op_ornic(in->f->bth.opcode);
   an_wqe *w = an_wqe_find(&d->wqes, q, W_READ, pmtu);
   if (!w) {
     v->flags |= ORNIC_AN_BEFORE_CAPTURE | ORNIC_AN_ADDR_UNKNOWN;
@@ -228,7 +227,7 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
   an_wqe_fill(v, w, q, pmtu);
   v->read_frame = w->frame;
   /* READ latency: request to the response that ends it (8.8). */
-  if ((ornic_opcode_info_get(in->f->bth.opcode)->flags & ORNIC_OPF_LAST) &&
+  if ((an_op_flags(in->f->bth.opcode) & ORNIC_OPF_LAST) &&
       an_elapsed(d->now, w->first_ns, &v->msg_time_ns))
     v->flags |= ORNIC_AN_MSG_TIME;
   if (an_window_touch(d, q, a->cfg.window) < 0) return;
@@ -252,7 +251,7 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
   } else if (!ahead && !an_asks(s, S_RASKED)) {
     v->flags |= ORNIC_AN_OOO;
     d->st->ooo++;
-    d->st->ooo_hist[ornic_an_ooo_bucket(v->ooo_distance)]++;
+    d->st->ooo_hist[an_ooo_bucket(v->ooo_distance)]++;
     if (v->ooo_distance > d->st->ooo_max) d->st->ooo_max = v->ooo_distance;
   }
   d->resp_last = q;
@@ -265,11 +264,10 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
   v->epsn = d->epsn;
 }
 
-void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
                  ornic_an_verdict *v) {
   const ornic_frame *f = in->f;
-  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
-  uint32_t pmtu = an_conv_pmtu(a, c, f);
+  uint32_t pmtu = an_conv_pmtu(a, c, f, fl);
   v->role = ORNIC_AN_ROLE_RESPONSE;
   v->pmtu = pmtu;
   d->st->resp_packets++;

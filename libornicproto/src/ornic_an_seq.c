@@ -9,23 +9,6 @@
 
 #include "ornic_an_internal.h"
 
-/* PSNs after the first one captured that may have arrived before the
- * capture started, having overtaken it on a faster path: never reported as
- * not captured (8.5). Only where packets are reordered at all: ORNIC, or a
- * direction that has shown out-of-order arrivals. */
-uint32_t an_not_captured_margin(const ornic_analysis *a, const an_conv *c, const an_dir *d) {
-  if (!c->pub.transport_ornic && !d->st->ooo) return 0;
-  uint32_t m = 2 * a->cfg.otd;
-  return m < 512 ? 512 : m;
-}
-
-an_slot *an_slot_at(an_dir *d, uint32_t psn) {
-  if (!d->have_top) return NULL;
-  int32_t back = ornic_psn_diff(d->top, psn);
-  if (back < 0 || (uint32_t)back >= d->valid) return NULL;
-  return &d->slots[psn & (d->cap - 1)];
-}
-
 static int grow(an_dir *d, uint32_t cap) {
   an_slot *s = calloc(cap, sizeof *s);
   if (!s) return -1;
@@ -93,7 +76,7 @@ static void mark_reserved(ornic_analysis *a, an_dir *d, uint32_t from, uint32_t 
 
 static void count_ooo(an_dir *d, uint32_t dist) {
   d->st->ooo++;
-  d->st->ooo_hist[ornic_an_ooo_bucket(dist)]++;
+  d->st->ooo_hist[an_ooo_bucket(dist)]++;
   if (dist > d->st->ooo_max) d->st->ooo_max = dist;
 }
 
@@ -338,10 +321,6 @@ static void place(an_dir *d, const ornic_an_input *in, uint16_t fl, bool ornic, 
 
 /* ---- READ requests (4.5: a retry re-reads a range; IBA RC READs likewise) ---- */
 
-static bool valid_pmtu(uint64_t n) {
-  return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
-}
-
 /* The READ that a READ request for psn retries, or NULL: the same PSN again,
  * or a PSN inside the READ asking for the tail of its remote range (VA
  * advanced by a whole number of PMTUs, the same R_Key). A READ at a later
@@ -353,7 +332,7 @@ static an_wqe *read_retry_of(an_dir *d, const ornic_reth *reth, uint32_t psn, ui
   if (k == 0) return w;
   if (reth->va <= w->va || reth->va - w->va >= w->len) return NULL;
   uint64_t off = reth->va - w->va;
-  bool placed = pmtu ? off == (uint64_t)k * pmtu : off % k == 0 && valid_pmtu(off / k);
+  bool placed = pmtu ? off == (uint64_t)k * pmtu : off % k == 0 && an_valid_pmtu(off / k);
   return placed && reth->dmalen <= w->len - off ? w : NULL;
 }
 
@@ -392,7 +371,7 @@ static void new_read(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uin
   an_wqe_close(&d->wqes, f->bth.psn);
   rc_message(d, in, ORNIC_OPF_READ, v);
   an_wqe *w = an_wqe_newest(&d->wqes);
-  w->ornic = ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC;
+  w->ornic = an_op_ornic(f->bth.opcode);
   uint32_t n = an_npkts(w->len, pmtu);
   if (n > 1) mark_reserved(a, d, ornic_psn_add(f->bth.psn, 1), n - 1);
   an_wqe_fill(v, w, f->bth.psn, pmtu);
@@ -471,12 +450,11 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
   return true;
 }
 
-void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
                 ornic_an_verdict *v) {
   const ornic_frame *f = in->f;
-  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
-  bool ornic = ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC;
-  uint32_t pmtu = an_conv_pmtu(a, c, f);
+  bool ornic = an_op_ornic(f->bth.opcode);
+  uint32_t pmtu = an_conv_pmtu(a, c, f, fl);
   v->role = ORNIC_AN_ROLE_REQUEST;
   v->pmtu = pmtu;
   if (!d->have_req)

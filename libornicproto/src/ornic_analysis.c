@@ -59,35 +59,12 @@ void ornic_analysis_reset(ornic_analysis *a) {
   if (a) clear(a);
 }
 
-static bool valid_pmtu(size_t n) {
-  return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096;
-}
-
-/* A payload-carrying packet that does not end its message is PMTU-sized. */
-uint32_t an_conv_pmtu(ornic_analysis *a, an_conv *c, const ornic_frame *f) {
-  if (a->cfg.pmtu) return a->cfg.pmtu;
-  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
-  if (!c->pmtu && (fl & ORNIC_OPF_PAYLOAD) && !(fl & ORNIC_OPF_LAST) && valid_pmtu(f->payload_len))
-    c->pmtu = (uint32_t)f->payload_len;
-  return c->pmtu;
-}
-
-void an_note_time(ornic_an_dir_stats *st, const ornic_an_input *in) {
-  if (!st->have_time) {
-    st->have_time = true;
-    st->first_sec = in->sec;
-    st->first_nsec = in->nsec;
-  }
-  st->last_sec = in->sec;
-  st->last_nsec = in->nsec;
-}
-
 /* Transports whose PSNs follow IBA reliable or unreliable connection rules.
  * UD, RD (and the vendor DC transport that reuses its opcodes) and unknown
  * opcodes are counted by nobody here: stock decoders show them as they are. */
-static bool analysed(uint8_t op) {
+static bool analysed(uint8_t op, const ornic_opcode_info *oi) {
   if (op == ORNIC_OP_CNP) return true;
-  if (!ornic_opcode_info_get(op)->name) return false;
+  if (!oi->name) return false;
   ornic_transport t = ornic_opcode_transport(op);
   return t == ORNIC_TRANSPORT_RC || t == ORNIC_TRANSPORT_UC || t == ORNIC_TRANSPORT_XRC ||
          t == ORNIC_TRANSPORT_ORNIC;
@@ -98,17 +75,23 @@ static bool ecn_marked(const ornic_frame *f) {
   return ip_ce || f->bth.fecn || f->bth.becn;
 }
 
+/* A zeroed verdict. memset() of this size compiles to `rep stos`, whose
+ * start-up costs more than the rest of a typical packet's analysis; a copy
+ * of a constant compiles to a few wide stores. */
+static const ornic_an_verdict zero_verdict;
+
 int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *v) {
-  if (v) memset(v, 0, sizeof *v);
+  if (v) memcpy(v, &zero_verdict, sizeof *v);
   if (!a || !in || !in->f || !v) return ORNIC_ERR_INVALID_ARG;
   const ornic_frame *f = in->f;
-  if (!analysed(f->bth.opcode)) return ORNIC_OK;
+  const ornic_opcode_info *oi = &ornic_opcode_table_[f->bth.opcode];
+  if (!analysed(f->bth.opcode, oi)) return ORNIC_OK;
   an_half *h = an_half_for(a, in);
   if (!h) {
     v->flags = ORNIC_AN_UNTRACKED;
     return ORNIC_OK;
   }
-  uint16_t fl = ornic_opcode_info_get(f->bth.opcode)->flags;
+  uint16_t fl = oi->flags;
   bool request = (fl & ORNIC_OPF_REQUEST) != 0;
   if (!a->convs[h->conv].pub.qp_a_known && an_try_pair(a, h, in)) v->flags |= ORNIC_AN_PAIRED;
   an_conv *c = an_conv_at(a, h->conv);
@@ -116,7 +99,7 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   an_dir *d = &c->dir[dir];
   v->conv = c->pub.id;
   v->dir = (uint8_t)dir;
-  if (ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_ORNIC) c->pub.transport_ornic = true;
+  if (an_op_ornic(f->bth.opcode)) c->pub.transport_ornic = true;
   an_note_time(d->st, in);
   /* A damaged capture can carry any 64-bit time: wrap (unsigned) rather
    * than overflow; only differences of nearby times are used. */
@@ -133,9 +116,9 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
     v->role = ORNIC_AN_ROLE_CNP;
     d->st->cnp++;
   } else if (request) {
-    an_request(a, c, d, in, v);
+    an_request(a, c, d, in, fl, v);
   } else if (fl & ORNIC_OPF_RESPONSE) {
-    an_response(a, c, d, in, v);
+    an_response(a, c, d, in, fl, v);
   }
   return ORNIC_OK;
 }
@@ -180,14 +163,7 @@ void ornic_an_dir_label(const ornic_an_conv *c, unsigned dir, char *out, size_t 
   snprintf(out, cap, "%s -> %s", dir == ORNIC_AN_DIR_AB ? a : b, dir == ORNIC_AN_DIR_AB ? b : a);
 }
 
-unsigned ornic_an_ooo_bucket(uint32_t distance) {
-  unsigned b = 0;
-  while (distance > 1 && b < ORNIC_AN_OOO_BUCKETS - 1) {
-    distance >>= 1;
-    b++;
-  }
-  return b;
-}
+unsigned ornic_an_ooo_bucket(uint32_t distance) { return an_ooo_bucket(distance); }
 
 const char *ornic_an_ooo_bucket_name(unsigned bucket) {
   static const char *const names[ORNIC_AN_OOO_BUCKETS] = {"1",     "2-3",   "4-7",    "8-15",
