@@ -234,63 +234,6 @@ static inline unsigned an_ooo_bucket(uint32_t distance) {
     b++;
   }
   return b;
-  /* ---- small helpers of every packet, inline (they cross files) ----------- */
-
-  /* PSNs after the first one captured that may have arrived before the
- * capture started, having overtaken it on a faster path: never reported as
- * not captured (8.5). Only where packets are reordered at all: ORNIC, or a
- * direction that has shown out-of-order arrivals. */
-  static inline uint32_t an_not_captured_margin(const ornic_analysis *a, const an_conv *c,
-                                                const an_dir *d) {
-    if (!c->pub.transport_ornic && !d->st->ooo) return 0;
-    uint32_t m = 2 * a->cfg.otd;
-    return m < 512 ? 512 : m;
-  }
-
-  /* Packets of a message of len bytes; 0 when pmtu unknown. */
-  static inline uint32_t an_npkts(uint32_t len, uint32_t pmtu) {
-    if (!pmtu) return 0;
-    return len ? (uint32_t)(((uint64_t)len + pmtu - 1) / pmtu) : 1;
-  }
-
-  static inline an_wqe *an_wqe_newest(an_wqe_hist * h) { return h->n ? &h->ring[h->head] : NULL; }
-
-  /* Packets of w by its length at the PMTU (1 for an Only), 0 unknown. Every
- * packet of a message asks this of its WQE, with the same PMTU: the
- * division is done once per WQE and PMTU. */
-  static inline uint32_t an_wqe_npkts(an_wqe * w, uint32_t pmtu) {
-    if (w->single) return 1;
-    if (!w->has_reth) return 0;
-    if (w->np_pmtu != pmtu) {
-      w->np = an_npkts(w->len, pmtu);
-      w->np_pmtu = pmtu;
-    }
-    return w->np;
-  }
-
-  /* Fills the verdict's wqe fields and the packet's address. */
-  static inline void an_wqe_fill(ornic_an_verdict * v, an_wqe * w, uint32_t psn, uint32_t pmtu) {
-    uint32_t k = (uint32_t)ornic_psn_diff(psn, w->start_psn);
-    v->flags |= ORNIC_AN_WQE;
-    v->wqe = w->idx;
-    v->wqe_start_psn = w->start_psn;
-    v->wqe_pkt = k;
-    v->wqe_frame = w->frame;
-    v->wqe_npkts = an_wqe_npkts(w, pmtu);
-    if (!v->wqe_npkts && w->ends_known)
-      v->wqe_npkts = (uint32_t)ornic_psn_diff(w->end_psn, w->start_psn);
-    if (v->wqe_npkts) v->wqe_last_psn = ornic_psn_add(w->start_psn, (int32_t)v->wqe_npkts - 1);
-    if (!w->has_reth) return;
-    v->wqe_start_addr = w->va;
-    v->wqe_len = w->len;
-    if (pmtu || k == 0) {
-      v->addr = w->va + (uint64_t)k * pmtu;
-      v->flags |= ORNIC_AN_ADDR;
-    } else {
-      v->flags |= ORNIC_AN_PMTU_UNKNOWN;
-    }
-  }
-
 #endif
 }
 

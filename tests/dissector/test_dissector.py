@@ -1014,8 +1014,70 @@ def do_timing(a, ts):
                 check("ornic.analysis.wqe_completed" in f, f"{name} frame {fr}: WQE time without a WQE done")
             for k in seen:
                 seen[k] += k in f
+        n_prev, n_read = stock_timing_oracle(ts, name, cap, dec)
+        print(f"timing: {name}: {n_prev} times since the previous packet and {n_read} READ times "
+              f"equal to stock tshark's timestamps")
     check(all(seen.values()), f"every timing field appears: {seen}")
     print(f"timing: {seen} equal to ornic-decode's analysis.time")
+
+
+def stock_timing_oracle(ts, name, cap, dec):
+    """PROTOCOL.md 8.8 computed from stock tshark alone (no plugin, no library), on a capture of
+    one QP pair: the time since the conversation's previous packet is the difference of
+    consecutive frame.time_epoch values, and a READ response Last or Only is timed from the
+    READ request whose PSN range holds it, sent to the other QP (loss-free traces: no copies).
+    Checked against ornic-decode's analysis.time, which do_timing holds equal to the plugin's."""
+    from decimal import Decimal
+    got = ts.fields(cap, ["frame.time_epoch", "infiniband.bth.opcode", "infiniband.bth.psn",
+                          "infiniband.bth.destqp"], plugin=False)
+    ns = {fr: int(Decimal(f["frame.time_epoch"][0]) * 10**9) for fr, f in got.items()}
+    frames = sorted(ns)
+    n_prev = n_either = 0
+    last_of = {}  # ornic-decode's conversation number -> its latest frame
+    for prev, fr in zip([None] + frames, frames):
+        a = dec.get(fr, {}).get("analysis", {})
+        t, conv = a.get("time", {}), a.get("conv")
+        same = last_of.get(conv)
+        last_of[conv] = fr
+        # Traffic into A's QP is a conversation of its own until a packet proves the pair
+        # (8.1): such a packet, and the first of each conversation, have no previous one in
+        # their conversation as stock sees it. Where the previous frame belongs to another
+        # conversation number (the pair being proven around it), the time is from either.
+        want = {ns[fr] - ns[p] for p in (prev, same) if p is not None}
+        if same is None and "since_prev_ns" not in t:
+            continue
+        if prev is not None and dec.get(prev, {}).get("analysis", {}).get("conv") == conv:
+            want = {ns[fr] - ns[prev]}
+        else:
+            n_either += 1
+        check(t.get("since_prev_ns") in want,
+              f"{name} frame {fr}: since previous {t.get('since_prev_ns')}, stock timestamps say "
+              f"{sorted(want)}")
+        n_prev += 1
+    qps = {f["infiniband.bth.destqp"][0] for f in got.values() if "infiniband.bth.destqp" in f}
+    check(len(qps) <= 2, f"{name}: {len(qps)} QPs, the oracle takes one QP pair")
+    reads = []  # (psn, destqp, frame) of each READ request, in capture order
+    n_read = 0
+    for fr in frames:
+        f = got[fr]
+        if "infiniband.bth.opcode" not in f:
+            continue
+        op, psn, qp = int(f["infiniband.bth.opcode"][0], 0), int(f["infiniband.bth.psn"][0], 0), \
+            f["infiniband.bth.destqp"][0]
+        if op == 0x0C:  # RC RDMA READ Request
+            reads.append((psn, qp, fr))
+        elif op in (0x0F, 0x10):  # RC READ response Last, Only
+            # the newest request at or below this PSN (24-bit distance below 2^23), other QP
+            cand = [r for r in reads if r[1] != qp and (psn - r[0]) % (1 << 24) < (1 << 23)]
+            check(cand, f"{name} frame {fr}: a READ response with no READ request before it")
+            req = min(cand, key=lambda r: (psn - r[0]) % (1 << 24))
+            t = dec.get(fr, {}).get("analysis", {}).get("time", {})
+            check(t.get("msg_time_ns") == ns[fr] - ns[req[2]],
+                  f"{name} frame {fr}: READ time {t.get('msg_time_ns')}, stock says "
+                  f"{ns[fr] - ns[req[2]]} (request frame {req[2]})")
+            n_read += 1
+    check(n_either * 10 <= n_prev, f"{name}: {n_either} of {n_prev} times allowed either of two values")
+    return n_prev, n_read
 
 
 def do_analyze(a, ts):
