@@ -10,7 +10,9 @@
 #ifndef ORNIC_EXT_READ_H
 #define ORNIC_EXT_READ_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ornic/headers.h"
 #include "ornic/opcode.h"
@@ -39,11 +41,15 @@ static inline const uint8_t *ornic_aeth_read(ornic_aeth *a, const uint8_t *p) {
   return p + 4;
 }
 
+/* Flags and resv as they are, count byte-swapped: one load, one store. */
+_Static_assert(sizeof(ornic_oacketh) == 4 && offsetof(ornic_oacketh, flags) == 0 &&
+                   offsetof(ornic_oacketh, resv) == 1 && offsetof(ornic_oacketh, count) == 2,
+               "OACKETH layout");
 static inline const uint8_t *ornic_oacketh_read(ornic_oacketh *o, const uint8_t *p) {
-  uint32_t w = ornic_get_u32(p);
-  o->flags = (uint8_t)(w >> 24);
-  o->resv = (uint8_t)(w >> 16);
-  o->count = (uint16_t)w;
+  uint16_t v[2];
+  memcpy(v, p, 2); /* flags, resv: bytes */
+  v[1] = ornic_get_u16(p + 2);
+  memcpy(o, v, 4);
   return p + 4;
 }
 

@@ -155,17 +155,6 @@ __attribute__((constructor)) static void fast_ops_init(void) {
 
 /* ---- the writes: a clean frame, each field once ---- */
 
-/* OACKETH: flags and resv as they are, count byte-swapped: one load, one
- * store (ornic_oacketh_read stores each field). */
-_Static_assert(sizeof(ornic_oacketh) == 4 && offsetof(ornic_oacketh, count) == 2, "OACKETH");
-static inline const uint8_t *oacketh_read(ornic_oacketh *o, const uint8_t *p) {
-  uint16_t v[2];
-  memcpy(v, p, 2); /* flags, resv: bytes */
-  v[1] = ornic_get_u16(p + 2);
-  memcpy(o, v, 4);
-  return p + 4;
-}
-
 /* The extension headers after the BTH at bth (the checks found them
  * whole), in wire order, as ornic_ext_decode reads them. The headers come
  * in two families, RETH (OFFETH) and AETH (OACKETH or NAKETH), and a
@@ -180,7 +169,7 @@ static inline void write_ext(ornic_ext *e, const uint8_t *bth, unsigned hdrs) {
   }
   if (hdrs & (ORNIC_HDR_AETH | ORNIC_HDR_OACKETH | ORNIC_HDR_NAKETH)) {
     if (hdrs & ORNIC_HDR_AETH) p = ornic_aeth_read(&e->aeth, p);
-    if (hdrs & ORNIC_HDR_OACKETH) p = oacketh_read(&e->oacketh, p);
+    if (hdrs & ORNIC_HDR_OACKETH) p = ornic_oacketh_read(&e->oacketh, p);
     if (hdrs & ORNIC_HDR_NAKETH) p = ornic_naketh_read(&e->naketh, p);
   }
   if (hdrs & ORNIC_HDR_IMMDT) ornic_immdt_read(&e->immdt, p);
