@@ -6,7 +6,7 @@
  * the cost model of docs/BITMAP_MODELS.md section 2 on hand-worked sequences,
  * and the paper's variants of section 2a (LEFT's threshold rule, LEFT+
  * walking both ways) on hand-built sequences with known costs. */
-#include <check.h>
+#include "../check_fast.h"
 #include <stdlib.h>
 #include <string.h>
 

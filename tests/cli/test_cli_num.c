@@ -3,7 +3,7 @@
  * is a case of its own, so a failure names the input that broke: what a
  * user types (spaces, signs, octal-looking zeros, hex, suffixes) and the
  * limits (UINT64_MAX and one past it, with and without a suffix). */
-#include <check.h>
+#include "../check_fast.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -23,14 +23,18 @@ static void u64_ok(const char *s, uint64_t v) {
   ck_assert_msg(out == v, "'%s': got %llu", s, (unsigned long long)out);
 }
 
+/* The input as a message shows it: the *_bad cases also pass NULL. */
+static const char *shown(const char *s) { return s ? s : "(null)"; }
+
 /* s is refused, *out is untouched, and the text says expected vs got. */
 static void u64_bad(const char *s) {
   uint64_t out = SENTINEL;
   why[0] = 0;
-  ck_assert_msg(cli_parse_u64(s, 0, UINT64_MAX, &out, why, sizeof why) == -1, "'%s' accepted", s);
-  ck_assert_msg(out == SENTINEL, "'%s': out written on failure", s);
-  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s,
-                why);
+  ck_assert_msg(cli_parse_u64(s, 0, UINT64_MAX, &out, why, sizeof why) == -1, "'%s' accepted",
+                shown(s));
+  ck_assert_msg(out == SENTINEL, "'%s': out written on failure", shown(s));
+  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'",
+                shown(s), why);
 }
 
 static void size_ok(const char *s, uint64_t v) {
@@ -43,10 +47,11 @@ static void size_ok(const char *s, uint64_t v) {
 static void size_bad(const char *s) {
   uint64_t out = SENTINEL;
   why[0] = 0;
-  ck_assert_msg(cli_parse_size(s, 0, UINT64_MAX, &out, why, sizeof why) == -1, "'%s' accepted", s);
-  ck_assert_msg(out == SENTINEL, "'%s': out written on failure", s);
-  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s,
-                why);
+  ck_assert_msg(cli_parse_size(s, 0, UINT64_MAX, &out, why, sizeof why) == -1, "'%s' accepted",
+                shown(s));
+  ck_assert_msg(out == SENTINEL, "'%s': out written on failure", shown(s));
+  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'",
+                shown(s), why);
 }
 
 static void dbl_ok(const char *s, double v) {
@@ -59,10 +64,11 @@ static void dbl_ok(const char *s, double v) {
 static void dbl_bad(const char *s) {
   double out = -42;
   why[0] = 0;
-  ck_assert_msg(cli_parse_double(s, -1e6, 1e6, &out, why, sizeof why) == -1, "'%s' accepted", s);
-  ck_assert_msg(out == -42, "'%s': out written on failure", s);
-  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'", s,
-                why);
+  ck_assert_msg(cli_parse_double(s, -1e6, 1e6, &out, why, sizeof why) == -1, "'%s' accepted",
+                shown(s));
+  ck_assert_msg(out == -42, "'%s': out written on failure", shown(s));
+  ck_assert_msg(strncmp(why, "expected ", 9) == 0 && strstr(why, ", got '"), "'%s': why '%s'",
+                shown(s), why);
 }
 
 /* ---- cli_parse_u64 ---- */

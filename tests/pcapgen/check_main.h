@@ -5,7 +5,7 @@
 #ifndef PCAPGEN_TEST_CHECK_MAIN_H
 #define PCAPGEN_TEST_CHECK_MAIN_H
 
-#include <check.h>
+#include "../check_fast.h"
 #include <stdlib.h>
 
 static inline int run_tcase(const char *suite_name, TCase *tc) {

@@ -3,7 +3,7 @@
  * reference set: random arrival orders with bounded reordering and
  * duplicates, several block sizes, the PSN wrap, the worked NAK examples of
  * docs/PROTOCOL.md 6.8 and 6.9, pool accounting and exhaustion. */
-#include <check.h>
+#include "../check_fast.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * memory pattern and its checker, completion-time histogram, FIFO growth,
  * workload geometry, the paper's sizing equations (OTD, window), and
  * command-line validation and defaults. */
-#include <check.h>
+#include "../check_fast.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * after a head of 0 or 16 bytes) give the same bytes from both, or are
  * refused by both; a frame whose Ethernet/IP/UDP fields are not the
  * template's is refused; a short buffer is ORNIC_ERR_NOBUF. */
-#include <check.h>
+#include "../check_fast.h"
 #include <stdlib.h>
 #include <string.h>
 

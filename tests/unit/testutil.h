@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <check.h>
+#include "../check_fast.h"
 
 #include "ornic/ornic.h"
 
