@@ -34,6 +34,7 @@ int evq_init(evq *q, size_t initial_cap) {
 void evq_free(evq *q) {
   for (unsigned i = 0; i < q->nlanes; i++) free(q->lanes[i].a);
   free(q->lanes);
+  free(q->slots);
   free(q->a);
   memset(q, 0, sizeof *q);
 }
@@ -42,6 +43,17 @@ int evq_lanes(evq *q, unsigned nlanes) {
   q->lanes = calloc(nlanes, sizeof *q->lanes);
   if (!q->lanes) return -1;
   q->nlanes = nlanes;
+  return 0;
+}
+
+static void slot_clear(ev *e) { *e = (ev){UINT64_MAX, EVQ_SLOT_EMPTY, 0, 0, NULL}; }
+
+int evq_slots(evq *q, unsigned nslots) {
+  q->slots = malloc(nslots * sizeof *q->slots);
+  if (!q->slots) return -1;
+  for (unsigned i = 0; i < nslots; i++) slot_clear(&q->slots[i]);
+  q->nslots = nslots;
+  q->first = 0;
   return 0;
 }
 
@@ -117,6 +129,25 @@ static inline const ev *lane_last(const evq_lane *l) {
   return &l->a[(l->head + l->n - 1) & (l->cap - 1)];
 }
 
+/* ---- slots ---------------------------------------------------------------------- */
+
+/* The earliest slot's event when it comes before the heap's first, else NULL
+ * (an empty slot's key is after every event's). The hole must be filled. */
+static inline ev *slot_due(evq *q) {
+  if (!q->nslots) return NULL;
+  ev *s = &q->slots[q->first];
+  if (s->seq == EVQ_SLOT_EMPTY) return NULL;
+  return q->n == 0 || before(s, &q->a[0]) ? s : NULL;
+}
+
+static void slot_pop(evq *q, ev *s, ev *out) {
+  *out = *s;
+  slot_clear(s);
+  for (unsigned i = 0; i < q->nslots; i++)
+    if (before(&q->slots[i], &q->slots[q->first])) q->first = i;
+  q->len--;
+}
+
 /* ---- public ---------------------------------------------------------------------- */
 
 int evq_push(evq *q, uint64_t t, uint32_t kind, uint32_t arg, void *ptr) {
@@ -141,13 +172,28 @@ int evq_push_lane(evq *q, unsigned lane, uint64_t t, uint32_t kind, uint32_t arg
   return 0;
 }
 
+int evq_push_slot(evq *q, unsigned slot, uint64_t t, uint32_t kind, uint32_t arg, void *ptr) {
+  ev *s = &q->slots[slot];
+  if (s->seq != EVQ_SLOT_EMPTY) return evq_push(q, t, kind, arg, ptr);
+  *s = (ev){t, q->next_seq++, kind, arg, ptr};
+  q->len++;
+  if (before(s, &q->slots[q->first])) q->first = slot;
+  return 0;
+}
+
 uint64_t evq_next_time(evq *q) {
   fill_hole(q);
-  return q->a[0].t;
+  const ev *s = slot_due(q);
+  return s ? s->t : q->a[0].t;
 }
 
 bool evq_pop(evq *q, ev *out) {
   fill_hole(q);
+  ev *s = slot_due(q);
+  if (s) {
+    slot_pop(q, s, out);
+    return true;
+  }
   if (q->n == 0) return false;
   q->len--;
   if (q->a[0].kind != LANE_KIND) {

@@ -10,7 +10,13 @@
  * alone sits in the binary heap, so the heap holds a few lanes, timers and
  * NIC events instead of every frame in flight (a tenth of the run went to
  * sifting hundreds of arrivals). An event that would not keep its lane in
- * order goes to the heap itself: the order of pops is the same either way. */
+ * order goes to the heap itself: the order of pops is the same either way.
+ *
+ * A few streams have at most one event queued at a time (a NIC's next
+ * transmission): a slot (evq_push_slot) holds it outside the heap, and a pop
+ * compares the heap's first event with the earliest slot's. Such an event
+ * then costs no sifting: a NIC's event is scheduled for every frame, half
+ * the run's events. */
 #ifndef PCAPGEN_EVQ_H
 #define PCAPGEN_EVQ_H
 
@@ -32,14 +38,19 @@ typedef struct {
   size_t head, n, cap;
 } evq_lane;
 
+#define EVQ_SLOT_EMPTY UINT64_MAX /* the seq of an empty slot: after every event */
+
 typedef struct {
-  ev *a; /* the heap; an entry whose seq has LANE_BIT set is a lane's first event */
+  ev *a; /* the heap; an entry of kind LANE_KIND (evq.c) is a lane's first event */
   size_t n, cap;
   uint64_t next_seq;
   evq_lane *lanes;
   unsigned nlanes;
-  size_t len; /* events queued, in the heap and in the lanes */
-  bool hole;  /* a[0] was popped and awaits the next push (evq_pop) */
+  ev *slots; /* evq_slots: an event each, seq EVQ_SLOT_EMPTY when none */
+  unsigned nslots;
+  unsigned first; /* the slot with the earliest event (any when all are empty) */
+  size_t len;     /* events queued, in the heap, the lanes and the slots */
+  bool hole;      /* a[0] was popped and awaits the next push (evq_pop) */
 } evq;
 
 /* 0, or -1 when out of memory. No lanes until evq_lanes. */
@@ -50,6 +61,10 @@ void evq_free(evq *q);
  * when out of memory. */
 int evq_lanes(evq *q, unsigned nlanes);
 
+/* Gives the queue nslots slots (0 .. nslots - 1), before any push. 0, or -1
+ * when out of memory. */
+int evq_slots(evq *q, unsigned nslots);
+
 /* 0, or -1 when the heap cannot grow (out of memory). */
 int evq_push(evq *q, uint64_t t, uint32_t kind, uint32_t arg, void *ptr);
 
@@ -57,6 +72,11 @@ int evq_push(evq *q, uint64_t t, uint32_t kind, uint32_t arg, void *ptr);
  * nlanes): into the lane when t is not before its last event, else into
  * the heap. 0, or -1 when out of memory. */
 int evq_push_lane(evq *q, unsigned lane, uint64_t t, uint32_t kind, uint32_t arg, void *ptr);
+
+/* The same, for a stream with one event queued at a time (slot < nslots):
+ * into the slot when it is empty, else into the heap. 0, or -1 when out of
+ * memory. */
+int evq_push_slot(evq *q, unsigned slot, uint64_t t, uint32_t kind, uint32_t arg, void *ptr);
 
 /* Removes the earliest event into *out; false when the queue is empty. */
 bool evq_pop(evq *q, ev *out);

@@ -14,7 +14,7 @@ void tapfilter_init(tapfilter *t, const options *o) {
   t->seen = 0;
 }
 
-int tapfilter_next(tapfilter *t, uint64_t now_ps) {
+int tapfilter_draw(tapfilter *t, uint64_t now_ps) {
   uint64_t n = ++t->seen;
   /* One draw per frame of the full capture, whatever --capture-start says, so
    * the frames missed are a function of the seed and the frame number. */

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* The event queue's lanes (pcapgen/evq.h, issue 18): events pushed to lanes
- * (in order, or out of order as the --reorder-max emulator makes them) and
- * to the heap, popped in between, come out in exactly the (time, push
- * order) order of a plain priority queue; evq_next_time agrees; the queue
- * empties. */
-#include <check.h>
+/* The event queue's lanes and slots (pcapgen/evq.h, issue 18): events
+ * pushed to lanes (in order, or out of order as the --reorder-max emulator
+ * makes them), to slots (empty or already holding one) and to the heap,
+ * popped in between, come out in exactly the (time, push order) order of a
+ * plain priority queue; evq_next_time agrees; the queue empties. */
+#include "../check_fast.h"
 #include <stdlib.h>
 
 #include "check_main.h"
@@ -12,6 +12,7 @@
 #include "rng.h"
 
 #define LANES 8u
+#define SLOTS 3u
 #define EVENTS 20000u
 
 typedef struct {
@@ -32,6 +33,14 @@ static size_t model_min(const key *k, size_t n) {
   return m;
 }
 
+/* Pushes event `id` at t to `where`: a lane (< LANES), a slot (the next
+ * SLOTS) or the heap itself. 0 or -1, as evq_push*. */
+static int push_to(evq *q, unsigned where, uint64_t t, uint32_t id) {
+  if (where < LANES) return evq_push_lane(q, where, t, 1, id, NULL);
+  if (where < LANES + SLOTS) return evq_push_slot(q, where - LANES, t, 3, id, NULL);
+  return evq_push(q, t, 2, id, NULL);
+}
+
 START_TEST(lanes_pop_in_time_then_push_order) {
   static key model[EVENTS];
   uint64_t last[LANES] = {0}, now = 0, seq = 0;
@@ -41,16 +50,16 @@ START_TEST(lanes_pop_in_time_then_push_order) {
   rng_seed(&g, 7, (uint64_t)_i);
   ck_assert_int_eq(evq_init(&q, 4), 0);
   ck_assert_int_eq(evq_lanes(&q, LANES), 0);
+  ck_assert_int_eq(evq_slots(&q, SLOTS), 0);
   for (uint32_t pushed = 0; pushed < EVENTS || n;) {
     if (pushed < EVENTS && (n == 0 || rng_below(&g, 2))) { /* n stays small: the model is O(n) */
       /* Times never before now (a simulation's rule), often equal. */
-      unsigned lane = rng_below(&g, LANES + 1); /* LANES: the heap itself */
+      unsigned where = rng_below(&g, LANES + SLOTS + 1);
       uint64_t t = now + rng_below(&g, 8);
-      if (lane < LANES && rng_below(&g, 10) && t < last[lane]) t = last[lane]; /* mostly in order */
-      int rc = lane < LANES ? evq_push_lane(&q, lane, t, 1, pushed, NULL)
-                            : evq_push(&q, t, 2, pushed, NULL);
-      ck_assert_int_eq(rc, 0);
-      if (lane < LANES && t > last[lane]) last[lane] = t;
+      bool lane = where < LANES;
+      if (lane && rng_below(&g, 10) && t < last[where]) t = last[where]; /* mostly in order */
+      ck_assert_int_eq(push_to(&q, where, t, pushed), 0);
+      if (lane && t > last[where]) last[where] = t;
       model[n++] = (key){t, seq++};
       pushed++;
       continue;
