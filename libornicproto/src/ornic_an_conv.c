@@ -11,40 +11,6 @@
 
 #include "ornic_an_internal.h"
 
-/* Addresses copied with constant lengths: a copy of a variable length is a
- * library call, on every packet. */
-static inline void make_key(an_key *k, const ornic_an_input *in, uint32_t qp) {
-  const uint8_t *src = NULL, *dst = NULL;
-  uint8_t alen = 0;
-  if (in->src && in->dst && (in->addr_len == 4 || in->addr_len == 16)) {
-    alen = in->addr_len;
-    src = in->src;
-    dst = in->dst;
-  } else if (in->f->l3 != ORNIC_L3_NONE) {
-    alen = in->f->l3 == ORNIC_L3_IPV4 ? 4 : 16;
-    src = in->f->ip.src;
-    dst = in->f->ip.dst;
-  }
-  memset(k, 0, sizeof *k);
-  k->qp = qp;
-  k->alen = alen;
-  if (alen == 4) {
-    memcpy(k->src, src, 4);
-    memcpy(k->dst, dst, 4);
-  } else if (alen == 16) {
-    memcpy(k->src, src, 16);
-    memcpy(k->dst, dst, 16);
-  }
-}
-
-/* Keys compared as five words (they have no padding: an_map.c). */
-static inline bool key_eq(const an_key *x, const an_key *y) {
-  uint64_t a[5], b[5];
-  memcpy(a, x, sizeof a);
-  memcpy(b, y, sizeof b);
-  return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]) | (a[4] ^ b[4])) == 0;
-}
-
 static void pair_key(an_key *k, uint8_t alen, const uint8_t *a, const uint8_t *b) {
   memset(k, 0, sizeof *k);
   k->alen = alen;
@@ -156,39 +122,36 @@ static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except,
   return best;
 }
 
-/* The map, and the creation of a new half: out of line, so that the cached
- * path below stays a leaf function without their register saves. */
-static AN_NOINLINE an_half *half_lookup(ornic_analysis *a, const an_key *k,
-                                        const ornic_an_input *in) {
-  uint32_t i = an_map_get(&a->map, k);
+/* The per-QP cache entry of a DestQP (a multiplicative hash: QP numbers are
+ * often consecutive or share low bits). */
+static inline uint32_t qp_slot(uint32_t qp) { return (qp * 0x9e3779b1u) >> 26; }
+_Static_assert(AN_QP_CACHE == 1u << (32 - 26), "qp_slot: one entry per hash value");
+
+an_half *an_half_lookup(ornic_analysis *a, const ornic_an_input *in) {
+  const uint8_t *src, *dst;
+  uint8_t alen = an_key_addrs(in, &src, &dst);
+  uint32_t slot = qp_slot(in->f->bth.destqp);
+  if (an_key_is(&a->qp_key[slot], alen, in->f->bth.destqp, src, dst))
+    return &a->halves[a->qp_half[slot]];
+  an_key k;
+  an_make_key(&k, in);
+  uint32_t i = an_map_get(&a->map, &k);
   if (i != AN_NONE) {
     a->last_key[1] = a->last_key[0];
     a->last_half[1] = a->last_half[0];
-    a->last_key[0] = *k;
-    a->last_half[0] = i;
+    a->last_key[0] = a->qp_key[slot] = k;
+    a->last_half[0] = a->qp_half[slot] = i;
     return resolve(a, &a->halves[i]);
   }
   /* A new half: the reverse of a conversation it fits, or a conversation of its own. */
-  int c = best_candidate(a, k, AN_NONE, in->f);
+  int c = best_candidate(a, &k, AN_NONE, in->f);
   if (c >= 0) {
-    a->convs[c].pub.qp_a = k->qp;
+    a->convs[c].pub.qp_a = k.qp;
     a->convs[c].pub.qp_a_known = true;
-    return half_new(a, k, (uint32_t)c, 1);
+    return half_new(a, &k, (uint32_t)c, 1);
   }
-  c = conv_new(a, k);
-  return c < 0 ? NULL : half_new(a, k, (uint32_t)c, 0);
-}
-
-an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in) {
-  an_key k;
-  make_key(&k, in, in->f->bth.destqp);
-  /* Packets mostly alternate between a QP pair's two halves (data one
-   * way, ACKs the other): two entries of cache before the map. */
-  if (a->last_half[0] != AN_NONE && key_eq(&a->last_key[0], &k))
-    return resolve(a, &a->halves[a->last_half[0]]);
-  if (a->last_half[1] != AN_NONE && key_eq(&a->last_key[1], &k))
-    return resolve(a, &a->halves[a->last_half[1]]);
-  return half_lookup(a, &k, in);
+  c = conv_new(a, &k);
+  return c < 0 ? NULL : half_new(a, &k, (uint32_t)c, 0);
 }
 
 /* ---- merging two conversations into one --------------------------------- */
@@ -295,13 +258,15 @@ static void merge(ornic_analysis *a, uint32_t keep, uint32_t gone) {
   k->pub.transport_ornic |= g->pub.transport_ornic;
   if (!k->pmtu) k->pmtu = g->pmtu;
   g->pub.merged_into = k->pub.id;
+  /* The cached halves are resolved ones (an_half_for): halves of `gone` no longer are. */
+  an_half_cache_clear(a);
 }
 
 bool an_try_pair(ornic_analysis *a, an_half *h, const ornic_an_input *in) {
   an_conv *c = &a->convs[h->conv];
   if (c->pub.qp_a_known || h->side != 0) return false;
   an_key k;
-  make_key(&k, in, in->f->bth.destqp);
+  an_make_key(&k, in);
   int other = best_candidate(a, &k, h->conv, in->f);
   if (other < 0) return false;
   uint32_t lo = h->conv < (uint32_t)other ? h->conv : (uint32_t)other;

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ornic/analysis.h"
 #include "ornic/opcode.h"
@@ -32,6 +33,14 @@ static inline uint16_t an_op_flags(uint8_t op) { return ornic_opcode_table_[op].
 static inline bool an_op_ornic(uint8_t op) {
   return ornic_opcode_transport(op) == ORNIC_TRANSPORT_ORNIC;
 }
+
+/* What the engine needs of an opcode, in one word per opcode (built once
+ * per engine, ornic_analysis.c): the role flags (ORNIC_OPF_*, 16 bits) and
+ * these. The packet's word is passed down as `fl`. */
+enum {
+  AN_OP_ANALYSED = 1u << 16, /* PROTOCOL.md 8.1: RC, UC, XRC, ORNIC and CNP; not UD, RD, vendor */
+  AN_OP_ORNIC = 1u << 17     /* an ORNIC opcode (an_op_ornic) */
+};
 
 /* ---- hash map: key -> uint32 value ---------------------------------------- */
 typedef struct {
@@ -97,14 +106,16 @@ typedef struct {
   uint32_t end_psn; /* exclusive end when known from the next message (ends_known) */
   bool ends_known;
   uint32_t len, rkey;
-  uint32_t np_pmtu, np;  /* an_npkts(len, np_pmtu) == np: the last PMTU asked, 0 none (a
+  uint32_t np;           /* an_wqe_npkts(w, np_pmtu): the answer for the last PMTU asked (a
                           * division per packet otherwise) */
+  uint64_t np_pmtu;      /* that PMTU; AN_NP_NONE (no PMTU is) until asked: an_wqe_push */
   uint64_t va;           /* WRITE: Start_Addr; READ: the remote source */
   uint64_t frame;        /* the packet that revealed it */
   uint64_t cached_frame; /* ORNIC: the first ACK with ADDR_CACHED for it (3.4), 0 none */
   int64_t first_ns;      /* ns: its earliest packet seen (the request, for a READ) */
 } an_wqe;
 #define AN_WQE_HIST 64u
+#define AN_NP_NONE UINT64_MAX
 
 typedef struct {
   an_wqe ring[AN_WQE_HIST];
@@ -158,21 +169,94 @@ typedef struct {
   uint8_t side;  /* 0: the source is the conversation's A; 1: it is B */
 } an_half;
 
+/* The halves cached behind the last two (many QP pairs in turn): a power of two. */
+#define AN_QP_CACHE 64u
+
 struct ornic_analysis {
   ornic_analysis_cfg cfg;
-  an_map map; /* half keys -> half index; pair keys -> first conversation index */
+  uint32_t op[256]; /* per opcode: ORNIC_OPF_* | AN_OP_* */
+  an_map map;       /* half keys -> half index; pair keys -> first conversation index */
   an_half *halves;
   uint32_t nhalves, halves_cap;
   an_conv *convs;
   uint32_t nconvs, convs_cap;
-  an_key last_key[2];    /* the last two halves looked up */
-  uint32_t last_half[2]; /* AN_NONE: none */
+  an_key last_key[2];         /* the last two halves looked up */
+  uint32_t last_half[2];      /* AN_NONE: none */
+  an_key qp_key[AN_QP_CACHE]; /* behind those: one half per qp_slot(DestQP) */
+  uint32_t qp_half[AN_QP_CACHE];
 };
 
 /* ornic_an_conv.c */
+/* The addresses packet `in` is keyed by (PROTOCOL.md 8.1): the caller's,
+ * else the IP header's (or GRH's); their length, 0 for none (DestQP alone). */
+static inline uint8_t an_key_addrs(const ornic_an_input *in, const uint8_t **src,
+                                   const uint8_t **dst) {
+  if (in->src && in->dst && (in->addr_len == 4 || in->addr_len == 16)) {
+    *src = in->src;
+    *dst = in->dst;
+    return in->addr_len;
+  }
+  *src = in->f->ip.src;
+  *dst = in->f->ip.dst;
+  return in->f->l3 == ORNIC_L3_NONE ? 0 : in->f->l3 == ORNIC_L3_IPV4 ? 4 : 16;
+}
+
+/* The key of the half packet `in` goes into: its addresses (constant-length
+ * copies: a copy of a variable length is a library call) and its BTH DestQP. */
+static inline void an_make_key(an_key *k, const ornic_an_input *in) {
+  const uint8_t *src, *dst;
+  uint8_t alen = an_key_addrs(in, &src, &dst);
+  memset(k, 0, sizeof *k);
+  k->qp = in->f->bth.destqp;
+  k->alen = alen;
+  if (alen == 4) {
+    memcpy(k->src, src, 4);
+    memcpy(k->dst, dst, 4);
+  } else if (alen == 16) {
+    memcpy(k->src, src, 16);
+    memcpy(k->dst, dst, 16);
+  }
+}
+
+/* Whether k is the key an_make_key would build from these, without
+ * building it: what a cached key is checked with on every packet. */
+static inline bool an_key_is(const an_key *k, uint8_t alen, uint32_t qp, const uint8_t *src,
+                             const uint8_t *dst) {
+  if (k->qp != qp || k->alen != alen) return false;
+  if (alen == 4) return !memcmp(k->src, src, 4) && !memcmp(k->dst, dst, 4);
+  return alen != 16 || (!memcmp(k->src, src, 16) && !memcmp(k->dst, dst, 16));
+}
+
+/* The per-QP cache, the map, and the creation of a new half; fills the
+ * caches. */
+an_half *an_half_lookup(ornic_analysis *a, const ornic_an_input *in);
+/* Empties the caches (an alen no key has never matches). */
+static inline void an_half_cache_clear(ornic_analysis *a) {
+  for (int i = 0; i < 2; i++) {
+    a->last_key[i].alen = 0xff;
+    a->last_half[i] = AN_NONE;
+  }
+  for (uint32_t i = 0; i < AN_QP_CACHE; i++) {
+    a->qp_key[i].alen = 0xff;
+    a->qp_half[i] = AN_NONE;
+  }
+}
+
 /* The half of packet `in` (created on first sight), resolved through merges;
- * NULL when the table is full or out of memory. */
-an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in);
+ * NULL when the table is full or out of memory. Packets mostly alternate
+ * between a QP pair's two halves (data one way, ACKs the other): two
+ * entries of cache, inline in the caller, before the per-QP cache and the
+ * map. A cached half is already resolved: a merge empties the caches
+ * (ornic_an_conv.c). */
+static inline an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in) {
+  const uint8_t *src, *dst;
+  uint8_t alen = an_key_addrs(in, &src, &dst);
+  uint32_t qp = in->f->bth.destqp;
+  if (an_key_is(&a->last_key[0], alen, qp, src, dst)) return &a->halves[a->last_half[0]];
+  if (an_key_is(&a->last_key[1], alen, qp, src, dst)) return &a->halves[a->last_half[1]];
+  return an_half_lookup(a, in);
+}
+
 /* A response on half h whose conversation's QPs are not yet paired: if it
  * fits the requests of the reverse conversation, merge the two. Returns true
  * when it paired them (h is updated). */
@@ -181,27 +265,35 @@ static inline an_conv *an_conv_at(ornic_analysis *a, uint32_t idx) { return &a->
 
 /* ornic_an_wqe.c */
 an_wqe *an_wqe_push(an_wqe_hist *h, const an_wqe *w);
-/* The newest WQE of `kind` (0: any) that holds psn, or NULL. */
-an_wqe *an_wqe_find(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu);
+/* an_wqe_find without its inline first try: the whole history, newest first. */
+an_wqe *an_wqe_search(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu);
 /* Close the newest WQE: the next message starts at psn. */
 void an_wqe_close(an_wqe_hist *h, uint32_t psn);
 
 /* ornic_an_seq.c */
 /* The slot of psn, NULL outside the window. Inline: several per packet. */
 static inline an_slot *an_slot_at(an_dir *d, uint32_t psn) {
-  if (!d->have_top) return NULL;
-  int32_t back = ornic_psn_diff(d->top, psn);
-  if (back < 0 || (uint32_t)back >= d->valid) return NULL;
+  /* ornic_psn_diff(top, psn) in [0, valid): valid <= 2^22 is below the
+   * half circle, so the forward distance alone decides (valid is 0 until
+   * the first PSN, have_top) */
+  if (((d->top - psn) & ORNIC_PSN_MASK) >= d->valid) return NULL;
   return &d->slots[psn & (d->cap - 1)];
 }
-int an_window_touch(an_dir *d, uint32_t psn, uint32_t want_cap); /* make psn the top if newer */
+/* an_window_touch for a psn past the top, or the first one. */
+int an_window_advance(an_dir *d, uint32_t psn, uint32_t max_cap);
+/* Makes psn the top if newer; -1 when out of memory. Inline: most PSNs
+ * touched (NAKs' asks, READ responses, repeats) are not newer. */
+static inline int an_window_touch(an_dir *d, uint32_t psn, uint32_t max_cap) {
+  if (d->have_top && ornic_psn_diff(psn, d->top) <= 0) return 0;
+  return an_window_advance(d, psn, max_cap);
+}
 /* fl: the opcode's role flags (an_op_flags). */
-void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
-                ornic_an_verdict *v);
+void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
+                ornic_an_verdict *restrict v);
 
 /* ornic_an_resp.c */
-void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
-                 ornic_an_verdict *v);
+void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
+                 ornic_an_verdict *restrict v);
 
 /* ---- shared by the request and response paths, once per packet ---------- */
 
@@ -213,7 +305,7 @@ static inline bool an_valid_pmtu(uint64_t n) {
  * carries payload and does not end its message (it is PMTU-sized). fl: the
  * packet's opcode flags. */
 static inline uint32_t an_conv_pmtu(const ornic_analysis *a, an_conv *c, const ornic_frame *f,
-                                    uint16_t fl) {
+                                    uint32_t fl) {
   if (a->cfg.pmtu) return a->cfg.pmtu;
   if (!c->pmtu && (fl & ORNIC_OPF_PAYLOAD) && !(fl & ORNIC_OPF_LAST) &&
       an_valid_pmtu(f->payload_len))
@@ -280,17 +372,36 @@ static inline an_wqe *an_wqe_newest(an_wqe_hist *h) { return h->n ? &h->ring[h->
  * packet of a message asks this of its WQE, with the same PMTU: the
  * division is done once per WQE and PMTU. */
 static inline uint32_t an_wqe_npkts(an_wqe *w, uint32_t pmtu) {
-  if (w->single) return 1;
-  if (!w->has_reth) return 0;
   if (w->np_pmtu != pmtu) {
-    w->np = an_npkts(w->len, pmtu);
+    w->np = w->single ? 1 : w->has_reth ? an_npkts(w->len, pmtu) : 0;
     w->np_pmtu = pmtu;
   }
   return w->np;
 }
 
+/* Packets of w: its length at the PMTU, else up to the next message. k:
+ * psn's distance from the WQE's start, not negative. */
+static inline bool an_wqe_holds(an_wqe *w, uint32_t psn, int32_t k, uint32_t pmtu) {
+  uint32_t n = an_wqe_npkts(w, pmtu);
+  if (n) return (uint32_t)k < n;
+  if (w->ends_known) return ornic_psn_diff(w->end_psn, psn) > 0;
+  return true; /* the newest message, length unknown: any PSN after its start */
+}
+
+/* The newest WQE of `kind` (0: any) that holds psn, or NULL. Most packets
+ * belong to the newest WQE: it is tried inline, the history out of line. */
+static inline an_wqe *an_wqe_find(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu) {
+  an_wqe *w = an_wqe_newest(h);
+  if (w && (!kind || w->kind == kind)) {
+    int32_t k = ornic_psn_diff(psn, w->start_psn);
+    if (k >= 0 && an_wqe_holds(w, psn, k, pmtu)) return w;
+  }
+  return an_wqe_search(h, psn, kind, pmtu);
+}
+
 /* Fills the verdict's wqe fields and the packet's address. */
-static inline void an_wqe_fill(ornic_an_verdict *v, an_wqe *w, uint32_t psn, uint32_t pmtu) {
+static inline void an_wqe_fill(ornic_an_verdict *restrict v, an_wqe *w, uint32_t psn,
+                               uint32_t pmtu) {
   uint32_t k = (uint32_t)ornic_psn_diff(psn, w->start_psn);
   v->flags |= ORNIC_AN_WQE;
   v->wqe = w->idx;

@@ -22,11 +22,36 @@ static uint32_t cover(ornic_analysis *a, an_dir *d, uint32_t q, const ornic_an_i
   return s || ornic_psn_diff(q, d->top) > 0;
 }
 
+/* The n PSNs from `from` that a cumulative acknowledgement newly covers:
+ * out of line, as most acknowledgements cover none (aggregated or repeated
+ * ACKs, 4.3). */
+static AN_NOINLINE void cover_range(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t from,
+                                    uint32_t n, const ornic_an_input *in, bool is_ack,
+                                    ornic_an_verdict *restrict v) {
+  const an_slot *newest = NULL;
+  uint32_t unseen = 0, first = 0, margin = an_not_captured_margin(a, c, d);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t q = ornic_psn_add(from, (int32_t)i);
+    if (cover(a, d, q, in, margin, &newest) && !unseen++) first = q;
+  }
+  if (newest) {
+    v->ack_frame_of = newest->frame;
+    /* The round trip of the newest PSN it covers, from that request's first
+     * copy (PROTOCOL.md 8.8); an ACK that covers nothing new has none. */
+    if (is_ack && an_elapsed(d->now, newest->seen_ns, &v->ack_rtt_ns)) v->flags |= ORNIC_AN_ACK_RTT;
+  }
+  if (!unseen) return;
+  v->flags |= ORNIC_AN_NOT_CAPTURED;
+  v->not_captured_first = first;
+  v->not_captured = unseen;
+  d->st->not_captured += unseen;
+}
+
 /* Everything up to and including psn was received. `is_ack`: an
  * acknowledgement packet (a READ response acknowledges implicitly and is
  * never stale). */
-static void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t psn,
-                       const ornic_an_input *in, bool is_ack, ornic_an_verdict *v) {
+static inline void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t psn,
+                              const ornic_an_input *in, bool is_ack, ornic_an_verdict *restrict v) {
   uint32_t from, n;
   if (is_ack) v->flags |= ORNIC_AN_ACK;
   if (d->have_cum) {
@@ -55,23 +80,7 @@ static void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t psn,
     from = ornic_psn_add(psn, -(int32_t)a->cfg.window + 1);
     n = a->cfg.window;
   }
-  const an_slot *newest = NULL;
-  uint32_t unseen = 0, first = 0, margin = an_not_captured_margin(a, c, d);
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t q = ornic_psn_add(from, (int32_t)i);
-    if (cover(a, d, q, in, margin, &newest) && !unseen++) first = q;
-  }
-  if (newest) {
-    v->ack_frame_of = newest->frame;
-    /* The round trip of the newest PSN it covers, from that request's first
-     * copy (PROTOCOL.md 8.8); an ACK that covers nothing new has none. */
-    if (is_ack && an_elapsed(d->now, newest->seen_ns, &v->ack_rtt_ns)) v->flags |= ORNIC_AN_ACK_RTT;
-  }
-  if (!unseen) return;
-  v->flags |= ORNIC_AN_NOT_CAPTURED;
-  v->not_captured_first = first;
-  v->not_captured = unseen;
-  d->st->not_captured += unseen;
+  if (n) cover_range(a, c, d, from, n, in, is_ack, v);
 }
 
 /* A PSN a NAK asks for again; returns 1 when it is newly declared lost:
@@ -88,7 +97,7 @@ static uint32_t ask(ornic_analysis *a, an_dir *d, uint32_t q, uint64_t frame, bo
   return 1;
 }
 
-static void declare_loss(an_dir *d, ornic_an_verdict *v, uint32_t first, uint32_t n) {
+static void declare_loss(an_dir *d, ornic_an_verdict *restrict v, uint32_t first, uint32_t n) {
   if (!n) return;
   v->flags |= ORNIC_AN_LOSS;
   v->loss_first_psn = first;
@@ -102,7 +111,8 @@ static void declare_loss(an_dir *d, ornic_an_verdict *v, uint32_t first, uint32_
  * still be on a slower path (a responder whose limit is too close to the
  * trigger declares those too): its loss is proven when the first copy that
  * shows up is the one the NAK asked for (8.3). */
-static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in, ornic_an_verdict *v) {
+static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in,
+                      ornic_an_verdict *restrict v) {
   uint32_t lost = 0, first = 0, set = 0, run, n;
   ornic_naketh_lost_iter it;
   ornic_naketh_lost_begin(&it, &in->f->ext.naketh);
@@ -122,7 +132,7 @@ static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in, or
  * proves psn lost (the responder dropped the rest as out of sequence);
  * sprayed over several, it may only have been overtaken. */
 static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
-                   const ornic_an_input *in, ornic_an_verdict *v) {
+                   const ornic_an_input *in, ornic_an_verdict *restrict v) {
   if (!d->have_req) return;
   int32_t n = ornic_psn_diff(d->hpsn, psn);
   if (n < 0 || (uint32_t)n >= a->cfg.window) n = 0;
@@ -133,7 +143,7 @@ static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
   declare_loss(d, v, psn, lost);
 }
 
-static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *v) {
+static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *restrict v) {
   if (d->have_msn) {
     int32_t dd = ornic_psn_diff(msn, d->msn);
     if (dd < 0) return; /* a reordered, older acknowledgement */
@@ -145,7 +155,9 @@ static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *v) {
   d->msn = msn;
 }
 
-static void completion(an_dir *d, const ornic_frame *f, uint32_t pmtu, ornic_an_verdict *v) {
+static void completion(an_dir *d, const ornic_frame *f, uint32_t pmtu,
+                       ornic_an_verdict *restrict v) {
+  if (!v->msn_delta) return; /* most ACKs complete nothing (msn_update sets it with ORNIC_AN_MSN) */
   bool ornic_done =
       (f->ext.present & ORNIC_HDR_OACKETH) && (f->ext.oacketh.flags & ORNIC_OACK_WQE_DONE);
   bool rc = !an_op_ornic(f->bth.opcode);
@@ -166,11 +178,11 @@ static void note_cached(an_dir *d, const ornic_an_input *in) {
   if (w && w->ornic && w->kind == W_WRITE && !w->cached_frame) w->cached_frame = in->frame;
 }
 
-static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
-                 uint32_t pmtu, ornic_an_verdict *v) {
+static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
+                 uint32_t pmtu, ornic_an_verdict *restrict v) {
   const ornic_frame *f = in->f;
   uint8_t syn = f->ext.aeth.syndrome, type = ornic_aeth_type(syn);
-  bool ornic = an_op_ornic(f->bth.opcode);
+  bool ornic = (fl & AN_OP_ORNIC) != 0;
   uint32_t psn = f->bth.psn;
   /* A NAK's MSN field is not an MSN in every implementation (IRN puts the
    * trigger PSN there): only ACKs and READ responses move it. */
@@ -216,7 +228,7 @@ static bool is_retry_copy(const an_dir *d, const ornic_an_input *in, const an_wq
 
 /* A READ response q: its READ, its address, first copy or repeat. */
 static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t pmtu,
-                          ornic_an_verdict *v) {
+                          ornic_an_verdict *restrict v) {
   uint32_t q = in->f->bth.psn;
   bool ornic = an_op_ornic(in->f->bth.opcode);
   an_wqe *w = an_wqe_find(&d->wqes, q, W_READ, pmtu);
@@ -264,8 +276,8 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
   v->epsn = d->epsn;
 }
 
-void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
-                 ornic_an_verdict *v) {
+void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
+                 ornic_an_verdict *restrict v) {
   const ornic_frame *f = in->f;
   uint32_t pmtu = an_conv_pmtu(a, c, f, fl);
   v->role = ORNIC_AN_ROLE_RESPONSE;

@@ -35,7 +35,7 @@ static uint32_t oldest_needed(const an_dir *d, uint32_t psn) {
   return ornic_psn_add(low, -(int32_t)AN_HISTORY);
 }
 
-int an_window_touch(an_dir *d, uint32_t psn, uint32_t max_cap) {
+int an_window_advance(an_dir *d, uint32_t psn, uint32_t max_cap) {
   if (!d->have_top) {
     if (grow(d, 256) < 0) return -1;
     for (uint32_t i = 0; i < d->cap; i++) d->slots[i].passed = d->now;
@@ -52,12 +52,11 @@ int an_window_touch(an_dir *d, uint32_t psn, uint32_t max_cap) {
     while (cap < span && cap < max_cap) cap *= 2;
     if (grow(d, cap) < 0) return -1;
   }
-  uint32_t clear = (uint32_t)dd < d->cap ? (uint32_t)dd : d->cap;
-  for (uint32_t i = 1; i <= clear; i++) {
-    an_slot *s = &d->slots[ornic_psn_add(psn, -(int32_t)(clear - i)) & (d->cap - 1)];
-    memset(s, 0, sizeof *s);
-    s->passed = d->now;
-  }
+  /* The slots of the PSNs now entering, psn - clear + 1 .. psn (cap divides
+   * 2^24: a slot index needs no 24-bit wrap first). */
+  uint32_t clear = (uint32_t)dd < d->cap ? (uint32_t)dd : d->cap, mask = d->cap - 1;
+  for (uint32_t i = 0, q = psn - clear + 1; i < clear; i++, q++)
+    d->slots[q & mask] = (an_slot){.passed = d->now};
   d->top = psn;
   d->valid = d->valid + clear < d->cap ? d->valid + clear : d->cap;
   return 0;
@@ -88,7 +87,7 @@ static void set_seen(an_slot *s, uint64_t frame, int64_t now) {
 
 /* A request at a PSN seen before (8.3). */
 static void repeat(an_dir *d, an_slot *s, const ornic_an_input *in, bool ornic,
-                   ornic_an_verdict *v) {
+                   ornic_an_verdict *restrict v) {
   v->first_frame = s->frame;
   if (an_asks(s, S_ASKED)) {
     v->flags |= ORNIC_AN_RETRANS;
@@ -156,7 +155,7 @@ static void count_late(an_dir *d, an_slot *s, uint32_t back, bool asked) {
  * copy the capture sees of a packet sent again (8.3). A late original
  * leaves the ask for the copy still to come. */
 static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const ornic_an_input *in,
-                       bool ornic, uint32_t pmtu, uint32_t back, ornic_an_verdict *v) {
+                       bool ornic, uint32_t pmtu, uint32_t back, ornic_an_verdict *restrict v) {
   bool asked = an_asks(s, S_ASKED) != 0;
   if (asked) v->asked_frame = s->asked;
   if (asked && !late_original(a, d, s, in, ornic, pmtu, back)) {
@@ -196,7 +195,7 @@ static void advance_epsn(an_dir *d) {
 
 #define AN_HOLE_SCAN 256u
 
-static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdict *v) {
+static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdict *restrict v) {
   int32_t ahead = ornic_psn_diff(psn, d->epsn);
   /* Once per hole: not again while ePSN is inside the last one flagged, as
    * the responder's NAK pacing does not declare it again (4.4). */
@@ -219,7 +218,7 @@ static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdi
 
 /* ---- messages and WQEs ------------------------------------------------------ */
 
-static uint8_t kind_of(uint16_t fl) {
+static uint8_t kind_of(uint32_t fl) {
   return (fl & ORNIC_OPF_READ)     ? W_READ
          : (fl & ORNIC_OPF_WRITE)  ? W_WRITE
          : (fl & ORNIC_OPF_ATOMIC) ? W_ATOMIC
@@ -228,7 +227,7 @@ static uint8_t kind_of(uint16_t fl) {
 
 /* ORNIC FSpot / Last with Address: the WQE it describes (3.2), new or known. */
 static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool fresh,
-                      ornic_an_verdict *v) {
+                      ornic_an_verdict *restrict v) {
   const ornic_ext *e = &in->f->ext;
   uint32_t start = in->f->bth.psn;
   uint32_t off = (e->present & ORNIC_HDR_OFFETH) ? e->offeth.offset : 0;
@@ -260,7 +259,8 @@ static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool f
 }
 
 /* An RC/UC/XRC First or Only: a new message (only its first copy). */
-static void rc_message(an_dir *d, const ornic_an_input *in, uint16_t fl, ornic_an_verdict *v) {
+static void rc_message(an_dir *d, const ornic_an_input *in, uint32_t fl,
+                       ornic_an_verdict *restrict v) {
   const ornic_ext *e = &in->f->ext;
   an_wqe w = {.kind = kind_of(fl),
               .start_psn = in->f->bth.psn,
@@ -279,8 +279,8 @@ static void rc_message(an_dir *d, const ornic_an_input *in, uint16_t fl, ornic_a
 }
 
 /* An atomic (or any request without payload that is not a READ). */
-static void atomic_message(an_dir *d, const ornic_an_input *in, uint16_t fl, uint32_t pmtu,
-                           ornic_an_verdict *v) {
+static void atomic_message(an_dir *d, const ornic_an_input *in, uint32_t fl, uint32_t pmtu,
+                           ornic_an_verdict *restrict v) {
   an_wqe_close(&d->wqes, in->f->bth.psn);
   rc_message(d, in, fl, v);
   an_wqe_fill(v, an_wqe_newest(&d->wqes), in->f->bth.psn, pmtu);
@@ -293,8 +293,8 @@ static bool wqe_starting_at(an_wqe_hist *h, uint32_t psn) {
   return false;
 }
 
-static void place(an_dir *d, const ornic_an_input *in, uint16_t fl, bool ornic, uint32_t pmtu,
-                  bool fresh, ornic_an_verdict *v) {
+static void place(an_dir *d, const ornic_an_input *in, uint32_t fl, bool ornic, uint32_t pmtu,
+                  bool fresh, ornic_an_verdict *restrict v) {
   const ornic_frame *f = in->f;
   uint32_t psn = f->bth.psn;
   if (ornic && (fl & ORNIC_OPF_WRITE)) {
@@ -337,7 +337,7 @@ static an_wqe *read_retry_of(an_dir *d, const ornic_reth *reth, uint32_t psn, ui
 }
 
 static void read_retry(ornic_analysis *a, an_dir *d, an_wqe *w, const ornic_an_input *in,
-                       uint32_t pmtu, ornic_an_verdict *v) {
+                       uint32_t pmtu, ornic_an_verdict *restrict v) {
   const ornic_reth *reth = &in->f->ext.reth;
   uint32_t psn = in->f->bth.psn, n = an_npkts(reth->dmalen, pmtu), lost = 0, first = 0;
   if (!n) n = 1;
@@ -366,7 +366,7 @@ static void read_retry(ornic_analysis *a, an_dir *d, an_wqe *w, const ornic_an_i
 }
 
 static void new_read(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t pmtu,
-                     ornic_an_verdict *v) {
+                     ornic_an_verdict *restrict v) {
   const ornic_frame *f = in->f;
   an_wqe_close(&d->wqes, f->bth.psn);
   rc_message(d, in, ORNIC_OPF_READ, v);
@@ -392,11 +392,11 @@ static void close_open_read(ornic_analysis *a, an_dir *d, uint32_t psn, uint32_t
 
 /* Classifies the PSN of a request. Returns false when it is not judged. */
 static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, bool ornic,
-                     uint32_t pmtu, bool *fresh, ornic_an_verdict *v) {
+                     uint32_t pmtu, bool *fresh, ornic_an_verdict *restrict v) {
   uint32_t p = in->f->bth.psn;
   *fresh = false;
   if (!d->have_req) {
-    if (an_window_touch(d, p, a->cfg.window) < 0) return false;
+    if (an_window_advance(d, p, a->cfg.window) < 0) return false;
     an_slot *s = an_slot_at(d, p);
     if (!s) { /* a NAK already moved the window far past it: too far to judge */
       v->flags |= ORNIC_AN_BEFORE_CAPTURE;
@@ -415,7 +415,7 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
   int32_t dd = ornic_psn_diff(p, d->hpsn);
   if (dd > 0) {
     close_open_read(a, d, p, pmtu);
-    if (an_window_touch(d, p, a->cfg.window) < 0) return false;
+    if (an_window_advance(d, p, a->cfg.window) < 0) return false; /* p is past hpsn */
     an_slot *s = an_slot_at(d, p);
     d->hpsn = p;
     if (!s) { /* a NAK or READ moved the window past it: too far to judge */
@@ -450,10 +450,10 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
   return true;
 }
 
-void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint16_t fl,
-                ornic_an_verdict *v) {
+void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
+                ornic_an_verdict *restrict v) {
   const ornic_frame *f = in->f;
-  bool ornic = an_op_ornic(f->bth.opcode);
+  bool ornic = (fl & AN_OP_ORNIC) != 0;
   uint32_t pmtu = an_conv_pmtu(a, c, f, fl);
   v->role = ORNIC_AN_ROLE_REQUEST;
   v->pmtu = pmtu;

@@ -12,6 +12,7 @@ an_wqe *an_wqe_push(an_wqe_hist *h, const an_wqe *w) {
   if (h->n < AN_WQE_HIST) h->n++;
   h->ring[h->head] = *w;
   h->ring[h->head].idx = ++h->count;
+  h->ring[h->head].np_pmtu = AN_NP_NONE; /* single, has_reth and len are final now */
   return &h->ring[h->head];
 }
 
@@ -23,22 +24,13 @@ void an_wqe_close(an_wqe_hist *h, uint32_t psn) {
   }
 }
 
-/* Packets of w: its length at the PMTU, else up to the next message. k:
- * psn's distance from the WQE's start, not negative. */
-static inline bool holds(an_wqe *w, uint32_t psn, int32_t k, uint32_t pmtu) {
-  uint32_t n = an_wqe_npkts(w, pmtu);
-  if (n) return (uint32_t)k < n;
-  if (w->ends_known) return ornic_psn_diff(w->end_psn, psn) > 0;
-  return true; /* the newest message, length unknown: any PSN after its start */
-}
-
-an_wqe *an_wqe_find(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu) {
+an_wqe *an_wqe_search(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu) {
   uint32_t j = h->head; /* newest first */
   for (uint32_t i = 0; i < h->n; i++, j = (j + AN_WQE_HIST - 1) % AN_WQE_HIST) {
     an_wqe *w = &h->ring[j];
     int32_t k = ornic_psn_diff(psn, w->start_psn);
     if (k < 0) continue;
-    if ((!kind || w->kind == kind) && holds(w, psn, k, pmtu)) return w;
+    if ((!kind || w->kind == kind) && an_wqe_holds(w, psn, k, pmtu)) return w;
     /* Messages follow each other in PSN order: past the start of a newer
      * message, a PSN cannot be in an older one. */
     if (!w->ornic && kind == 0) return NULL;

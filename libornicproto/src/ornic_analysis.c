@@ -19,6 +19,27 @@ void ornic_analysis_cfg_init(ornic_analysis_cfg *cfg) {
   cfg->max_convs = 65536;
 }
 
+/* Transports whose PSNs follow IBA reliable or unreliable connection rules.
+ * UD, RD (and the vendor DC transport that reuses its opcodes) and unknown
+ * opcodes are counted by nobody here: stock decoders show them as they are. */
+static bool analysed(uint8_t op, const ornic_opcode_info *oi) {
+  if (op == ORNIC_OP_CNP) return true;
+  if (!oi->name) return false;
+  ornic_transport t = ornic_opcode_transport(op);
+  return t == ORNIC_TRANSPORT_RC || t == ORNIC_TRANSPORT_UC || t == ORNIC_TRANSPORT_XRC ||
+         t == ORNIC_TRANSPORT_ORNIC;
+}
+
+/* The per-opcode words of a->op: one load per packet instead of the
+ * table's entry, its name and its transport. */
+static void init_ops(ornic_analysis *a) {
+  for (unsigned op = 0; op < 256; op++) {
+    const ornic_opcode_info *oi = &ornic_opcode_table_[op];
+    a->op[op] = oi->flags | (analysed((uint8_t)op, oi) ? AN_OP_ANALYSED : 0) |
+                (an_op_ornic((uint8_t)op) ? AN_OP_ORNIC : 0);
+  }
+}
+
 ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg) {
   ornic_analysis_cfg c;
   ornic_analysis_cfg_init(&c);
@@ -32,7 +53,8 @@ ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg) {
   ornic_analysis *a = calloc(1, sizeof *a);
   if (a) {
     a->cfg = c;
-    a->last_half[0] = a->last_half[1] = AN_NONE;
+    an_half_cache_clear(a);
+    init_ops(a);
   }
   return a;
 }
@@ -46,7 +68,8 @@ static void clear(ornic_analysis *a) {
   ornic_analysis_cfg cfg = a->cfg;
   memset(a, 0, sizeof *a);
   a->cfg = cfg;
-  a->last_half[0] = a->last_half[1] = AN_NONE;
+  an_half_cache_clear(a);
+  init_ops(a);
 }
 
 void ornic_analysis_free(ornic_analysis *a) {
@@ -59,39 +82,35 @@ void ornic_analysis_reset(ornic_analysis *a) {
   if (a) clear(a);
 }
 
-/* Transports whose PSNs follow IBA reliable or unreliable connection rules.
- * UD, RD (and the vendor DC transport that reuses its opcodes) and unknown
- * opcodes are counted by nobody here: stock decoders show them as they are. */
-static bool analysed(uint8_t op, const ornic_opcode_info *oi) {
-  if (op == ORNIC_OP_CNP) return true;
-  if (!oi->name) return false;
-  ornic_transport t = ornic_opcode_transport(op);
-  return t == ORNIC_TRANSPORT_RC || t == ORNIC_TRANSPORT_UC || t == ORNIC_TRANSPORT_XRC ||
-         t == ORNIC_TRANSPORT_ORNIC;
-}
-
 static bool ecn_marked(const ornic_frame *f) {
   bool ip_ce = (f->l3 == ORNIC_L3_IPV4 || f->l3 == ORNIC_L3_IPV6) && (f->ip.tos & 3) == 3;
   return ip_ce || f->bth.fecn || f->bth.becn;
 }
 
-/* A zeroed verdict. memset() of this size compiles to `rep stos`, whose
- * start-up costs more than the rest of a typical packet's analysis; a copy
- * of a constant compiles to a few wide stores. */
-static const ornic_an_verdict zero_verdict;
+/* A zeroed verdict. memset() of more than 64 bytes compiles to `rep stos`
+ * (GCC), whose start-up costs more than the rest of a typical packet's
+ * analysis, and a copy of a zero constant loads what it stores; memsets of
+ * at most 64 bytes compile to 16-byte stores of one zero register. */
+static inline void zero_verdict(ornic_an_verdict *restrict v) {
+  _Static_assert(sizeof *v > 192 && sizeof *v <= 256, "zero_verdict: four parts");
+  unsigned char *p = (unsigned char *)v;
+  memset(p, 0, 64);
+  memset(p + 64, 0, 64);
+  memset(p + 128, 0, 64);
+  memset(p + 192, 0, sizeof *v - 192);
+}
 
-int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *v) {
-  if (v) memcpy(v, &zero_verdict, sizeof *v);
+int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *restrict v) {
+  if (v) zero_verdict(v);
   if (!a || !in || !in->f || !v) return ORNIC_ERR_INVALID_ARG;
   const ornic_frame *f = in->f;
-  const ornic_opcode_info *oi = &ornic_opcode_table_[f->bth.opcode];
-  if (!analysed(f->bth.opcode, oi)) return ORNIC_OK;
+  uint32_t fl = a->op[f->bth.opcode];
+  if (!(fl & AN_OP_ANALYSED)) return ORNIC_OK;
   an_half *h = an_half_for(a, in);
   if (!h) {
     v->flags = ORNIC_AN_UNTRACKED;
     return ORNIC_OK;
   }
-  uint16_t fl = oi->flags;
   bool request = (fl & ORNIC_OPF_REQUEST) != 0;
   if (!a->convs[h->conv].pub.qp_a_known && an_try_pair(a, h, in)) v->flags |= ORNIC_AN_PAIRED;
   an_conv *c = an_conv_at(a, h->conv);
@@ -99,7 +118,7 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   an_dir *d = &c->dir[dir];
   v->conv = c->pub.id;
   v->dir = (uint8_t)dir;
-  if (an_op_ornic(f->bth.opcode)) c->pub.transport_ornic = true;
+  if (fl & AN_OP_ORNIC) c->pub.transport_ornic = true;
   an_note_time(d->st, in);
   /* A damaged capture can carry any 64-bit time: wrap (unsigned) rather
    * than overflow; only differences of nearby times are used. */
