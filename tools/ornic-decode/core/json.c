@@ -69,30 +69,47 @@ static char *put_bth_head(dec_out *o, char *p, const ornic_bth *b, dec_name name
   return p;
 }
 
-/* 340 bytes + the name. All but the QP, the A bit, resv7 and the PSN is
- * remembered per opcode and flag bits. */
+/* The part before the QP: remembered per opcode, flag bits (k0) and P_Key.
+ * *plain: it was (a name that needs escaping may flush the buffer). */
+static char *put_bth_upto_qp(dec_out *o, char *p, const ornic_bth *b, uint64_t k0, bool *plain) {
+  static dec_frag_cache cache;
+  uint64_t k1 = b->pkey;
+  dec_frag *f = dec_frag_slot(&cache, k0, k1);
+  if (dec_frag_hit(f, k0, k1)) return dec_frag_put(p, f);
+  dec_name name = dec_opcode_name(b->opcode);
+  char *start = p;
+  p = put_bth_head(o, p, b, name);
+  *plain = name.plain;
+  if (name.plain) dec_frag_keep(f, k0, k1, start, (size_t)(p - start));
+  return p;
+}
+
+/* 340 bytes + the name. All but the PSN is remembered per opcode, flag
+ * bits, P_Key and QP; a miss (a capture with many QPs) is made from the
+ * part before the QP, remembered without it. */
 static char *put_bth(dec_out *o, char *p, const ornic_bth *b) {
   static dec_frag_cache cache;
   uint64_t k0 = b->opcode | (uint64_t)b->se << 8 | (uint64_t)b->m << 16 |
                 (uint64_t)b->padcnt << 24 | (uint64_t)b->tver << 32 | (uint64_t)b->fecn << 40 |
                 (uint64_t)b->becn << 48 | (uint64_t)b->resv6 << 56;
-  uint64_t k1 = b->pkey;
+  uint64_t k1 = b->pkey | (uint64_t)(b->destqp & 0xffffff) << 16 | (uint64_t)b->ackreq << 40 |
+                (uint64_t)b->resv7 << 48; /* the QP's 24 bits */
   ROOM(340 + NAME_ROOM);
   dec_frag *f = dec_frag_slot(&cache, k0, k1);
   if (dec_frag_hit(f, k0, k1)) {
     p = dec_frag_put(p, f);
   } else {
-    dec_name name = dec_opcode_name(b->opcode);
+    bool plain = true;
     char *start = p;
-    p = put_bth_head(o, p, b, name);
-    if (name.plain) dec_frag_keep(f, k0, k1, start, (size_t)(p - start));
+    p = put_bth_upto_qp(o, p, b, k0, &plain);
+    U(b->destqp);
+    LIT(",\"a\":");
+    U(b->ackreq);
+    LIT(",\"resv7\":");
+    U(b->resv7);
+    LIT(",\"psn\":");
+    if (plain && b->destqp <= 0xffffff) dec_frag_keep(f, k0, k1, start, (size_t)(p - start));
   }
-  U(b->destqp);
-  LIT(",\"a\":");
-  U(b->ackreq);
-  LIT(",\"resv7\":");
-  U(b->resv7);
-  LIT(",\"psn\":");
   U(b->psn);
   *p++ = '}';
   return p;
@@ -250,47 +267,33 @@ static char *put_ext(dec_out *o, char *p, const ornic_ext *e, uint16_t bit) {
   return put_small_ext(p, e, bit);
 }
 
-/* 80 bytes */
-static char *put_icrc(char *p, const dec_packet *pk) {
-  LIT(",\"icrc\":{\"value\":");
-  if (pk->f.icrc_present)
-    QHEX(pk->f.icrc, 8);
+/* `,"icrc":{"value":"0x..","ok":..,"expected":".."}` and the same for the
+ * VCRC (KEY), its value `digits` hex digits: 80 bytes. Inlined, so that the
+ * constants fold. */
+static inline __attribute__((always_inline)) char *put_crc(char *p, const char *key, size_t key_len,
+                                                           bool present, uint32_t value,
+                                                           dec_icrc state, uint32_t want,
+                                                           unsigned digits) {
+  p = dec_put_mem(p, key, key_len);
+  if (present)
+    QHEX(value, digits);
   else
     LIT("null");
-  if (pk->icrc == DEC_ICRC_OK)
+  if (state == DEC_ICRC_OK)
     LIT(",\"ok\":true");
-  else if (pk->icrc == DEC_ICRC_BAD)
+  else if (state == DEC_ICRC_BAD)
     LIT(",\"ok\":false");
   else
     LIT(",\"ok\":null");
-  if (pk->icrc == DEC_ICRC_BAD) {
+  if (state == DEC_ICRC_BAD) {
     LIT(",\"expected\":");
-    QHEX(pk->icrc_want, 8);
+    QHEX(want, digits);
   }
   *p++ = '}';
   return p;
 }
 
-/* Native InfiniBand: "vcrc": {value, ok, expected (if bad)}, as "icrc". 80 bytes */
-static char *put_vcrc(char *p, const dec_packet *pk) {
-  LIT(",\"vcrc\":{\"value\":");
-  if (pk->f.vcrc_present)
-    QHEX(pk->f.vcrc, 4);
-  else
-    LIT("null");
-  if (pk->vcrc == DEC_ICRC_OK)
-    LIT(",\"ok\":true");
-  else if (pk->vcrc == DEC_ICRC_BAD)
-    LIT(",\"ok\":false");
-  else
-    LIT(",\"ok\":null");
-  if (pk->vcrc == DEC_ICRC_BAD) {
-    LIT(",\"expected\":");
-    QHEX(pk->vcrc_want, 4);
-  }
-  *p++ = '}';
-  return p;
-}
+#define PUT_CRC(key, ...) (p = put_crc(p, "" key, sizeof(key) - 1, __VA_ARGS__))
 
 /* Native InfiniBand: "lrh": {...}, after Wireshark's infiniband.lrh.* fields. 200 bytes */
 static char *put_lrh(char *p, const ornic_lrh *l) {
@@ -335,7 +338,7 @@ static char *put_warnings(dec_out *o, char *p, uint32_t w) {
 /* 40 + 34 bytes */
 static char *put_head(dec_out *o, char *p, const dec_packet *pk) {
   LIT("{\"frame\":");
-  U(pk->frame);
+  p = dec_put_frame(o, p, pk->frame);
   LIT(",\"time\":\"");
   p = dec_put_time(o, p, pk->sec, pk->nsec);
   *p++ = '"';
@@ -365,7 +368,7 @@ static char *put_l3(dec_out *o, char *p, const ornic_frame *fr) {
 }
 
 /* 70 + lrh 200 + l3 130 + 30 bytes */
-static char *put_layers(dec_out *o, char *p, const dec_packet *pk) {
+static char *put_layers_made(dec_out *o, char *p, const dec_packet *pk) {
   const ornic_frame *fr = &pk->f;
   LIT(",\"frame_len\":");
   U(pk->wire_len);
@@ -384,6 +387,36 @@ static char *put_layers(dec_out *o, char *p, const dec_packet *pk) {
   return p;
 }
 
+/* The key of the layers' text when it can be remembered: IPv4 and UDP with
+ * no VLAN tag or LRH (k0: the addresses; k1: the lengths, below 2^24, and
+ * the source port). False when it cannot. */
+static bool layers_key(const dec_packet *pk, uint64_t *k0, uint64_t *k1) {
+  const ornic_frame *fr = &pk->f;
+  if (!pk->has_l3 || fr->l3 != ORNIC_L3_IPV4 || !pk->has_udp || pk->has_vlan ||
+      (fr->layers & ORNIC_LAYER_LRH) || (pk->wire_len | pk->caplen) >> 24)
+    return false;
+  uint32_t s4, d4;
+  memcpy(&s4, fr->ip.src, 4);
+  memcpy(&d4, fr->ip.dst, 4);
+  *k0 = s4 | (uint64_t)d4 << 32;
+  *k1 = pk->wire_len | (uint64_t)pk->caplen << 24 | (uint64_t)fr->udp.sport << 48;
+  return true;
+}
+
+/* The frame's lengths, addresses and UDP port: remembered per address pair,
+ * lengths and port (a capture has few of each). */
+static char *put_layers(dec_out *o, char *p, const dec_packet *pk) {
+  static dec_frag_cache cache;
+  uint64_t k0, k1;
+  if (!layers_key(pk, &k0, &k1)) return put_layers_made(o, p, pk);
+  dec_frag *f = dec_frag_slot(&cache, k0, k1);
+  if (dec_frag_hit(f, k0, k1)) return dec_frag_put(p, f);
+  char *start = p; /* no flush below: the span stays */
+  p = put_layers_made(o, p, pk);
+  dec_frag_keep(f, k0, k1, start, (size_t)(p - start));
+  return p;
+}
+
 static char *put_transport(dec_out *o, char *p, const dec_packet *pk) {
   const ornic_frame *fr = &pk->f;
   p = put_bth(o, p, &fr->bth);
@@ -398,8 +431,9 @@ static char *put_transport(dec_out *o, char *p, const dec_packet *pk) {
       U(fr->payload_caplen);
     }
   }
-  p = put_icrc(p, pk);
-  if (fr->link == ORNIC_LINK_IB) p = put_vcrc(p, pk);
+  PUT_CRC(",\"icrc\":{\"value\":", pk->f.icrc_present, pk->f.icrc, pk->icrc, pk->icrc_want, 8);
+  if (fr->link == ORNIC_LINK_IB) /* native InfiniBand: "vcrc", as "icrc" */
+    PUT_CRC(",\"vcrc\":{\"value\":", pk->f.vcrc_present, pk->f.vcrc, pk->vcrc, pk->vcrc_want, 4);
   return put_warnings(o, p, pk->warnings);
 }
 
@@ -430,8 +464,29 @@ static char *put_an_flags(dec_out *o, char *p, uint32_t flags, bool *plain) {
   return p;
 }
 
-/* 260 bytes */
-static char *put_an_wqe(char *p, const ornic_an_verdict *v) {
+/* A WQE's text but its packet number: `,"wqe":{"id":..,"pkt":` before it,
+ * `,"start_addr":..,"frame":N}` after. The same for every packet of the
+ * message, so it is remembered with every value it shows. */
+typedef struct {
+  uint32_t conv, wqe, start_psn, last_psn, npkts, len;
+  uint64_t start_addr, frame;
+  uint8_t dir, has_addr;
+  uint8_t head_len, tail_len; /* head_len 0: empty */
+  char head[128], tail[128];  /* copied 128 bytes at a time */
+} wqe_text;
+
+#define WQE_SLOTS 16
+
+/* Whether t was made for v's WQE: every value it shows is compared. */
+static bool wqe_text_hit(const wqe_text *t, const ornic_an_verdict *v, bool has_addr) {
+  return t->head_len && t->conv == v->conv && t->wqe == v->wqe && t->dir == v->dir &&
+         t->start_psn == v->wqe_start_psn && t->last_psn == v->wqe_last_psn &&
+         t->npkts == v->wqe_npkts && t->has_addr == has_addr && t->frame == v->wqe_frame &&
+         (!has_addr || (t->start_addr == v->wqe_start_addr && t->len == v->wqe_len));
+}
+
+/* 100 bytes */
+static char *put_wqe_head(char *p, const ornic_an_verdict *v) {
   LIT(",\"wqe\":{\"id\":");
   U(v->wqe);
   LIT(",\"start_psn\":");
@@ -444,9 +499,12 @@ static char *put_an_wqe(char *p, const ornic_an_verdict *v) {
   } else {
     LIT(",\"last_psn\":null,\"npkts\":null");
   }
-  LIT(",\"pkt\":");
-  U(v->wqe_pkt);
-  if (v->flags & (ORNIC_AN_ADDR | ORNIC_AN_PMTU_UNKNOWN)) { /* it has a RETH */
+  return DEC_PUT_LIT(p, ",\"pkt\":");
+}
+
+/* 100 bytes */
+static char *put_wqe_tail(char *p, const ornic_an_verdict *v, bool has_addr) {
+  if (has_addr) {
     LIT(",\"start_addr\":");
     QHEX(v->wqe_start_addr, 16);
     LIT(",\"len\":");
@@ -456,6 +514,35 @@ static char *put_an_wqe(char *p, const ornic_an_verdict *v) {
   p = frame_ref(p, v->wqe_frame);
   *p++ = '}';
   return p;
+}
+
+/* Formats v's WQE texts into t. */
+static void wqe_text_make(wqe_text *t, const ornic_an_verdict *v, bool has_addr) {
+  t->head_len = (uint8_t)(put_wqe_head(t->head, v) - t->head);
+  t->tail_len = (uint8_t)(put_wqe_tail(t->tail, v, has_addr) - t->tail);
+  t->conv = v->conv;
+  t->wqe = v->wqe;
+  t->dir = v->dir;
+  t->start_psn = v->wqe_start_psn;
+  t->last_psn = v->wqe_last_psn;
+  t->npkts = v->wqe_npkts;
+  t->has_addr = has_addr;
+  t->frame = v->wqe_frame;
+  t->start_addr = v->wqe_start_addr;
+  t->len = v->wqe_len;
+}
+
+/* 270 bytes: the texts are copied 128 bytes at a time */
+static char *put_an_wqe(char *p, const ornic_an_verdict *v) {
+  static wqe_text cache[WQE_SLOTS];
+  bool has_addr = v->flags & (ORNIC_AN_ADDR | ORNIC_AN_PMTU_UNKNOWN); /* it has a RETH */
+  wqe_text *t = &cache[(v->wqe * 7u + v->conv * 5u + v->dir) % WQE_SLOTS];
+  if (!wqe_text_hit(t, v, has_addr)) wqe_text_make(t, v, has_addr);
+  memcpy(p, t->head, sizeof t->head);
+  p += t->head_len;
+  U(v->wqe_pkt);
+  memcpy(p, t->tail, sizeof t->tail);
+  return p + t->tail_len;
 }
 
 /* "time": the engine's timing in ns (PROTOCOL.md 8.8), each key when valid. 100 bytes */
@@ -514,10 +601,6 @@ static char *put_an_head(char *p, const ornic_an_verdict *v) {
 /* Sequence, repeats, hole, address: 200 bytes */
 static char *put_an_seq(char *p, const ornic_an_verdict *v) {
   uint32_t fl = v->flags;
-  if (v->pmtu) {
-    LIT(",\"pmtu\":");
-    U(v->pmtu);
-  }
   if (fl & ORNIC_AN_SEQ) {
     LIT(",\"hpsn\":");
     U(v->hpsn);
@@ -544,7 +627,7 @@ static char *put_an_seq(char *p, const ornic_an_verdict *v) {
   return p;
 }
 
-/* WQE, ACK and the rest: 260 + 400 bytes */
+/* WQE, ACK and the rest: 270 + 400 bytes */
 static char *put_an_rest(const dec_packet *pk, char *p, const ornic_an_verdict *v) {
   uint32_t fl = v->flags;
   if (fl & ORNIC_AN_WQE) p = put_an_wqe(p, v);
@@ -582,17 +665,18 @@ static char *put_an_rest(const dec_packet *pk, char *p, const ornic_an_verdict *
 }
 
 /* The engine's verdict; a field appears when the flags say it is valid.
- * Its head (conversation, direction, role, flag names) is remembered per
- * conversation and flags. */
+ * Its head (conversation, direction, role, flag names, PMTU) is remembered
+ * per conversation, flags and PMTU. */
 static char *put_analysis(dec_out *o, char *p, const dec_packet *pk) {
   static dec_frag_cache cache;
   const ornic_an_verdict *v = &pk->an;
   uint32_t flags = v->flags & ~(uint32_t)AN_TIME_BITS;
-  uint64_t k0 = v->conv | (uint64_t)v->dir << 32 | (uint64_t)v->role << 40, k1 = flags;
+  uint64_t k0 = v->conv | (uint64_t)v->dir << 32 | (uint64_t)v->role << 40;
+  uint64_t k1 = flags | (uint64_t)v->pmtu << 32;
   ROOM(100);
   dec_frag *f = dec_frag_slot(&cache, k0, k1);
   if (dec_frag_hit(f, k0, k1)) {
-    ROOM(DEC_FRAG_LEN + 8);
+    ROOM(DEC_FRAG_COPY + 8);
     p = dec_frag_put(p, f);
   } else {
     size_t at = (size_t)(p - o->buf); /* a flush may move the span: where it starts */
@@ -600,6 +684,11 @@ static char *put_analysis(dec_out *o, char *p, const dec_packet *pk) {
     bool plain = true;
     p = put_an_head(p, v);
     p = put_an_flags(o, p, flags, &plain);
+    ROOM(32);
+    if (v->pmtu) {
+      LIT(",\"pmtu\":");
+      U(v->pmtu);
+    }
     if (plain && o->flushes == flushes)
       dec_frag_keep(f, k0, k1, o->buf + at, (size_t)(p - o->buf) - at);
   }

@@ -28,6 +28,8 @@ void dec_out_init(dec_out *o, FILE *fp, bool line_flush) {
   o->len = 0;
   o->flushes = 0;
   o->sec_valid = false;
+  o->frame_len = 0;
+  o->frame_val = 0;
   o->v4_next = o->v6_next = 0;
   memset(o->v4, 0, sizeof o->v4);
   memset(o->v4_key, 0, sizeof o->v4_key);
@@ -76,33 +78,23 @@ void dec_out_i64(dec_out *o, int64_t v) {
   }
 }
 
-/* Exactly 8 digits of v < 10^8, leading zeros included. */
-static inline void put_8_digits(char *p, uint32_t v) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint64_t y = dec_swar8(v);
-  memcpy(p, &y, 8);
-#else
-  for (int i = 6; i >= 0; i -= 2, v /= 100) memcpy(p + i, dec_digit_pairs + v % 100 * 2, 2);
-#endif
+/* Formats v afresh and keeps its text (see dec_put_frame). */
+char *dec_put_frame_slow(dec_out *o, char *p, uint64_t v) {
+  o->frame_len = (uint8_t)(dec_put_u64(o->frame_text, v) - o->frame_text);
+  o->frame_val = v;
+  memcpy(p, o->frame_text, sizeof o->frame_text);
+  return p + o->frame_len;
 }
 
-/* The seconds' text is kept: packets of the same second share it. */
-char *dec_put_time(dec_out *o, char *p, int64_t sec, uint32_t nsec) {
-  if (!o->sec_valid || sec != o->sec) {
-    char *q = o->sec_text;
-    if (sec < 0) *q++ = '-';
-    q = dec_put_u64(q, sec < 0 ? 0 - (uint64_t)sec : (uint64_t)sec);
-    o->sec_len = (uint8_t)(q - o->sec_text);
-    o->sec = sec;
-    o->sec_valid = true;
-  }
-  memcpy(p, o->sec_text, sizeof o->sec_text);
-  p += o->sec_len;
-  if (nsec >= 1000000000u) nsec %= 1000000000u; /* a wrapped pcapng value: its last 9 digits */
-  p[0] = '.';
-  p[1] = (char)('0' + nsec / 100000000u);
-  put_8_digits(p + 2, nsec % 100000000u);
-  return p + 10;
+/* Formats sec and the point after it into o->sec_text. */
+void dec_sec_text(dec_out *o, int64_t sec) {
+  char *q = o->sec_text;
+  if (sec < 0) *q++ = '-';
+  q = dec_put_u64(q, sec < 0 ? 0 - (uint64_t)sec : (uint64_t)sec);
+  *q++ = '.';
+  o->sec_len = (uint8_t)(q - o->sec_text);
+  o->sec = sec;
+  o->sec_valid = true;
 }
 
 void dec_out_time(dec_out *o, int64_t sec, uint32_t nsec) {

@@ -15,9 +15,12 @@
 #include "print.h"
 
 #define LIT(lit) (p = DEC_PUT_LIT(p, lit))
-#define U(v) (p = dec_put_u64(p, (uint64_t)(v)))
+#define U(v) (p = dec_put_u64_inlined(p, (uint64_t)(v)))
 #define HEX(v, digits) (p = dec_put_hex(p, (v), (digits)))
 #define ROOM(n) (p = dec_out_span(o, p, (n)))
+/* The parts every RoCE line has, folded into their caller: a call's saved
+ * registers cost more than some of the parts. */
+#define INLINE static inline __attribute__((always_inline))
 
 /* A library name in a span of at least DEC_NAME_MAX bytes; a longer one
  * through the buffer, then the span is taken again. */
@@ -74,12 +77,16 @@ static char *put_addrs(dec_out *o, char *p, const ornic_frame *f) {
   return p;
 }
 
-/* 60 + 110 + 110 + 20 bytes */
-static char *put_prefix(dec_out *o, char *p, const dec_packet *pk) {
-  const ornic_frame *f = &pk->f;
-  U(pk->frame);
+/* "FRAME TIME": 55 bytes */
+static char *put_frame_time(dec_out *o, char *p, const dec_packet *pk) {
+  p = dec_put_frame(o, p, pk->frame);
   *p++ = ' ';
-  p = dec_put_time(o, p, pk->sec, pk->nsec);
+  return dec_put_time(o, p, pk->sec, pk->nsec);
+}
+
+/* Addresses, LRH, VLAN: 110 + 110 + 20 bytes */
+static char *put_layers(dec_out *o, char *p, const dec_packet *pk) {
+  const ornic_frame *f = &pk->f;
   if (pk->has_l3) p = put_addrs(o, p, f);
   if (f->layers & ORNIC_LAYER_LRH) p = put_lrh(p, &f->lrh);
   if (pk->has_vlan) {
@@ -133,10 +140,42 @@ static char *put_name_qp(dec_out *o, char *p, const ornic_bth *b) {
   return p;
 }
 
-/* 130 bytes + the name */
-static char *put_bth(dec_out *o, char *p, const ornic_bth *b) {
-  ROOM(130 + DEC_NAME_MAX);
-  p = put_name_qp(o, p, b);
+/* The key of " SRC > DST NAME qp=0x.." as one fragment, when nothing comes
+ * between the addresses and the opcode (IPv4, no LRH, no VLAN tag) and
+ * there is a BTH: k0 the addresses, k1 the opcode and QP. */
+static bool addrs_qp_key(const dec_packet *pk, uint64_t *k0, uint64_t *k1) {
+  const ornic_frame *f = &pk->f;
+  if (!pk->has_bth || !pk->has_l3 || f->l3 != ORNIC_L3_IPV4 || pk->has_vlan ||
+      (f->layers & ORNIC_LAYER_LRH))
+    return false;
+  uint32_t s4, d4;
+  memcpy(&s4, f->ip.src, 4);
+  memcpy(&d4, f->ip.dst, 4);
+  *k0 = s4 | (uint64_t)d4 << 32;
+  *k1 = f->bth.opcode | (uint64_t)f->bth.destqp << 8;
+  return true;
+}
+
+/* " SRC > DST NAME qp=0x..": 34 + 20 bytes + the name, or the fragment
+ * copied 64 bytes at a time (DEC_FRAG_COPY). One lookup where there were
+ * two: remembered per address pair, opcode and QP. */
+static char *put_addrs_name_qp(dec_out *o, char *p, const dec_packet *pk, uint64_t k0,
+                               uint64_t k1) {
+  static dec_frag_cache cache;
+  dec_frag *f = dec_frag_slot(&cache, k0, k1);
+  if (dec_frag_hit(f, k0, k1)) return dec_frag_put(p, f);
+  size_t at = (size_t)(p - o->buf); /* a long name may flush: where the span starts */
+  uint64_t flushes = o->flushes;
+  p = put_addrs(o, p, &pk->f);
+  ROOM(DEC_FRAG_COPY); /* the name's fragment is copied 64 bytes at a time */
+  p = put_name_qp(o, p, &pk->f.bth);
+  if (o->flushes == flushes) dec_frag_keep(f, k0, k1, o->buf + at, (size_t)(p - o->buf) - at);
+  return p;
+}
+
+/* After the name and QP: 130 bytes */
+INLINE char *put_bth(dec_out *o, char *p, const ornic_bth *b) {
+  ROOM(130);
   LIT(" psn=");
   U(b->psn);
   p = put_flags(p, b);
@@ -264,36 +303,23 @@ static char *put_ext(dec_out *o, char *p, const ornic_ext *e, uint16_t bit) {
   return put_small_ext(p, e, bit);
 }
 
-/* " icrc=BAD(got 0x.. want 0x..)": 40 bytes */
-static char *put_icrc(char *p, const dec_packet *pk) {
-  switch (pk->icrc) {
-  case DEC_ICRC_OK: return DEC_PUT_LIT(p, " icrc=ok");
+/* KEY "ok", "BAD(got X want Y)", "unchecked" or "n/a": the iCRC (" icrc=",
+ * 8 hex digits) and native InfiniBand's VCRC (" vcrc=", 4), values read
+ * little-endian from the wire. 40 bytes */
+INLINE char *put_crc(char *p, const char key[6], dec_icrc state, uint32_t got, uint32_t want,
+                     unsigned digits) {
+  p = dec_put_mem(p, key, 6);
+  switch (state) {
+  case DEC_ICRC_OK: return DEC_PUT_LIT(p, "ok");
   case DEC_ICRC_BAD:
-    LIT(" icrc=BAD(got ");
-    HEX(pk->f.icrc, 8);
+    LIT("BAD(got ");
+    HEX(got, digits);
     LIT(" want ");
-    HEX(pk->icrc_want, 8);
+    HEX(want, digits);
     *p++ = ')';
     return p;
-  case DEC_ICRC_UNCHECKED: return DEC_PUT_LIT(p, " icrc=unchecked");
-  default: return DEC_PUT_LIT(p, " icrc=n/a");
-  }
-}
-
-/* Native InfiniBand: " vcrc=ok", "=BAD(got X want Y)", "=unchecked", "=n/a"
- * (values as the two wire bytes read little-endian, as the iCRC's). 40 bytes */
-static char *put_vcrc(char *p, const dec_packet *pk) {
-  switch (pk->vcrc) {
-  case DEC_ICRC_OK: return DEC_PUT_LIT(p, " vcrc=ok");
-  case DEC_ICRC_BAD:
-    LIT(" vcrc=BAD(got ");
-    HEX(pk->f.vcrc, 4);
-    LIT(" want ");
-    HEX(pk->vcrc_want, 4);
-    *p++ = ')';
-    return p;
-  case DEC_ICRC_UNCHECKED: return DEC_PUT_LIT(p, " vcrc=unchecked");
-  default: return DEC_PUT_LIT(p, " vcrc=n/a");
+  case DEC_ICRC_UNCHECKED: return DEC_PUT_LIT(p, "unchecked");
+  default: return DEC_PUT_LIT(p, "n/a");
   }
 }
 
@@ -312,7 +338,7 @@ static char *put_warnings(dec_out *o, char *p, uint32_t w) {
   return p;
 }
 
-static char *put_body(dec_out *o, char *p, const dec_packet *pk) {
+INLINE char *put_body(dec_out *o, char *p, const dec_packet *pk) {
   const ornic_frame *f = &pk->f;
   p = put_bth(o, p, &f->bth);
   for (uint32_t m = f->ext.present; m; m &= m - 1) /* the headers present, in wire order */
@@ -332,8 +358,8 @@ static char *put_body(dec_out *o, char *p, const dec_packet *pk) {
     *p++ = '/';
     U(pk->wire_len);
   }
-  p = put_icrc(p, pk);
-  if (f->link == ORNIC_LINK_IB) p = put_vcrc(p, pk);
+  p = put_crc(p, " icrc=", pk->icrc, pk->f.icrc, pk->icrc_want, 8);
+  if (f->link == ORNIC_LINK_IB) p = put_crc(p, " vcrc=", pk->vcrc, pk->f.vcrc, pk->vcrc_want, 4);
   return put_warnings(o, p, pk->warnings);
 }
 
@@ -404,9 +430,20 @@ static char *put_analysis(char *p, const dec_packet *pk) {
   return put_tags(p, v);
 }
 
+/* The line up to the BTH's PSN: 320 bytes */
+static char *put_head(dec_out *o, char *p, const dec_packet *pk) {
+  uint64_t k0, k1;
+  p = put_frame_time(o, p, pk);
+  if (addrs_qp_key(pk, &k0, &k1)) return put_addrs_name_qp(o, p, pk, k0, k1);
+  p = put_layers(o, p, pk);
+  if (!pk->has_bth) return p;
+  ROOM(DEC_FRAG_COPY); /* 20 bytes + the name, or its fragment copied 64 bytes at a time */
+  return put_name_qp(o, p, &pk->f.bth);
+}
+
 void dec_text_packet(dec_out *o, const dec_packet *pk) {
   char *p = dec_out_room(o, 320);
-  p = put_prefix(o, p, pk);
+  p = put_head(o, p, pk);
   if (pk->has_bth) p = put_body(o, p, pk);
   if (dec_has_verdict(pk)) {
     ROOM(340);
@@ -422,7 +459,7 @@ void dec_text_packet(dec_out *o, const dec_packet *pk) {
 
 void dec_text_skipped(dec_out *o, const dec_packet *pk) {
   char *p = dec_out_room(o, 72);
-  U(pk->frame);
+  p = dec_put_frame(o, p, pk->frame);
   *p++ = ' ';
   p = dec_put_time(o, p, pk->sec, pk->nsec);
   LIT(" skipped: ");
