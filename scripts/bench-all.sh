@@ -59,30 +59,37 @@ step() {
   fi
 }
 step ornic-bench "$build/bin/ornic-bench" --json
-step decode-io bash "$root/scripts/bench-decode-io.sh" --build "$build" --frames "$frames" --rounds "$rounds"
-step pcapgen-io bash "$root/scripts/bench-pcapgen-io.sh" --build "$build" --packets "$pkts" --rounds "$rounds"
+step decode-io bash "$root/scripts/bench-decode-io.sh" --build "$build" --frames "$frames" --rounds "$rounds" \
+  --summary "$log/decode-io.json"
+step pcapgen-io bash "$root/scripts/bench-pcapgen-io.sh" --build "$build" --packets "$pkts" --rounds "$rounds" \
+  --summary "$log/pcapgen-io.json"
 plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | head -1 || true)
 if [[ -n $plugin ]] && command -v tshark > /dev/null; then
-  step dissector-speed bash "$root/scripts/dissector-speed.sh" --build "$build" --runs "$druns" --wqes "$dwqes"
-  step dissector-memory bash "$root/scripts/dissector-memory.sh" --build "$build" --runs "$druns" --wqes "$mwqes"
+  step dissector-speed bash "$root/scripts/dissector-speed.sh" --build "$build" --runs "$druns" --wqes "$dwqes" \
+    --summary "$log/dissector-speed.json"
+  step dissector-memory bash "$root/scripts/dissector-memory.sh" --build "$build" --runs "$druns" --wqes "$mwqes" \
+    --summary "$log/dissector-memory.json"
 else
   echo "bench-all: no plugin in $build or no tshark: the dissector rows are left out" >&2
 fi
 
-# The summary: the figures read back from the logs (the scripts' own words;
-# a figure a script no longer prints shows as '?').
+# The summary: the figures read back from each script's --summary JSON (and
+# ornic-bench's --json); a figure a script no longer writes shows as '?'.
 python3 - "$log" "$md" "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(uname -srm)" "$(nproc)" \
   "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" "$quick" << 'EOF'
-import json, os, re, sys
+import json, os, sys
 log, md, when, kernel, ncpu, cpu, quick = sys.argv[1:8]
 
 def text(name):
     p = os.path.join(log, name + ".txt")
     return open(p).read() if os.path.exists(p) else ""
 
-def grab(name, pattern, group=1):
-    m = re.search(pattern, text(name), re.M)
-    return float(m.group(group)) if m else None
+def summary(name, ext=".json"):  # a script's --summary file (ornic-bench: its --json output)
+    p = os.path.join(log, name + ext)
+    try:
+        return json.load(open(p))
+    except (OSError, ValueError):
+        return {}
 
 rows = []  # (figure, measured, reference, ratio, goal, met)
 def row(fig, measured, ref, ratio, goal, met):
@@ -91,12 +98,7 @@ def row(fig, measured, ref, ratio, goal, met):
 def fmt(v, f="{:.2f}"):
     return "?" if v is None else f.format(v)
 
-b = {}
-try:
-    b = json.loads(text("ornic-bench"))
-except ValueError:
-    pass
-g = b.get
+g = summary("ornic-bench", ".txt").get
 for order, key, ref in (("ring order", "decode", "ref"), ("shuffled", "decode_shuffled", "ref_shuffled")):
     share = g(key + "_share_median")
     row(f"library decode, 88-byte mixed frames, {order}",
@@ -107,39 +109,33 @@ r = g("icrc_ratio_mixed_median")
 row("iCRC verify, mixed frames", f"{fmt(g('icrc_gbps_mixed_median'), '{:.1f}')} GB/s",
     f"raw CRC-32 {fmt(g('raw_crc_gbps_mixed_median'), '{:.1f}')} GB/s", fmt(r), "(reported)", None)
 
-for what, pat, goal in (("--stats", r"ornic-decode --stats", 1.6), ("text", r"ornic-decode \(text\)", 2.5),
-                        ("--json", r"ornic-decode --json", 4.0)):
-    m = re.search(r"^" + pat + r"\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)", text("decode-io"), re.M)
-    c = re.search(r"^cat FILE\s+([\d.]+)", text("decode-io"), re.M)
-    ratio = float(m.group(3)) if m else None
+d = summary("decode-io")
+med, cat = d.get("cpu_s_median", {}), d.get("cpu_s_median", {}).get("cat")
+for what, key, goal in (("--stats", "stats", 1.6), ("text", "text", 2.5), ("--json", "json", 4.0)):
+    ratio = d.get("x_cat_median", {}).get(key)
     row(f"ornic-decode {what}, 1 KiB-frame capture" + (" (200k frames)" if quick else " (1M frames)"),
-        f"{m.group(1)} s CPU" if m else "?", f"cat {c.group(1)} s" if c else "?",
+        f"{fmt(med.get(key), '{:.3f}')} s CPU", f"cat {fmt(cat, '{:.3f}')} s",
         fmt(ratio), f"<= {goal}", ratio is not None and ratio <= goal)
 
-t = text("pcapgen-io")
-m = re.search(r"^\s*ornic-pcapgen -> /dev/null\s+([\d.]+) GB/s median", t, re.M)
-d = re.search(r"^\s*dd bs=.*?\s([\d.]+) GB/s median", t, re.M)
-q = re.search(r"ornic-pcapgen / dd:\s+([\d.]+)x median", t)
-gbs = float(m.group(1)) if m else None
+p = summary("pcapgen-io").get
+gbs, dd = p("pcapgen_gbs_median"), p("dd_gbs_median")
 row("ornic-pcapgen --bench, 1 KiB frames to /dev/null", f"{fmt(gbs)} GB/s",
-    f"dd of the same bytes {d.group(1)} GB/s" if d else "?", fmt(float(q.group(1)) if q else None),
+    f"dd of the same bytes {fmt(dd)} GB/s", fmt(gbs / dd if gbs and dd else None),
     ">= 2.5 GB/s", gbs is not None and gbs >= 2.5)
-m = re.search(r"--wqe-size 1M\s+([\d.]+) MB max RSS", t)
-mb = float(m.group(1)) if m else None
+mb = p("rss_kb_1M") / 1024 if p("rss_kb_1M") else None
 row("ornic-pcapgen --qps 1000, 1 MiB WQEs: max RSS", f"{fmt(mb, '{:.1f}')} MB", "", "", "< 64 MB",
     mb is not None and mb < 64)
 
 if text("dissector-speed"):
-    m = re.search(r"CPU time \(user\+sys\): stock ([\d.]+) s, with the plugin ([\d.]+) s, ratio ([\d.]+)",
-                  text("dissector-speed"))
-    ratio = float(m.group(3)) if m else None
-    row("tshark with the plugin, RoCEv2 capture", f"{m.group(2)} s CPU" if m else "?",
-        f"stock tshark {m.group(1)} s" if m else "?", fmt(ratio), "<= 1.3", ratio is not None and ratio <= 1.3)
-    m = re.search(r"plugin over stock: ([\d.]+) bytes per frame", text("dissector-memory"))
-    bpf = float(m.group(1)) if m else None
-    s = re.search(r"stock tshark (\d+) KB, with the plugin (\d+) KB", text("dissector-memory"))
-    row("plugin memory, tshark -2 on ORNIC frames", f"{s.group(2)} KB" if s else "?",
-        f"stock {s.group(1)} KB" if s else "?", f"+{fmt(bpf, '{:.0f}')} B/frame", "<= +80 B/frame",
+    s = summary("dissector-speed").get
+    ratio = s("cpu_ratio")
+    row("tshark with the plugin, RoCEv2 capture", f"{fmt(s('plugin_cpu_s'), '{:.3f}')} s CPU",
+        f"stock tshark {fmt(s('stock_cpu_s'), '{:.3f}')} s", fmt(ratio), "<= 1.3",
+        ratio is not None and ratio <= 1.3)
+    m = summary("dissector-memory").get
+    bpf = m("bytes_per_frame")
+    row("plugin memory, tshark -2 on ORNIC frames", f"{fmt(m('plugin_kb'), '{:.0f}')} KB",
+        f"stock {fmt(m('stock_kb'), '{:.0f}')} KB", f"+{fmt(bpf, '{:.0f}')} B/frame", "<= +80 B/frame",
         bpf is not None and bpf <= 80)
 
 head = ("figure", "measured", "reference (same run)", "ratio", "goal", "met")

@@ -19,14 +19,16 @@
 # measured in one run, never across runs.
 # Usage: scripts/bench-decode-io.sh [--build DIR] [--frames N] [--rounds R]
 #          [--file PCAP] [--decoder BIN] [--compare OLD_BIN] [--keep]
+#          [--summary FILE]
 #   --file: use (or create, with --frames) this capture; --keep: do not
 #   delete a generated one; --compare: also measure OLD_BIN (e.g. a build of
 #   the previous commit) in the same rounds. ORNIC_DECODE_READER=libpcap in
 #   the environment measures the libpcap reader instead of the tool's own
-#   (core/reader.c).
+#   (core/reader.c). --summary: also write the figures as one JSON object
+#   (what scripts/bench-all.sh reads).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-build=$root/build frames=1000000 rounds=7 file='' dec='' keep='' old=''
+build=$root/build frames=1000000 rounds=7 file='' dec='' keep='' old='' summary=''
 while (($#)); do
   case $1 in
     --build) build=$2; shift 2 ;;
@@ -36,7 +38,8 @@ while (($#)); do
     --decoder) dec=$2; shift 2 ;;
     --compare) old=$2; shift 2 ;;
     --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    --summary) summary=$2; shift 2 ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
     *) echo "bench-decode-io: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -94,9 +97,9 @@ size=$(stat -c %s "$file")
 echo "capture: $file ($size bytes, $frames frames); $rounds interleaved rounds"
 echo "decoder: $dec${ORNIC_DECODE_READER:+ (ORNIC_DECODE_READER=$ORNIC_DECODE_READER)}"
 [[ -n $old ]] && echo "compared with: $old"
-python3 - "$tmp" "${names[@]}" << 'EOF'
-import statistics, sys
-tmp, names = sys.argv[1], sys.argv[2:]
+python3 - "$tmp" "$summary" "$frames" "$rounds" "${names[@]}" << 'EOF'
+import json, statistics, sys
+tmp, summary, frames, rounds, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 t = {n: [float(x) for x in open(f"{tmp}/t.{n}")] for n in names}
 med = {n: statistics.median(v) for n, v in t.items()}
 low = {n: min(v) for n, v in t.items()}
@@ -107,4 +110,9 @@ print(f"{'CPU seconds':22} {'median':>8} {'min':>8} {'x cat (median)':>15} {'x c
 for n in names:
     print(f"{labels[n]:22} {med[n]:8.3f} {low[n]:8.3f} {med[n] / med['cat']:15.2f} "
           f"{low[n] / low['cat']:12.2f}")
+if summary:
+    with open(summary, "w") as f:
+        json.dump({"frames": int(frames), "rounds": int(rounds),
+                   "cpu_s_median": med, "cpu_s_min": low,
+                   "x_cat_median": {n: med[n] / med["cat"] for n in names}}, f)
 EOF

@@ -13,16 +13,18 @@
 # With --baseline DIR, a second build (e.g. the tree before a change) runs in
 # the same rounds, and the ratios new / baseline are printed too.
 # Usage: scripts/bench-pcapgen-io.sh [--build DIR] [--baseline DIR] [--rounds N] [--packets N]
+#          [--summary FILE]   (also the figures as one JSON object, for bench-all.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib/median.sh"
-build=$root/build baseline= rounds=7 packets=1000000
+build=$root/build baseline='' rounds=7 packets=1000000 summary=''
 while (($#)); do
   case $1 in
     --build) build=$2; shift 2 ;;
     --baseline) baseline=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --packets) packets=$2; shift 2 ;;
+    --summary) summary=$2; shift 2 ;;
     -h|--help) sed -n '3,16p' "$0"; exit 0 ;;
     *) echo "bench-pcapgen-io: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -74,11 +76,13 @@ for ((r = 1; r <= rounds; r++)); do
   cpus[dd]+=" $c" walls[dd]+=" $w"
 done
 
+best() { tr ' ' '\n' <<<"$1" | grep . | sort -g | head -1; } # the least of a list
+
 # row NAME KEY: median and best GB/s of CPU time, median of wall time.
 row() {
   local med best wmed
   med=$(median "${cpus[$2]}")
-  best=$(tr ' ' '\n' <<<"${cpus[$2]}" | grep . | sort -g | head -1)
+  best=$(best "${cpus[$2]}")
   wmed=$(median "${walls[$2]}")
   printf '  %-34s %6s GB/s median %6s best   (CPU s: %s; wall median %s s)\n' "$1" \
     "$(gbs "$med")" "$(gbs "$best")" "${cpus[$2]# }" "$wmed"
@@ -86,8 +90,7 @@ row() {
 ratio() { # KEY_A KEY_B: A's rate / B's rate, on medians and on bests
   local am bm ab bb
   am=$(median "${cpus[$1]}") bm=$(median "${cpus[$2]}")
-  ab=$(tr ' ' '\n' <<<"${cpus[$1]}" | grep . | sort -g | head -1)
-  bb=$(tr ' ' '\n' <<<"${cpus[$2]}" | grep . | sort -g | head -1)
+  ab=$(best "${cpus[$1]}") bb=$(best "${cpus[$2]}")
   awk -v am="$am" -v bm="$bm" -v ab="$ab" -v bb="$bb" \
     'BEGIN { printf "%.2fx median, %.2fx best", bm / am, bb / ab }'
 }
@@ -102,6 +105,7 @@ if [[ -n $baseline ]]; then
 fi
 
 echo "memory at --qps 1000 --wqes 2 (max RSS, /usr/bin/time), one run each:"
+declare -A rss_kb
 for size in 256K 1M; do
   for i in "${!gens[@]}"; do
     name=ornic-pcapgen
@@ -109,6 +113,7 @@ for size in 256K 1M; do
     /usr/bin/time -f '%M %U %S' -o "$tmp/time" "${gens[$i]}" --qps 1000 --wqe-size "$size" --wqes 2 \
       -q -o /dev/null --summary-json "$tmp/q.json"
     read -r kb u s <"$tmp/time"
+    ((i == 0)) && rss_kb[$size]=$kb
     frames=$(python3 -c "import json; print(json.load(open('$tmp/q.json'))['packets_captured'])")
     awk -v n="$name" -v z="$size" -v kb="$kb" -v u="$u" -v s="$s" -v f="$frames" 'BEGIN {
       cs = u + s
@@ -116,3 +121,8 @@ for size in 256K 1M; do
              n, z, kb / 1024, cs, cs * 1e9 / f, f }'
   done
 done
+if [[ -n $summary ]]; then
+  printf '{"packets": %d, "rounds": %d, "bytes": %d, "pcapgen_gbs_median": %s, "pcapgen_gbs_best": %s, "dd_gbs_median": %s, "dd_gbs_best": %s, "rss_kb_256K": %d, "rss_kb_1M": %d}\n' \
+    "$packets" "$rounds" "$bytes" "$(gbs "$(median "${cpus[g0]}")")" "$(gbs "$(best "${cpus[g0]}")")" \
+    "$(gbs "$(median "${cpus[dd]}")")" "$(gbs "$(best "${cpus[dd]}")")" "${rss_kb[256K]}" "${rss_kb[1M]}" > "$summary"
+fi

@@ -10,17 +10,19 @@
 # runs interleaved; with -o ornic.analyze:FALSE too, to show what is the
 # analysis' and what is the dissector's.
 # Usage: scripts/dissector-memory.sh [--build DIR] [--plugin ornic.so] [--runs N] [--wqes N]
+#          [--summary FILE]   (also the figures as one JSON object, for bench-all.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/lib/median.sh"
-build=$root/build plugin= runs=5 wqes=50
+build=$root/build plugin='' runs=5 wqes=50 summary=''
 while (($#)); do
   case $1 in
     --build) build=$2; shift 2 ;;
     --plugin) plugin=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --wqes) wqes=$2; shift 2 ;;
-    -h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+    --summary) summary=$2; shift 2 ;;
+    -h|--help) sed -n '3,13p' "$0"; exit 0 ;;
     *) echo "dissector-memory: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -58,3 +60,7 @@ echo "capture: ornic-pcapgen --wqes $wqes --wqe-size 4M --loss 0.001: $frames fr
 printf 'stock tshark %d KB, with the plugin %d KB, without its analysis %d KB\n' "$s" "$p" "$n"
 printf 'plugin over stock: %.1f bytes per frame (target <= 80); without the analysis: %.1f\n' \
   "$(echo "($p - $s) * 1024 / $frames" | bc -l)" "$(echo "($n - $s) * 1024 / $frames" | bc -l)"
+if [[ -n $summary ]]; then
+  printf '{"runs": %d, "frames": %d, "stock_kb": %d, "plugin_kb": %d, "no_analysis_kb": %d, "bytes_per_frame": %.2f}\n' \
+    "$runs" "$frames" "$s" "$p" "$n" "$(echo "($p - $s) * 1024 / $frames" | bc -l)" > "$summary"
+fi

@@ -9,18 +9,21 @@
 #      without tshark's start-up (measured on a one-packet file);
 #   2. an ORNIC capture: packets/s with the plugin, with and without tshark's
 #      start-up time.
-# Usage: scripts/dissector-speed.sh [--runs N] [--wqes N] [--build DIR] [--plugin ornic.so] [-- TSHARK ARGS]
+# Usage: scripts/dissector-speed.sh [--runs N] [--wqes N] [--build DIR] [--plugin ornic.so]
+#          [--summary FILE] [-- TSHARK ARGS]
+#   --summary: also the figures as one JSON object (for scripts/bench-all.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-runs=5 wqes=64 build=$root/build plugin= targs=()
+runs=5 wqes=64 build=$root/build plugin='' summary='' targs=()
 while (($#)); do
   case $1 in
     --runs) runs=$2; shift 2 ;;
     --wqes) wqes=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --plugin) plugin=$2; shift 2 ;;
+    --summary) summary=$2; shift 2 ;;
     --) shift; targs=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "dissector-speed: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -91,3 +94,8 @@ printf '  CPU time without start-up (minus a one-packet file: stock %.3f s, plug
 printf 'ORNIC capture, %d packets: %.3f s wall with the plugin = %.0f packets/s; CPU %.3f s = %.0f packets/s (%.0f packets/s without start-up)\n' \
   "$n_ornic" "${W[ornic]}" "$(ratio "$n_ornic" "${W[ornic]}")" "${C[ornic]}" \
   "$(ratio "$n_ornic" "${C[ornic]}")" "$(echo "$n_ornic / (${C[ornic]} - ${C[start]})" | bc -l)"
+if [[ -n $summary ]]; then
+  printf '{"runs": %d, "roce_packets": %d, "stock_cpu_s": %.3f, "plugin_cpu_s": %.3f, "cpu_ratio": %.4f, "stock_wall_s": %.3f, "plugin_wall_s": %.3f}\n' \
+    "$runs" "$n_roce" "${C[stock]}" "${C[plugin]}" "$(ratio "${C[plugin]}" "${C[stock]}")" \
+    "${W[stock]}" "${W[plugin]}" > "$summary"
+fi
