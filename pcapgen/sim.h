@@ -62,7 +62,8 @@ stats *sim_stats(sim *s);
 /* A frame preset with this node's addresses (Ethernet, IPv4, UDP dport,
  * P_Key): every field an encoder reads, link through payload_len (payload
  * NULL, no extension header set). The fields after payload_len, which decode
- * alone fills (offsets, iCRC, ...), are left as they were. */
+ * alone fills (offsets, iCRC, ...), are left as they were: ornic_frame_encode
+ * reads none of them (ornic/frame.h; test_frame's encode_ignores_decode_outputs). */
 void sim_frame(const sim *s, int node, ornic_frame *f);
 
 /* Chooses the path (UDP source port 0xC000 + path) and the IP ID, encodes f

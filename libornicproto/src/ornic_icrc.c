@@ -27,7 +27,12 @@
  * read from the frame itself: the CRC then runs once over the unmodified
  * bytes, with no copy and no short second call (CRC backends are slowest on
  * short, freshly written buffers). False for other layouts (IPv4 options). */
-/* IPv4 without options (h[0] == 0x45), UDP, BTH. */
+/* IPv4 without options, UDP, BTH: nearly every RoCEv2 frame. */
+static inline bool ipv4_plain(const uint8_t *h, size_t bth_rel) {
+  return h[0] == 0x45 && bth_rel == 20 + 8;
+}
+
+/* The seed change of that layout (ipv4_plain). */
 static inline uint32_t ipv4_delta(const uint8_t *h) {
   return FLIP(1, h[1]) ^ FLIP(8, h[8]) ^ FLIP(10, h[10]) ^ FLIP(11, h[11]) /* TOS, TTL, csum */
          ^ FLIP(26, h[26]) ^ FLIP(27, h[27])                               /* UDP checksum */
@@ -36,7 +41,7 @@ static inline uint32_t ipv4_delta(const uint8_t *h) {
 
 static bool seed_delta(const uint8_t *h, int l3_kind, size_t bth_rel, uint32_t *delta) {
   if (l3_kind == ORNIC_L3_IPV4) {
-    if (h[0] != 0x45 || bth_rel != 20 + 8) return false;
+    if (!ipv4_plain(h, bth_rel)) return false;
     *delta = ipv4_delta(h);
     return true;
   }
@@ -133,7 +138,7 @@ static inline int icrc_at(const uint8_t *l3, size_t len, int kind, size_t bth_of
   /* bth_off + 12 <= len: l3[0] is there. IPv4 without options, nearly every
    * RoCEv2 frame, passes check_layout by construction: its seed change
    * directly, without the general layout checks. */
-  if (kind == ORNIC_L3_IPV4 && l3[0] == 0x45 && bth_off == 20 + 8) {
+  if (kind == ORNIC_L3_IPV4 && ipv4_plain(l3, bth_off)) {
     *icrc = ornic_crc32_inline(ICRC_SEED_AFTER_LRH ^ ipv4_delta(l3), l3, icrc_off);
     return ORNIC_OK;
   }

@@ -247,6 +247,8 @@ ORNIC_API size_t ornic_frame_explain_malformed(const ornic_frame *f, char *buf, 
  * flow_label, src, dst GIDs) when l3 is ORNIC_L3_GRH, then bth, ext and
  * payload as above; the iCRC and the VCRC are computed (PktLen is 11 bits:
  * a larger packet is ORNIC_ERR_INVALID_ARG).
+ * No other field is read: decode's outputs (payload_caplen, pad_len, the
+ * iCRC and VCRC, the offsets, caplen, malformed, layers) may hold anything.
  * out and f must be non-NULL. */
 ORNIC_API ornic_ssize ornic_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f);
 
