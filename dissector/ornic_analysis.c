@@ -43,9 +43,9 @@ static ornic_analysis *engine;
 typedef struct {
   guint32 flags, pmtu, layer;
   guint32 mask; /* the residuals the record carries (bit i: rfields[i]) */
-  guint8 role, once;
+  guint8 role;
   guint8 slot; /* the record has an acked_in slot */
-  guint8 pad_;
+  guint8 pad_[2];
 } shape_key;
 
 /* A record's context: its conversation direction and WQE, shared by every
@@ -268,9 +268,9 @@ static guint8 *chunk_at, *chunk_end;
 static GArray *blocks;       /* block, in capture order */
 static guint32 last_frame;   /* of the last record */
 static GHashTable *overflow; /* record -> acked_in, when its slot cannot hold it */
-
-/* (conversation, direction) -> ORNIC_ONCE_* kinds already shown. */
-static GHashTable *once_seen;
+/* (conversation, direction) -> 1 + the first PSN seen in that PSN space:
+ * the base of relative PSNs, as TCP's relative sequence numbers. */
+static GHashTable *psn_bases;
 
 /* One record, read. */
 typedef struct {
@@ -412,7 +412,6 @@ static void pack(const ornic_pkt *p, guint32 frame, guint32 layer, guint32 psn) 
   sk.pmtu = p->v.pmtu;
   sk.layer = layer;
   sk.role = p->v.role;
-  sk.once = p->once;
   /* Requests are what ACKs cover. */
   sk.slot = p->v.role == ORNIC_AN_ROLE_REQUEST;
   ck.wqe_start_addr = p->v.wqe_start_addr;
@@ -468,7 +467,6 @@ static ornic_pkt *unpack(const rec_view *r, guint32 psn, wmem_allocator_t *pool)
   p->v.flags = s->flags;
   p->v.pmtu = s->pmtu;
   p->v.role = s->role;
-  p->once = s->once;
   p->v.wqe_start_addr = c->wqe_start_addr;
   p->v.wqe_frame = c->wqe_frame;
   p->v.conv = c->conv;
@@ -506,13 +504,13 @@ static void state_free(void) {
   if (chunks) g_ptr_array_free(chunks, TRUE);
   if (blocks) g_array_free(blocks, TRUE);
   if (overflow) g_hash_table_destroy(overflow);
+  if (psn_bases) g_hash_table_destroy(psn_bases);
+  psn_bases = NULL;
   dict_free(&shapes);
   dict_free(&ctxs);
-  if (once_seen) g_hash_table_destroy(once_seen);
   chunks = NULL;
   blocks = NULL;
   overflow = NULL;
-  once_seen = NULL;
   chunk_at = chunk_end = NULL;
   last_frame = 0;
   memset(&cursor, 0, sizeof(cursor));
@@ -529,9 +527,9 @@ static void state_new(void) {
   chunks = g_ptr_array_new_with_free_func(g_free);
   blocks = g_array_new(FALSE, FALSE, sizeof(block));
   overflow = g_hash_table_new(g_direct_hash, g_direct_equal);
+  psn_bases = g_hash_table_new(g_direct_hash, g_direct_equal);
   dict_init(&shapes, sizeof(shape_key), shape_hash, shape_equal);
   dict_init(&ctxs, sizeof(ctx_key), ctx_hash, ctx_equal);
-  once_seen = g_hash_table_new(g_direct_hash, g_direct_equal);
 }
 
 static void analysis_init(void) {
@@ -553,20 +551,25 @@ void ornic_analysis_register(void) {
 
 const ornic_analysis *ornic_analysis_engine(void) { return engine; }
 
-/* The first packet of each capture-artefact kind in a conversation direction
- * carries its expert info; the others only the field. */
-static guint8 first_of_kind(const ornic_an_verdict *v) {
-  guint8 kinds = 0;
-  if (v->flags & ORNIC_AN_NOT_CAPTURED) kinds |= ORNIC_ONCE_NOT_CAPTURED;
-  if (v->flags & ORNIC_AN_ADDR_UNKNOWN) kinds |= ORNIC_ONCE_ADDR_UNKNOWN;
-  if (v->flags & ORNIC_AN_PMTU_UNKNOWN) kinds |= ORNIC_ONCE_PMTU_UNKNOWN;
-  if (v->flags & ORNIC_AN_BEFORE_CAPTURE) kinds |= ORNIC_ONCE_BEFORE_CAPTURE;
-  if (!kinds) return 0;
-  gpointer key = GUINT_TO_POINTER((v->conv << 1) | (v->dir & 1u));
-  guint8 seen = (guint8)GPOINTER_TO_UINT(g_hash_table_lookup(once_seen, key));
-  guint8 fresh = kinds & (guint8)~seen;
-  if (fresh) g_hash_table_insert(once_seen, key, GUINT_TO_POINTER((guint)(seen | fresh)));
-  return fresh;
+static gpointer psn_base_key(guint32 conv, guint8 dir) {
+  return GUINT_TO_POINTER((conv << 1) | (dir & 1u));
+}
+
+/* First pass: the first PSN of each PSN space is its base. A CNP's PSN is
+ * not of the space. */
+static void note_psn_base(const ornic_an_verdict *v, guint32 psn) {
+  if (v->role != ORNIC_AN_ROLE_REQUEST && v->role != ORNIC_AN_ROLE_RESPONSE) return;
+  gpointer key = psn_base_key(v->conv, v->dir);
+  if (!g_hash_table_contains(psn_bases, key))
+    g_hash_table_insert(psn_bases, key, GUINT_TO_POINTER(psn + 1u));
+}
+
+gboolean ornic_analysis_psn_base(guint32 conv, guint8 dir, guint32 *base) {
+  guint b =
+      psn_bases ? GPOINTER_TO_UINT(g_hash_table_lookup(psn_bases, psn_base_key(conv, dir))) : 0;
+  if (!b) return FALSE;
+  *base = b - 1u;
+  return TRUE;
 }
 
 static void note_qps(ornic_pkt *p) {
@@ -605,7 +608,7 @@ const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input 
   p = wmem_new0(pinfo->pool, ornic_pkt);
   p->v = v;
   p->acked_in = cur_acked <= G_MAXUINT32 ? (guint32)cur_acked : 0;
-  p->once = first_of_kind(&v);
+  note_psn_base(&v, psn);
   note_qps(p);
   /* Records stay sorted by frame; a frame before the last one stored (not
    * expected in a first pass) is shown, not stored. */

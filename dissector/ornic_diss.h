@@ -8,6 +8,8 @@
 #include <epan/packet.h>
 #include <epan/expert.h>
 
+#include "ornic_compat.h"
+
 #include <ornic/ornic.h>
 #include <ornic/analysis.h>
 
@@ -32,12 +34,12 @@ typedef struct {
   int an, an_conv, an_dir, an_role, an_resp_qp, an_req_qp, an_pmtu, an_addr, an_addr_unknown,
       an_pmtu_unknown, an_wqe, an_new_wqe, an_wqe_start_psn, an_wqe_last_psn, an_wqe_pkt,
       an_wqe_npkts, an_wqe_start_addr, an_wqe_len, an_wqe_frame, an_read_frame, an_read_retry,
-      an_hpsn, an_epsn, an_ooo, an_ooo_distance, an_otd_exceeded, an_hole_first, an_hole_count,
-      an_flags, an_dup, an_first_frame, an_retrans, an_nak_frame, an_probe, an_loss,
+      an_hpsn, an_epsn, an_ooo, an_ooo_distance, an_repeat_distance, an_otd_exceeded, an_hole_first,
+      an_hole_count, an_flags, an_dup, an_first_frame, an_retrans, an_nak_frame, an_probe, an_loss,
       an_loss_first_psn, an_loss_count, an_nak, an_nak_lost, an_ack_stale, an_not_captured,
       an_not_captured_first, an_not_captured_count, an_acked_in, an_ack_prev, an_ack_newly,
       an_ack_frame_of, an_msn_delta, an_wqe_completed, an_ecn, an_before_capture, an_untracked,
-      an_paired, an_time_delta, an_ack_rtt, an_wqe_time, an_read_time;
+      an_paired, an_psn_relative, an_time_delta, an_ack_rtt, an_wqe_time, an_read_time;
 } ornic_hf_ids;
 extern ornic_hf_ids hf;
 
@@ -50,14 +52,15 @@ extern ornic_ett_ids ett;
 typedef struct {
   expert_field icrc_bad, icrc_not_captured, malformed, truncated, unknown_opcode, lint,
       addr_unknown, ooo, dup, retrans, loss, nak, ecn, ack_stale, not_captured, before_capture,
-      no_ip, pmtu_unknown, wqe_done;
+      no_ip, pmtu_unknown, wqe_done, otd_exceeded;
 } ornic_ei_ids;
 extern ornic_ei_ids ei;
 
 /* Preferences. */
 extern gint ornic_pref_pmtu; /* 0: learn from traffic */
 extern guint ornic_pref_otd;
-extern gboolean ornic_pref_analyze; /* FALSE: no analysis, no engine */
+extern ornic_ws_bool ornic_pref_analyze;      /* FALSE: no analysis, no engine */
+extern ornic_ws_bool ornic_pref_relative_psn; /* ornic.analysis.psn_relative shown */
 
 void ornic_register_fields(void (*prefs_apply)(void));
 
@@ -78,21 +81,11 @@ const ornic_hdr_view *ornic_view(guint16 hdr_bit);
 extern const ornic_field_layout *ornic_fl_aeth_syndrome, *ornic_fl_nak_base;
 
 /* ---- per-packet analysis (ornic_analysis.c) -------------------------------- */
-/* Capture artefacts whose expert info is shown once per conversation
- * direction: the packet that is the first of its kind holds the bit. */
-enum {
-  ORNIC_ONCE_NOT_CAPTURED = 1u << 0,
-  ORNIC_ONCE_ADDR_UNKNOWN = 1u << 1,
-  ORNIC_ONCE_PMTU_UNKNOWN = 1u << 2,
-  ORNIC_ONCE_BEFORE_CAPTURE = 1u << 3
-};
-
 /* What the first pass stored for one packet (file scope). */
 typedef struct {
   ornic_an_verdict v;
   guint32 acked_in;        /* first ACK covering it (filled by the engine's on_acked) */
   guint32 req_qp, resp_qp; /* of the packet's direction, as known then; G_MAXUINT32 unknown */
-  guint8 once;             /* ORNIC_ONCE_* */
 } ornic_pkt;
 
 void ornic_analysis_register(void);
@@ -106,6 +99,9 @@ const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input 
  * stored, without analysing anything (menus, conversation filters); FALSE
  * when the frame has none. */
 gboolean ornic_analysis_stored_conv(packet_info *pinfo, guint32 *conv, guint8 *dir);
+/* The first PSN seen in a conversation direction's PSN space (the base of
+ * relative PSNs); FALSE when none was seen. */
+gboolean ornic_analysis_psn_base(guint32 conv, guint8 dir, guint32 *base);
 /* The capture's engine (NULL outside a capture file), for the statistics. */
 const ornic_analysis *ornic_analysis_engine(void);
 /* "10.0.0.1 QP 0x000011 <-> 10.0.0.2 QP 0x000022" with the QPs known when
@@ -122,9 +118,17 @@ typedef struct {
   guint8 icrc_status; /* PROTO_CHECKSUM_E_* */
   gboolean malformed;
   guint16 udp_srcport; /* the path the sender chose (0: not over UDP) */
+  /* The packet as decoded (its PSN; its payload, a view into the frame's
+   * bytes, valid while the taps run), for Follow ORNIC QP stream. */
+  const ornic_frame *f;
 } ornic_tap_info;
 
 void ornic_register_stats(void);
+
+/* ---- Service Response Time and Follow (ornic_srt.c, ornic_follow.c) --------- */
+/* Called from ornic_stats.c's tap registration. */
+void ornic_register_srt(void);
+void ornic_register_follow(void);
 
 /* ---- dissection helpers -------------------------------------------------- */
 /* The BTH and the headers of f in `which` (ORNIC_HDR_* bits); a NAK's lost

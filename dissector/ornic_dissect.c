@@ -6,6 +6,8 @@
  * opcodes, CNP, iCRC, analysis) beside it. */
 #include "ornic_diss.h"
 
+#include <epan/conversation.h>
+#include <epan/exceptions.h>
 #include <epan/prefs.h>
 #include <epan/proto_data.h>
 #include <epan/tap.h>
@@ -18,6 +20,12 @@ static dissector_handle_t ornic_handle;
 static dissector_handle_t rocev1_handle;       /* EtherType 0x8915: stock's decode, our checks */
 static dissector_handle_t stock_rroce_handle;  /* packet-infiniband.c's RoCEv2 handle */
 static dissector_handle_t stock_rocev1_handle; /* and its RoCEv1 (EtherType) handle */
+/* ERF's record type for an InfiniBand packet from the LRH (wiretap/erf_record.h). */
+#ifndef ERF_TYPE_INFINIBAND
+#define ERF_TYPE_INFINIBAND 21
+#endif
+static dissector_handle_t ib_handle; /* native IB in ERF records: stock's decode, our checks */
+static dissector_handle_t stock_ib_handle; /* packet-infiniband.c's handle for ERF type 21 */
 static int proto_infiniband = -1;
 
 /* Where the library decoded this packet from. */
@@ -302,25 +310,29 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
   if (f->bth.becn) col_append_str(pinfo->cinfo, COL_INFO, " BECN");
 }
 
+/* The analysis tags, put before the rest of Info as TCP puts "[TCP
+ * Retransmission]" (the column's end is what a narrow window cuts off), and
+ * fenced so that nothing later replaces them. */
 static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
+  wmem_strbuf_t *t = wmem_strbuf_new(pinfo->pool, "");
   if (an) {
     const ornic_an_verdict *v = &an->v;
     if (v->flags & ORNIC_AN_DUP)
-      col_append_str(pinfo->cinfo, COL_INFO, " [Duplicate]");
+      wmem_strbuf_append(t, "[Duplicate] ");
     else if (v->flags & ORNIC_AN_RETRANS)
-      col_append_str(pinfo->cinfo, COL_INFO, " [Retransmission]");
+      wmem_strbuf_append(t, "[Retransmission] ");
     else if (v->flags & ORNIC_AN_OOO)
-      col_append_fstr(pinfo->cinfo, COL_INFO, " [OOO %u]", v->ooo_distance);
-    if (v->flags & ORNIC_AN_NAK) col_append_str(pinfo->cinfo, COL_INFO, " [NAK]");
+      wmem_strbuf_append_printf(t, "[OOO %u] ", v->ooo_distance);
+    if (v->flags & ORNIC_AN_NAK) wmem_strbuf_append(t, "[NAK] ");
     if (v->flags & ORNIC_AN_OTD_EXCEEDED) /* as ornic-decode's tag */
-      col_append_fstr(pinfo->cinfo, COL_INFO, " [OTD exceeded: %u from %u]", v->hole_count,
-                      v->hole_first);
-    if (v->flags & ORNIC_AN_LOSS)
-      col_append_fstr(pinfo->cinfo, COL_INFO, " [Loss: %u lost]", v->loss_count);
+      wmem_strbuf_append_printf(t, "[OTD exceeded: %u from %u] ", v->hole_count, v->hole_first);
+    if (v->flags & ORNIC_AN_LOSS) wmem_strbuf_append_printf(t, "[Loss: %u lost] ", v->loss_count);
     if (v->flags & ORNIC_AN_NOT_CAPTURED)
-      col_append_fstr(pinfo->cinfo, COL_INFO, " [Not captured: %u]", v->not_captured);
+      wmem_strbuf_append_printf(t, "[Not captured: %u] ", v->not_captured);
   }
-  if (icrc == PROTO_CHECKSUM_E_BAD) col_append_str(pinfo->cinfo, COL_INFO, " [BAD iCRC]");
+  if (icrc == PROTO_CHECKSUM_E_BAD) wmem_strbuf_append(t, "[BAD iCRC] ");
+  if (wmem_strbuf_get_len(t))
+    col_prepend_fence_fstr(pinfo->cinfo, COL_INFO, "%s", wmem_strbuf_get_str(t));
 }
 
 /* ---- the dissector ------------------------------------------------------------- */
@@ -394,6 +406,7 @@ static void dissect_located(tvbuff_t *tvb, packet_info *pinfo, proto_tree *paren
     ornic_tap_info *tap = wmem_new0(pinfo->pool, ornic_tap_info);
     tap->an = an;
     tap->opcode = f->bth.opcode;
+    tap->f = f;
     tap->icrc_status = icrc;
     tap->malformed = own && loc->rc != ORNIC_OK && loc->rc != ORNIC_ERR_TRUNCATED;
     /* The frame's UDP header: the stock RoCE dissector re-aims pinfo's ports at the QPs. */
@@ -404,6 +417,116 @@ static void dissect_located(tvbuff_t *tvb, packet_info *pinfo, proto_tree *paren
   }
 }
 
+/* Stock's dissector on tvb, then the ORNIC item of loc (on `ours`) inside
+ * stock's: also when stock throws. Its payload heuristics can (RPC-over-RDMA
+ * on a 2-4 byte RC SEND, as rdma_cm and rping send, mostly when a packet is
+ * dissected again), and the iCRC verdict and the analysis, which the next
+ * packets' analysis depends on, must not depend on whether a stock payload
+ * dissector succeeded. The exception goes on up, so stock's own verdict
+ * (Malformed, ...) stays as stock shows it. */
+static int stock_then_located(dissector_handle_t stock, tvbuff_t *tvb, tvbuff_t *ours,
+                              packet_info *pinfo, proto_tree *tree, void *data,
+                              const located *loc) {
+  volatile int n = 0;
+  TRY { n = call_dissector_with_data(stock, tvb, pinfo, tree, data); }
+  CATCH_ALL {
+    if (ours) dissect_located(ours, pinfo, stock_parent(tree), loc, FALSE);
+    RETHROW;
+  }
+  ENDTRY;
+  if (ours) dissect_located(ours, pinfo, stock_parent(tree), loc, FALSE);
+  return n;
+}
+
+/* Once a flow towards a RoCEv2 port is seen, the reverse flow of that
+ * address/port pair is ours too: some NICs send from UDP source port = QPN,
+ * and a QPN such as 0x45 makes the responder's ACKs (4791 -> 69) TFTP by
+ * port, so the QP pair would lose half its packets. UDP offers a
+ * conversation's dissector before its ports (packet-udp.c), as TFTP and
+ * RTP take their data flows. Needed only when UDP would try the source
+ * port first (it tries the lower port first) and a dissector holds it: the
+ * common source ports (0xC000 up) cost nothing. First pass only; pinfo's
+ * ports are the UDP header's here, before stock's RoCE dissector re-aims
+ * them at the QPs. */
+static void claim_udp_conversation(packet_info *pinfo) {
+  if (PINFO_FD_VISITED(pinfo) || pinfo->ptype != PT_UDP || pinfo->flags.in_error_pkt ||
+      pinfo->srcport >= pinfo->destport)
+    return;
+  range_t *ports = prefs_get_range_value("ornic", "udp.port");
+  dissector_table_t udp = find_dissector_table("udp.port");
+  dissector_handle_t rival = udp ? dissector_get_uint_handle(udp, pinfo->srcport) : NULL;
+  if (!ports || !value_is_in_range(ports, pinfo->destport) || !rival || rival == ornic_handle)
+    return;
+  conversation_t *c = find_or_create_conversation(pinfo);
+  if (conversation_get_dissector(c, pinfo->num) != ornic_handle)
+    conversation_set_dissector(c, ornic_handle);
+}
+
+/* Whether this frame went to this dissector or stock's RoCE one. A
+ * postdissector runs with its own protocol pushed on pinfo->layers: the
+ * last layer is not looked at. */
+static gboolean decoded_as_roce(const packet_info *pinfo) {
+  wmem_list_frame_t *last = pinfo->layers ? wmem_list_tail(pinfo->layers) : NULL;
+  for (wmem_list_frame_t *l = pinfo->layers ? wmem_list_head(pinfo->layers) : NULL; l && l != last;
+       l = wmem_list_frame_next(l)) {
+    int id = GPOINTER_TO_INT(wmem_list_frame_data(l));
+    if (id == proto_ornic || id == proto_infiniband) return TRUE;
+  }
+  return FALSE;
+}
+
+/* The layer number a dissector UDP calls gets (pinfo->curr_layer_num on its
+ * entry): one more than the last UDP layer's position. 0 without UDP. */
+static guint32 layer_after_udp(const packet_info *pinfo) {
+  static int proto_udp = -1;
+  if (proto_udp == -1) proto_udp = proto_get_id_by_filter_name("udp");
+  guint32 n = 0, at = 0;
+  for (wmem_list_frame_t *l = pinfo->layers ? wmem_list_head(pinfo->layers) : NULL; l;
+       l = wmem_list_frame_next(l)) {
+    n++;
+    if (GPOINTER_TO_INT(wmem_list_frame_data(l)) == proto_udp) at = n;
+  }
+  return at ? at + 1 : 0;
+}
+
+/* A flow whose both ports another dissector wins: UDP tries the lower port
+ * first, so 69 -> 4791 (source port = QPN 0x45) is TFTP's and never reaches
+ * this dissector. After each frame of the first pass, a UDP datagram
+ * towards a RoCEv2 port that nobody decoded as RoCE is checked: when the
+ * library decodes the whole frame to a BTH with a good iCRC (a 32-bit
+ * proof that it is RoCE), its conversation is claimed as above, so the
+ * flow's later frames, and all of them in a second pass (GUI, tshark -2),
+ * are ORNIC's; and the frame is analysed now, under the layer number this
+ * dissector will have when UDP hands it the frame in the next pass (one
+ * after UDP's), so no later ACK finds its PSN missing and the second pass
+ * shows its verdict. */
+static int claim_missed_flow(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_,
+                             void *data _U_) {
+  if (PINFO_FD_VISITED(pinfo) || pinfo->ptype != PT_UDP || decoded_as_roce(pinfo)) return 0;
+  range_t *ports = prefs_get_range_value("ornic", "udp.port");
+  ornic_link link;
+  guint start = 0, cap = tvb_captured_length(tvb);
+  if (!ports || !value_is_in_range(ports, pinfo->destport) || !record_link(pinfo, &link, &start) ||
+      start >= cap)
+    return 0;
+  ornic_frame f;
+  const guint8 *p = tvb_get_ptr(tvb, (gint)start, (gint)(cap - start));
+  if (ornic_frame_decode(&f, p, cap - start, link, ORNIC_UDP_PORT_ANY) != ORNIC_OK ||
+      f.udp.dport != pinfo->destport || f.udp.sport != pinfo->srcport ||
+      ornic_icrc_verify(&f, p) != ORNIC_OK)
+    return 0;
+  claim_udp_conversation(pinfo);
+  guint32 layer = layer_after_udp(pinfo);
+  if (layer) {
+    ornic_an_input in = {.frame = pinfo->num,
+                         .sec = (int64_t)pinfo->abs_ts.secs,
+                         .nsec = (uint32_t)pinfo->abs_ts.nsecs,
+                         .f = &f};
+    ornic_analysis_packet(pinfo, &in, layer);
+  }
+  return 0;
+}
+
 static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
   located *loc = wmem_new(pinfo->pool, located);
   locate(tvb, pinfo, loc);
@@ -412,11 +535,11 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
   loc->layer = pinfo->curr_layer_num;
   const ornic_frame *f = &loc->f;
   gboolean have_bth = bth_read(loc);
+  if (have_bth) claim_udp_conversation(pinfo);
   gboolean own = !stock_rroce_handle || (have_bth && own_opcode(f->bth.opcode)) || !have_bth;
   if (!own) {
     drop_own_layer(pinfo);
-    call_dissector_with_data(stock_rroce_handle, tvb, pinfo, tree, data);
-    dissect_located(tvb, pinfo, stock_parent(tree), loc, FALSE);
+    stock_then_located(stock_rroce_handle, tvb, tvb, pinfo, tree, data, loc);
     return (int)tvb_captured_length(tvb);
   }
   col_set_str(pinfo->cinfo, COL_PROTOCOL, f->bth.opcode == ORNIC_OP_CNP ? "RoCEv2 CNP" : "ORNIC");
@@ -442,15 +565,34 @@ static int dissect_ornic(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, vo
 static int dissect_rocev1(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
   guint32 layer = pinfo->curr_layer_num; /* before stock's sub-dissectors, as dissect_ornic */
   drop_own_layer(pinfo);
-  int n = call_dissector_with_data(stock_rocev1_handle, tvb, pinfo, tree, data);
   located *loc = wmem_new0(pinfo->pool, located);
   loc->layer = layer;
-  if (!locate_in_frame(tvb, pinfo, loc) || loc->f.l3 != ORNIC_L3_GRH ||
-      loc->f.bth_off < loc->f.l3_off || loc->f.bth_off - loc->f.l3_off >= tvb_captured_length(tvb))
-    return n;
-  tvbuff_t *bth = tvb_new_subset_remaining(tvb, (gint)(loc->f.bth_off - loc->f.l3_off));
-  dissect_located(bth, pinfo, stock_parent(tree), loc, FALSE);
-  return n;
+  tvbuff_t *bth = NULL;
+  if (locate_in_frame(tvb, pinfo, loc) && loc->f.l3 == ORNIC_L3_GRH &&
+      loc->f.bth_off >= loc->f.l3_off && loc->f.bth_off - loc->f.l3_off < tvb_captured_length(tvb))
+    bth = tvb_new_subset_remaining(tvb, (gint)(loc->f.bth_off - loc->f.l3_off));
+  return stock_then_located(stock_rocev1_handle, tvb, bth, pinfo, tree, data, loc);
+}
+
+/* Native InfiniBand (ERF records of type INFINIBAND, as DAG cards capture
+ * an IB link): stock decodes it from the LRH; ORNIC adds its item (the iCRC
+ * and VCRC verified by the library's native-IB decode, PROTOCOL.md 2.7; the
+ * analysis, keyed by LIDs as ornic-decode keys it) on the bytes from the BTH
+ * on, as for RoCEv1. */
+static int dissect_native_ib(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data) {
+  guint32 layer = pinfo->curr_layer_num;
+  drop_own_layer(pinfo);
+  located *loc = wmem_new0(pinfo->pool, located);
+  loc->layer = layer;
+  guint cap = tvb_captured_length(tvb);
+  loc->base = tvb_get_ptr(tvb, 0, (gint)cap);
+  loc->rc = ornic_frame_decode(&loc->f, loc->base, cap, ORNIC_LINK_IB, ORNIC_UDP_PORT_ANY);
+  tvbuff_t *bth = NULL;
+  if ((loc->f.layers & ORNIC_LAYER_BTH) && loc->f.bth_off < cap) {
+    loc->from_frame = TRUE;
+    bth = tvb_new_subset_remaining(tvb, (gint)loc->f.bth_off);
+  }
+  return stock_then_located(stock_ib_handle, tvb, bth, pinfo, tree, data, loc);
 }
 
 void proto_register_ornic(void);
@@ -482,6 +624,12 @@ static void ports_follow_enabled(void) {
   dissector_handle_t v1 = on ? rocev1_handle : stock_rocev1_handle;
   if (dissector_get_uint_handle(eth, ORNIC_ETHERTYPE_ROCEV1) != v1)
     dissector_change_uint("ethertype", ORNIC_ETHERTYPE_ROCEV1, v1);
+  /* And ERF's native InfiniBand records. */
+  dissector_table_t erf = find_dissector_table("erf.types.type");
+  if (!erf || !stock_ib_handle) return;
+  dissector_handle_t ib = on ? ib_handle : stock_ib_handle;
+  if (dissector_get_uint_handle(erf, ERF_TYPE_INFINIBAND) != ib)
+    dissector_change_uint("erf.types.type", ERF_TYPE_INFINIBAND, ib);
 }
 
 void proto_register_ornic(void) {
@@ -489,7 +637,9 @@ void proto_register_ornic(void) {
   ornic_register_fields(ornic_analysis_prefs_changed);
   ornic_handle = register_dissector("ornic", dissect_ornic, proto_ornic);
   rocev1_handle = create_dissector_handle(dissect_rocev1, proto_ornic);
+  ib_handle = create_dissector_handle(dissect_native_ib, proto_ornic);
   ornic_tap = register_tap("ornic");
+  register_postdissector(create_dissector_handle(claim_missed_flow, proto_ornic));
   ornic_analysis_register();
   register_init_routine(ports_follow_enabled);
 }
@@ -507,5 +657,11 @@ void proto_reg_handoff_ornic(void) {
   if (v1 && v1 != rocev1_handle) {
     stock_rocev1_handle = v1;
     dissector_change_uint("ethertype", ORNIC_ETHERTYPE_ROCEV1, rocev1_handle);
+  }
+  dissector_table_t erf = find_dissector_table("erf.types.type");
+  dissector_handle_t ib = erf ? dissector_get_uint_handle(erf, ERF_TYPE_INFINIBAND) : NULL;
+  if (ib && ib != ib_handle) {
+    stock_ib_handle = ib;
+    dissector_change_uint("erf.types.type", ERF_TYPE_INFINIBAND, ib_handle);
   }
 }

@@ -252,8 +252,13 @@ static hf_register_info field_table[] = {
       "First PSN not yet seen, after this packet"),
     F(an_ooo, "Out of order", "ornic.analysis.ooo", FT_NONE, BASE_NONE, NULL, 0,
       "A first arrival below the highest PSN seen (ORNIC's normal operation)"),
+    F(an_psn_relative, "Relative PSN", "ornic.analysis.psn_relative", FT_INT32, BASE_DEC, NULL, 0,
+      "PSN minus the first PSN seen in this conversation direction (24-bit, signed: a PSN "
+      "sent before that first one is negative); preference ornic.relative_psn"),
     F(an_ooo_distance, "OOO distance", "ornic.analysis.ooo_distance", FT_UINT32, BASE_DEC, NULL, 0,
-      "Highest PSN seen before minus this PSN"),
+      "Highest PSN seen before minus this PSN, on an out-of-order arrival"),
+    F(an_repeat_distance, "Repeat distance", "ornic.analysis.repeat_distance", FT_UINT32, BASE_DEC,
+      NULL, 0, "Highest PSN seen before minus this PSN, on a duplicate or retransmission"),
     F(an_otd_exceeded, "OTD exceeded", "ornic.analysis.otd_exceeded", FT_NONE, BASE_NONE, NULL, 0,
       "This arrival is more than OTD past the expected PSN: the responder should now declare the "
       "hole lost (NAK reason 1)"),
@@ -337,11 +342,12 @@ static hf_register_info field_table[] = {
   }
 
 /* Summaries are constant per kind (the numbers are in fields), so that
- * `-z expert` groups them. Network problems warn; capture artefacts are
- * notes shown once per conversation direction; OOO is ORNIC's normal
- * operation. */
+ * `-z expert` groups them. As TCP's, every packet that carries an analysis
+ * flag carries its expert info, so `-z expert` counts equal the filters'.
+ * Network problems warn; capture artefacts are notes; OOO is ORNIC's normal
+ * operation; a bad iCRC is an error, as stock's bad checksums are. */
 static ei_register_info expert_table[] = {
-    E(icrc_bad, "ornic.invariant.crc.bad", PI_CHECKSUM, PI_WARN, "Bad iCRC"),
+    E(icrc_bad, "ornic.invariant.crc.bad", PI_CHECKSUM, PI_ERROR, "Bad iCRC"),
     E(malformed, "ornic.malformed", PI_MALFORMED, PI_ERROR, "Malformed RoCE packet"),
     /* A capture artefact, never Malformed: the bytes that are there are right. */
     E(truncated, "ornic.truncated", PI_UNDECODED, PI_NOTE, "Packet cut short by the capture"),
@@ -368,6 +374,8 @@ static ei_register_info expert_table[] = {
     E(pmtu_unknown, "ornic.analysis.pmtu_unknown.expert", PI_SEQUENCE, PI_NOTE,
       "PMTU not known yet (set the ornic.pmtu preference or wait for a full packet)"),
     E(wqe_done, "ornic.analysis.wqe_done", PI_SEQUENCE, PI_CHAT, "WQE completed"),
+    E(otd_exceeded, "ornic.analysis.otd_exceeded.expert", PI_SEQUENCE, PI_NOTE,
+      "OTD exceeded: the responder should declare the hole lost"),
 };
 #undef E
 
@@ -385,7 +393,8 @@ static const enum_val_t pmtu_enum[] = {{"learn", "Learn from traffic", 0},
 
 gint ornic_pref_pmtu = 0;
 guint ornic_pref_otd = 64;
-gboolean ornic_pref_analyze = TRUE;
+ornic_ws_bool ornic_pref_analyze = TRUE;
+ornic_ws_bool ornic_pref_relative_psn = TRUE;
 
 /* ---- the headers' layouts ------------------------------------------------------ */
 
@@ -530,4 +539,10 @@ void ornic_register_fields(void (*prefs_apply)(void)) {
       "timing, statistics), as tcp.analyze_sequence_numbers; off saves its first-pass "
       "cost and memory. Headers and the iCRC are decoded either way",
       &ornic_pref_analyze);
+  prefs_register_bool_preference(
+      mod, "relative_psn", "Relative PSNs",
+      "Show each packet's PSN relative to the first PSN seen in its conversation direction "
+      "(ornic.analysis.psn_relative), beside the absolute BTH PSN, as TCP's relative "
+      "sequence numbers; usable in columns and I/O graphs",
+      &ornic_pref_relative_psn);
 }

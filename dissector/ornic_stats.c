@@ -454,7 +454,7 @@ static void stat_finish(void *tapdata) {
 
 /* opt_arg: "ornic,stat", "ornic,stat,FILTER", "ornic,stat,csv" or
  * "ornic,stat,csv,FILTER" (no ORNIC filter starts with the word csv). */
-static void stat_init(const char *opt_arg, void *userdata _U_) {
+static ornic_tap_init_ret stat_init(const char *opt_arg, void *userdata _U_) {
   stat_ctx *ctx = g_new0(stat_ctx, 1);
   const char *rest = opt_arg && g_str_has_prefix(opt_arg, "ornic,stat,") ? opt_arg + 11 : "";
   if (!strcmp(rest, "csv") || g_str_has_prefix(rest, "csv,")) {
@@ -469,7 +469,9 @@ static void stat_init(const char *opt_arg, void *userdata _U_) {
     fprintf(stderr, "tshark: couldn't register ornic,stat tap: %s\n", err->str);
     g_string_free(err, TRUE);
     stat_finish(ctx);
+    ORNIC_TAP_INIT_RETURN(FALSE);
   }
+  ORNIC_TAP_INIT_RETURN(TRUE);
 }
 
 static tap_param stat_params[] = {{PARAM_FILTER, "filter", "Filter", NULL, TRUE}};
@@ -863,7 +865,7 @@ static tap_packet_status endpoint_packet(void *pit, packet_info *pinfo, epan_dis
 
 /* ---- Conversation Filter > ORNIC QP pair (packet list, Analyze menu) --------------- */
 
-static gboolean qp_pair_filter_valid(packet_info *pinfo) {
+static ornic_ws_bool qp_pair_filter_valid(ORNIC_CONV_FILTER_ARGS) {
   guint32 conv;
   guint8 dir;
   /* A standard opcode's layers read as stock's (ornic_dissect.c drop_own_layer). */
@@ -872,7 +874,7 @@ static gboolean qp_pair_filter_valid(packet_info *pinfo) {
          ornic_analysis_stored_conv(pinfo, &conv, &dir) && conv && ornic_analysis_engine();
 }
 
-static gchar *qp_pair_filter(packet_info *pinfo) {
+static gchar *qp_pair_filter(ORNIC_CONV_FILTER_ARGS) {
   guint32 conv;
   guint8 dir;
   if (!ornic_analysis_stored_conv(pinfo, &conv, &dir) || !conv) return NULL;
@@ -893,7 +895,10 @@ static void register_listeners(void) {
       address_type_dissector_register("AT_ORNIC_QP", "ORNIC QP end", qp_end_to_str, qp_end_str_len,
                                       NULL, NULL, NULL, qp_end_name, qp_end_name_len);
   register_conversation_table(proto_ornic, FALSE, conv_packet, endpoint_packet);
-  register_conversation_filter("ornic", "ORNIC QP pair", qp_pair_filter_valid, qp_pair_filter);
+  ornic_register_conversation_filter("ornic", "ORNIC QP pair", qp_pair_filter_valid,
+                                     qp_pair_filter);
+  ornic_register_srt();
+  ornic_register_follow();
 }
 
 void ornic_register_stats(void) {

@@ -73,8 +73,8 @@ static void append_run(wmem_strbuf_t *s, guint32 first, guint32 last) {
  * tree shows runs of PSNs ("2131510, 2131512-2131513"); one item per PSN
  * stays, hidden, so that ornic.nak.received_psn and ornic.nak.missing_psn
  * filter on every PSN. */
-static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_naketh *nak,
-                            guint32 nlost) {
+static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, int off,
+                            const ornic_naketh *nak, guint32 nlost) {
   int blocks = off + ORNIC_NAKETH_FIXED_LEN;
   proto_tree *bt = proto_tree_add_subtree_format(
       t, tvb, blocks, 2 * nak->nblocks, ett.nak_blocks, NULL, "Bitmap: %u block%s, PSNs %u-%u",
@@ -94,7 +94,7 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
     proto_item_append_text(bi, " (block %u: PSNs %u-%u, %d received)", k, first,
                            ornic_psn_add(first, 15), in_block);
     proto_tree *rt = NULL;
-    wmem_strbuf_t *runs = wmem_strbuf_new(wmem_packet_scope(), "");
+    wmem_strbuf_t *runs = wmem_strbuf_new(pinfo->pool, "");
     gint32 run_start = -1;
     /* Base itself (bit 0 of block 0) is the first missing PSN, never received. */
     for (gint32 i = (k == 0); i <= 16; i++) {
@@ -147,8 +147,8 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, int off, const ornic_n
 }
 
 /* One extension header at `off` (tvb offset), `len` bytes on the wire. */
-static void tree_one(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f, guint16 bit, int off,
-                     int len, guint32 nlost) {
+static void tree_one(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
+                     guint16 bit, int off, int len, guint32 nlost) {
   const ornic_hdr_view *v = ornic_view(bit);
   proto_item *items[ORNIC_VIEW_MAX_FIELDS];
   proto_tree *t = tree;
@@ -161,12 +161,12 @@ static void tree_one(proto_tree *tree, tvbuff_t *tvb, const ornic_frame *f, guin
     proto_item *si = items[ornic_fl_aeth_syndrome - v->fields];
     if (si) proto_item_append_text(si, " (%s)", ornic_aeth_syndrome_name(f->ext.aeth.syndrome));
   } else if (bit == ORNIC_HDR_NAKETH) {
-    tree_nak_bitmap(t, tvb, off, &f->ext.naketh, nlost);
+    tree_nak_bitmap(t, tvb, pinfo, off, &f->ext.naketh, nlost);
   }
 }
 
-void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo _U_,
-                        const ornic_frame *f, guint16 which, guint32 nlost) {
+void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
+                        guint16 which, guint32 nlost) {
   if (which == 0xffff)
     tree_bth(tree, tvb, &f->bth);
   else
@@ -175,7 +175,7 @@ void ornic_tree_headers(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo _U_,
   for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++) {
     guint16 bit = (guint16)(1u << i);
     if (!(show & bit)) continue;
-    tree_one(tree, tvb, f, bit, toff(f, ornic_frame_hdr_offset(f, bit)),
+    tree_one(tree, tvb, pinfo, f, bit, toff(f, ornic_frame_hdr_offset(f, bit)),
              (int)ornic_frame_hdr_size(f, bit), nlost);
   }
 }
@@ -211,11 +211,11 @@ static void tree_wqe(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const orn
   }
   if (v->flags & ORNIC_AN_ADDR_UNKNOWN) {
     gen_flag(t, hf.an_addr_unknown, tvb);
-    if (an->once & ORNIC_ONCE_ADDR_UNKNOWN) expert_add_info(pinfo, top, &ei.addr_unknown);
+    expert_add_info(pinfo, top, &ei.addr_unknown);
   }
   if (v->flags & ORNIC_AN_PMTU_UNKNOWN) {
     gen_flag(t, hf.an_pmtu_unknown, tvb);
-    if (an->once & ORNIC_ONCE_PMTU_UNKNOWN) expert_add_info(pinfo, top, &ei.pmtu_unknown);
+    expert_add_info(pinfo, top, &ei.pmtu_unknown);
   }
   if (v->flags & ORNIC_AN_NEW_WQE) gen_flag(t, hf.an_new_wqe, tvb);
   if (v->flags & ORNIC_AN_READ_RETRY) gen_flag(t, hf.an_read_retry, tvb);
@@ -236,6 +236,19 @@ static void tree_wqe(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const orn
   if (v->read_frame) gen_uint(t, hf.an_read_frame, tvb, (guint32)v->read_frame);
 }
 
+/* Beside the BTH's absolute PSN, on requests and responses (a CNP's PSN is
+ * not of the PSN space). */
+static void tree_psn_relative(proto_tree *t, tvbuff_t *tvb, const ornic_frame *f,
+                              const ornic_pkt *an) {
+  guint32 base;
+  if (!ornic_pref_relative_psn || an->v.role == ORNIC_AN_ROLE_CNP ||
+      !ornic_analysis_psn_base(an->v.conv, an->v.dir, &base))
+    return;
+  proto_item *pi =
+      proto_tree_add_int(t, hf.an_psn_relative, tvb, 0, 0, ornic_psn_diff(f->bth.psn, base));
+  proto_item_set_generated(pi);
+}
+
 static void tree_sequence(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const ornic_pkt *an) {
   const ornic_an_verdict *v = &an->v;
   if (v->flags & ORNIC_AN_SEQ) {
@@ -245,13 +258,16 @@ static void tree_sequence(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, cons
   if (v->flags & ORNIC_AN_OOO) {
     gen_flag(t, hf.an_ooo, tvb);
     expert_add_info(pinfo, proto_tree_get_parent(t), &ei.ooo);
-  }
-  /* Distance below the highest PSN of every late arrival (0: a repeat at or
-   * above the highest, an RTO probe). */
-  if (v->flags & (ORNIC_AN_OOO | ORNIC_AN_DUP | ORNIC_AN_RETRANS))
     gen_uint(t, hf.an_ooo_distance, tvb, v->ooo_distance);
+  } else if (v->flags & (ORNIC_AN_DUP | ORNIC_AN_RETRANS)) {
+    /* The engine's distance of a repeat (0: at or above the highest, an RTO
+     * probe) has its own field: a go-back-N resend is not reordering, and
+     * the OOO column, button and histogram count OOO arrivals only. */
+    gen_uint(t, hf.an_repeat_distance, tvb, v->ooo_distance);
+  }
   if (v->flags & ORNIC_AN_OTD_EXCEEDED) {
-    gen_flag(t, hf.an_otd_exceeded, tvb);
+    proto_item *pi = gen_flag(t, hf.an_otd_exceeded, tvb);
+    expert_add_info(pinfo, pi, &ei.otd_exceeded);
     gen_uint(t, hf.an_hole_first, tvb, v->hole_first);
     gen_uint(t, hf.an_hole_count, tvb, v->hole_count);
   }
@@ -292,7 +308,7 @@ static void tree_problems(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, cons
   }
   if (v->flags & ORNIC_AN_NOT_CAPTURED) {
     pi = gen_flag(ft, hf.an_not_captured, tvb);
-    if (an->once & ORNIC_ONCE_NOT_CAPTURED) expert_add_info(pinfo, pi, &ei.not_captured);
+    expert_add_info(pinfo, pi, &ei.not_captured);
     gen_uint(ft, hf.an_not_captured_first, tvb, v->not_captured_first);
     gen_uint(ft, hf.an_not_captured_count, tvb, v->not_captured);
   }
@@ -355,9 +371,10 @@ void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, co
   if (v->flags & ORNIC_AN_UNTRACKED) gen_flag(t, hf.an_untracked, tvb);
   if (v->flags & ORNIC_AN_BEFORE_CAPTURE) {
     proto_item *pi = gen_flag(t, hf.an_before_capture, tvb);
-    if (an->once & ORNIC_ONCE_BEFORE_CAPTURE) expert_add_info(pinfo, pi, &ei.before_capture);
+    expert_add_info(pinfo, pi, &ei.before_capture);
   }
   if (v->pmtu) gen_uint(t, hf.an_pmtu, tvb, v->pmtu);
+  tree_psn_relative(t, tvb, f, an);
   tree_problems(t, tvb, pinfo, an, (f->ext.present & ORNIC_HDR_NAKETH) != 0);
   tree_wqe(t, tvb, pinfo, an, f);
   tree_sequence(t, tvb, pinfo, an);

@@ -87,7 +87,7 @@ static bool ioi_hold(rcxeng *e, rcxq *x) {
   return qp->ooo_open && x->t.next_new < x->t.w.n && in_tail(qp, x, x->t.next_new);
 }
 
-static void ioi_ack(rcxeng *e, rcxq *x, const ornic_frame *f) {
+static void ioi_ack(rcxeng *e, rcxq *x, const ornic_frame *f, unsigned path) {
   ioi_qp *qp = (ioi_qp *)x;
   txq *t = &x->t;
   uint32_t cum, sidx;
@@ -100,7 +100,7 @@ static void ioi_ack(rcxeng *e, rcxq *x, const ornic_frame *f) {
     if (!txq_acked(t, j) && bs_get(qp->sprayed, j)) qp->ooo_open--;
   if (txq_ack_cum(t, e->s, cum)) rcxeng_arm_rto(e, x);
   if (txq_ack(t, e->s, sidx) && bs_get(qp->sprayed, sidx)) qp->ooo_open--;
-  rcxeng_path_acked(e, x, rcx_path_of(e->o, f), sidx);
+  rcxeng_path_acked(e, x, path, sidx);
   rcxeng_acked(e, x);
 }
 

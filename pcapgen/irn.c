@@ -88,7 +88,8 @@ static void advance(rcxeng *e, irn_qp *qp, uint32_t cum) {
 }
 
 /* A cumulative ACK: BTH.PSN is the last PSN received in order. */
-static void irn_ack(rcxeng *e, rcxq *x, const ornic_frame *f) {
+static void irn_ack(rcxeng *e, rcxq *x, const ornic_frame *f, unsigned path) {
+  (void)path;
   uint32_t cum = wqe_idx(&x->t.w, f->bth.psn + 1);
   if (cum <= x->t.w.n && cum >= x->t.cum) advance(e, (irn_qp *)x, cum);
 }
@@ -130,13 +131,13 @@ static void irn_answer(rcxeng *e, rxq *r, const ornic_frame *f) {
   case RXQ_NEW:
   case RXQ_DONE:
     if (psn != before) { /* out of order: a NACK naming the packet */
-      rcx_send_ack(e->s, r->q, ORNIC_AETH_NAK_PSN_SEQ, r->epsn, psn, PK_NAK, SIM_PATH_SPRAY);
+      rcx_send_ack(e->s, e->o, r->q, ORNIC_AETH_NAK_PSN_SEQ, r->epsn, psn, PK_NAK, SIM_PATH_SPRAY);
       break;
     }
-    rcx_send_ack(e->s, r->q, SIM_AETH_ACK, r->epsn - 1, r->msn, PK_ACK, SIM_PATH_SPRAY);
+    rcx_send_ack(e->s, e->o, r->q, SIM_AETH_ACK, r->epsn - 1, r->msn, PK_ACK, SIM_PATH_SPRAY);
     break;
   case RXQ_DUP:
-    rcx_send_ack(e->s, r->q, SIM_AETH_ACK, r->epsn - 1, r->msn, PK_ACK, SIM_PATH_SPRAY);
+    rcx_send_ack(e->s, e->o, r->q, SIM_AETH_ACK, r->epsn - 1, r->msn, PK_ACK, SIM_PATH_SPRAY);
     break;
   default: break; /* beyond the bitmap (BDP-FC prevents it) or invalid */
   }

@@ -205,6 +205,20 @@ static int run_failed(const options *o, const stats *st, const char *msg) {
   return st && st->stalled ? EXIT_NO_PROGRESS : EXIT_RUN_FAILED;
 }
 
+/* A capture of a gigabyte or more is worth a word before it is written (the
+ * floor: go-back-N's resends can multiply it; --max-output caps it). Not
+ * when the tap keeps less than every frame whole: the floor would not hold. */
+static void size_notice(const options *o) {
+  bool whole =
+      !o->snaplen && o->capture_drop == 0 && o->capture_start_us == 0 && !o->ncapture_drop_frames;
+  uint64_t floor = wl_capture_floor(o);
+  if (!whole || floor < 1000000000u || o->bench_packets || !strcmp(o->output, "/dev/null")) return;
+  size_t n = strlen(o->output);
+  bool gz = n > 3 && !strcmp(o->output + n - 3, ".gz");
+  fprintf(stderr, "ornic-pcapgen: '%s' will hold at least %.2f GB%s%s\n", o->output, floor / 1e9,
+          gz ? " before compression" : "", o->max_output ? "" : " (--max-output SIZE caps it)");
+}
+
 /* Everything that can be refused is refused before the run: memory, gnuplot,
  * every output path. EXIT_* or 0. */
 static int prepare(const options *o, side_outputs *so, plot **pl, writer **w) {
@@ -227,6 +241,7 @@ static int prepare(const options *o, side_outputs *so, plot **pl, writer **w) {
     discard_side_outputs(so);
     return EXIT_RUN_FAILED;
   }
+  size_notice(o);
   /* Last: written in place, the capture's old content goes when it opens. */
   if (!(*w = writer_open(o->output, o->format, o->snaplen, o->gz_level, msg, sizeof msg))) {
     fprintf(stderr, "ornic-pcapgen: %s; nothing was run\n", msg);
@@ -236,6 +251,7 @@ static int prepare(const options *o, side_outputs *so, plot **pl, writer **w) {
     return g_stop ? EXIT_SIGNAL_BASE + g_stop : EXIT_RUN_FAILED;
   }
   writer_watch(*w, &g_stop);
+  writer_limit(*w, o->max_output);
   return 0;
 }
 
@@ -244,7 +260,7 @@ int main(int argc, char **argv) {
   int prc = options_parse(&o, argc, argv, stderr);
   if (prc != 0) {
     options_free(&o);
-    return prc > 0 ? 0 : EXIT_BAD_OPTION;
+    return prc == 1 ? 0 : prc == 2 ? EXIT_RUN_FAILED : EXIT_BAD_OPTION;
   }
   setup_signals();
   side_outputs so;

@@ -52,19 +52,16 @@ static pkt *mp_send(rcxeng *e, rcxq *x, uint32_t idx, bool retx) {
   return rcxeng_send(e, x, idx, retx, path, false);
 }
 
-static void mp_ack(rcxeng *e, rcxq *x, const ornic_frame *f) {
+static void mp_ack(rcxeng *e, rcxq *x, const ornic_frame *f, unsigned path) {
   mp_qp *qp = (mp_qp *)x;
   uint32_t cum, sidx;
   if (!rcxeng_ack_of(x, f, &cum, &sidx)) return;
   if (txq_ack_cum(&x->t, e->s, cum)) rcxeng_arm_rto(e, x);
   txq_ack(&x->t, e->s, sidx);
-  unsigned path = rcx_path_of(e->o, f);
-  if (path != SIM_PATH_SPRAY) {
-    rcxeng_path_acked(e, x, path, sidx);
-    /* The next packet goes where this ACK came from; the clock holds one window. */
-    if (qp->clock.len >= e->bdp) fifo_pop(&qp->clock, &(uint32_t){0});
-    if (fifo_push(&qp->clock, path) < 0) sim_fail(e->s, "out of memory (ACK clock)");
-  }
+  rcxeng_path_acked(e, x, path, sidx);
+  /* The next packet goes where this ACK came from; the clock holds one window. */
+  if (qp->clock.len >= e->bdp) fifo_pop(&qp->clock, &(uint32_t){0});
+  if (fifo_push(&qp->clock, path) < 0) sim_fail(e->s, "out of memory (ACK clock)");
   rcxeng_acked(e, x);
 }
 

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The fabric between the two NICs: N paths, each a link of its own rate
  * followed by its own one-way delay, in both directions. A sender picks a
- * path per packet (spraying policy); the path id is the packet's UDP source
- * port (0xC000 + path), as ECMP hashing would make it. Packets are lost at
- * random (alone or in bursts on one path) or by exact --drop rules.
+ * path per packet (spraying policy); by default the path id is the packet's
+ * UDP source port (0xC000 + path), as ECMP hashing would make it (sim.h,
+ * --udp-sport). Packets are lost at random (alone or in bursts on one path)
+ * or by exact --drop rules.
  *
  * --reorder-max D adds a network emulator after the paths, in each direction
  * on its own: it holds each delivered frame a random time, uniform in [0, D)

@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "budget.h"
+#include "cli.h"
 #include "cli_num.h"
-#include "ornic/version.h"
 #include "profile.h"
 #include "scenario.h"
 #include "sizing.h"
 #include "workload.h"
-#include "workload.h"
+
+#define PROG "ornic-pcapgen"
 
 enum {
   O_FORMAT = 256,
@@ -29,6 +30,7 @@ enum {
   O_QPS,
   O_PMTU,
   O_START_PSN,
+  O_QPN_BASE,
   O_PATHS,
   O_BASE_DELAY,
   O_DELAY_SPREAD,
@@ -58,8 +60,10 @@ enum {
   O_CAPTURE_DROP,
   O_CAPTURE_DROP_FRAMES,
   O_MAX_MEMORY,
+  O_MAX_OUTPUT,
   O_LIST_PROFILES,
   O_REORDER_MAX,
+  O_UDP_SPORT,
   O_RNIC,
   O_RNIC_NAK_DELAY,
   O_RNIC_RETX_DELAY,
@@ -88,6 +92,7 @@ static const struct option long_opts[] = {
     {"qps", required_argument, NULL, O_QPS},
     {"pmtu", required_argument, NULL, O_PMTU},
     {"start-psn", required_argument, NULL, O_START_PSN},
+    {"qpn-base", required_argument, NULL, O_QPN_BASE},
     {"paths", required_argument, NULL, O_PATHS},
     {"base-delay-us", required_argument, NULL, O_BASE_DELAY},
     {"delay-spread-us", required_argument, NULL, O_DELAY_SPREAD},
@@ -98,6 +103,7 @@ static const struct option long_opts[] = {
     {"burst-len", required_argument, NULL, O_BURST},
     {"drop", required_argument, NULL, O_DROP},
     {"reorder-max", required_argument, NULL, O_REORDER_MAX},
+    {"udp-sport", required_argument, NULL, O_UDP_SPORT},
     {"ack-every", required_argument, NULL, O_ACK_EVERY},
     {"ack-per-packet", no_argument, NULL, O_ACK_PER_PACKET},
     {"ack-per-wqe", no_argument, NULL, O_ACK_PER_WQE},
@@ -125,6 +131,7 @@ static const struct option long_opts[] = {
     {"capture-drop", required_argument, NULL, O_CAPTURE_DROP},
     {"capture-drop-frames", required_argument, NULL, O_CAPTURE_DROP_FRAMES},
     {"max-memory", required_argument, NULL, O_MAX_MEMORY},
+    {"max-output", required_argument, NULL, O_MAX_OUTPUT},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"list-profiles", no_argument, NULL, O_LIST_PROFILES},
@@ -206,6 +213,11 @@ static void usage(FILE *f) {
       "                         histogram (needs gnuplot: apt-get install gnuplot-nox).\n"
       "                         A name ending in .png gives a PNG image\n"
       "  -q, --quiet            no summary on stdout\n"
+      "      --max-output SIZE  the capture may hold at most SIZE bytes, suffixes K M\n"
+      "                         G T (default: no limit): a run whose capture would\n"
+      "                         grow past it stops (exit 1) and writes nothing. A run\n"
+      "                         whose capture holds at least 1 GB whatever happens\n"
+      "                         (data, headers, an ACK per WQE) says so first, on stderr\n"
       "      --max-memory SIZE  memory the run may use, suffixes K M G T (default:\n"
       "                         half of the physical memory). A configuration that\n"
       "                         needs more (per-packet state, bitmap pool, per-QP\n"
@@ -232,9 +244,11 @@ static void usage(FILE *f) {
       "      --qps N            queue pairs (default 1, at most 4096)\n"
       "      --pmtu N           256, 512, 1024, 2048 or 4096 (default 4096)\n"
       "      --start-psn N      first PSN of every QP (default: from the seed)\n"
+      "      --qpn-base A,B     QP numbers: QP q is A + q at the requester (rc: host\n"
+      "                         A) and B + q at the responder (host B); each from 2\n"
+      "                         to 0xFFFFFE (default 0x100,0x200)\n"
       "\n"
-      "Network (N paths, each with its own one-way delay; the UDP source port of a\n"
-      "packet is 0xC000 + its path; ACKs cross the same fabric):\n"
+      "Network (N paths, each with its own one-way delay; ACKs cross the same fabric):\n"
       "      --paths N          paths (default 4)\n"
       "      --base-delay-us US one-way delay of path 0 (default 2)\n"
       "      --delay-spread-us US  path i delay = base + spread * i / (N - 1)\n"
@@ -258,6 +272,12 @@ static void usage(FILE *f) {
       "                         in order); it is at least the number of later-PSN\n"
       "                         packets that overtook it, and below D for first\n"
       "                         transmissions of one QP over --paths 1 (default 0: off)\n"
+      "      --udp-sport MODE   UDP source port of every frame: path (default): 0xC000\n"
+      "                         + its path; qpn: the low 16 bits of the sending QP's\n"
+      "                         number (a request's requester QP; an ACK's, NAK's or\n"
+      "                         READ response's responder QP); N: port N (1-65535).\n"
+      "                         Paths, their delays and losses are the same in every\n"
+      "                         mode: only the port on the wire changes\n"
       "\n"
       "Protocol:\n"
       "      --ack-every N      responder ACKs every N accepted packets (default 16;\n"
@@ -335,7 +355,7 @@ static void usage(FILE *f) {
       "                         pair, as ConnectX hashes a QP to one UDP source port)\n"
       "\n"
       "  -h, --help             this text\n"
-      "  -V, --version          print the version\n"
+      "  -V, --version          the program's version and libornicproto's\n"
       "\n"
       "Every output (-o, --summary-json, --plot) is opened before the run and\n"
       "replaced atomically at the end (hidden temporary file + rename; a symbolic\n"
@@ -354,7 +374,7 @@ static void usage(FILE *f) {
 }
 
 static int bad(FILE *err, const char *opt, const char *want, const char *got) {
-  fprintf(err, "ornic-pcapgen: %s: expected %s, got '%s'\n", opt, want, got);
+  cli_usage_error(err, PROG, "%s: expected %s, got '%s'", opt, want, got);
   return -1;
 }
 
@@ -367,7 +387,7 @@ int options_parse_number(const char *s, uint64_t *v, bool sizes) {
 }
 
 static int bad_why(FILE *err, const char *opt, const char *why) {
-  fprintf(err, "ornic-pcapgen: %s: %s\n", opt, why);
+  cli_usage_error(err, PROG, "%s: %s", opt, why);
   return -1;
 }
 
@@ -447,6 +467,45 @@ static int parse_drop(options *o, FILE *err, const char *s) {
   return 0;
 }
 
+/* --udp-sport path|qpn|N. */
+static int parse_sport(options *o, FILE *err, const char *s) {
+  uint64_t v = 0;
+  if (strcmp(s, "path") == 0 || strcmp(s, "qpn") == 0) {
+    o->sport = s[0] == 'p' ? SPORT_PATH : SPORT_QPN;
+    return 0;
+  }
+  /* Port 0 is UDP's "no source port", not a port a NIC would pick. */
+  if (options_parse_number(s, &v, false) < 0 || v < 1 || v > 65535)
+    return bad(err, "--udp-sport", "path, qpn or a port number 1-65535", s);
+  o->sport = SPORT_FIXED;
+  o->sport_fixed = (uint16_t)v;
+  return 0;
+}
+
+/* IBA reserves QP0 (SMI) and QP1 (GSI); DestQP 0xFFFFFF addresses multicast. */
+#define QPN_MIN 2u
+#define QPN_MAX 0xfffffeu
+
+/* --qpn-base A,B: the first QP number of each node (options.h). */
+static int parse_qpn_base(options *o, FILE *err, const char *s) {
+  static const char want[] = "A,B: two QP numbers from 2 to 0xFFFFFE";
+  const char *comma = strchr(s, ',');
+  char buf[32];
+  uint64_t v[2];
+  size_t len = comma ? (size_t)(comma - s) : 0;
+  if (len == 0 || len >= sizeof buf) return bad(err, "--qpn-base", want, s);
+  memcpy(buf, s, len);
+  buf[len] = 0;
+  if (options_parse_number(buf, &v[0], false) < 0 ||
+      options_parse_number(comma + 1, &v[1], false) < 0)
+    return bad(err, "--qpn-base", want, s);
+  for (int n = 0; n < 2; n++) {
+    if (v[n] < QPN_MIN || v[n] > QPN_MAX) return bad(err, "--qpn-base", want, s);
+    o->qpn_base[n] = (uint32_t)v[n];
+  }
+  return 0;
+}
+
 static const char *const rc_op_names[] = {"send", "write", "read", "write_imm", "send_imm", NULL};
 
 static int parse_rc_ops(options *o, FILE *err, const char *s) {
@@ -512,6 +571,8 @@ static void defaults(options *o) {
   o->wqes = 16;
   o->wqe_size = 1u << 20;
   o->qps = 1;
+  o->qpn_base[0] = WL_REQ_QPN_BASE;
+  o->qpn_base[1] = WL_RESP_QPN_BASE;
   o->pmtu = 4096;
   o->start_psn = -1;
   o->paths = 4;
@@ -621,6 +682,8 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
   case O_PLOT: return parse_path(err, "--plot", a, &o->plot);
   case O_MAX_MEMORY:
     return parse_range(err, "--max-memory", a, 1u << 20, UINT64_MAX, true, &o->max_memory);
+  case O_MAX_OUTPUT:
+    return parse_range(err, "--max-output", a, 1, UINT64_MAX, true, &o->max_output);
   case O_CAPTURE_START:
     return parse_double(err, "--capture-start", a, 0, 1e12, &o->capture_start_us);
   case O_CAPTURE_DROP: return parse_double(err, "--capture-drop", a, 0, 1, &o->capture_drop);
@@ -644,6 +707,7 @@ static int apply_workload(options *o, int c, const char *a, FILE *err) {
     o->op = (op_kind)i;
     return rc;
   case O_QPS: return parse_u32(err, "--qps", a, 1, 4096, &o->qps);
+  case O_QPN_BASE: return parse_qpn_base(o, err, a);
   case O_PMTU: return set_pmtu(o, err, a);
   case O_START_PSN:
     rc = parse_range(err, "--start-psn", a, 0, 0xffffff, false, &v);
@@ -671,6 +735,7 @@ static int apply_network(options *o, int c, const char *a, FILE *err) {
   case O_BURST: return parse_u32(err, "--burst-len", a, 1, 1u << 20, &o->burst_len);
   case O_DROP: return parse_drop(o, err, a);
   case O_REORDER_MAX: return parse_u32(err, "--reorder-max", a, 0, 4096, &o->reorder_max);
+  case O_UDP_SPORT: return parse_sport(o, err, a);
   }
   return 1;
 }
@@ -782,8 +847,8 @@ static int apply(options *o, int c, const char *a, FILE *err) {
   if (rc == 1) rc = apply_protocol(o, c, a, err);
   if (rc == 1) rc = apply_rc(o, c, a, err);
   if (rc == 1) rc = apply_rnic(o, c, a, err);
-  if (rc == 1) {
-    fprintf(err, "Try 'ornic-pcapgen --help'.\n");
+  if (rc == 1) { /* a long_opts entry no group handles: a bug, said as one */
+    cli_usage_error(err, PROG, "option code %d is not handled", c);
     rc = -1;
   }
   return rc;
@@ -817,9 +882,9 @@ static int check_totals(const options *o, FILE *err) {
   if (!o->nplan) {
     if (!over(o->qps, o->wqes, &wqes) && !over(wqes, wl_npkts(o->wqe_size, o->pmtu), &pkts))
       return 0;
-    fprintf(err, "ornic-pcapgen: --qps %u x --wqes %llu WQEs of %llu packets overflow 63 bits\n",
-            o->qps, (unsigned long long)o->wqes,
-            (unsigned long long)wl_npkts(o->wqe_size, o->pmtu));
+    cli_usage_error(err, PROG, "--qps %u x --wqes %llu WQEs of %llu packets overflow 63 bits",
+                    o->qps, (unsigned long long)o->wqes,
+                    (unsigned long long)wl_npkts(o->wqe_size, o->pmtu));
     return -1;
   }
   for (size_t i = 0; i < o->nplan; i++) {
@@ -827,11 +892,36 @@ static int check_totals(const options *o, FILE *err) {
     uint64_t n = (uint64_t)(g->qp_hi - g->qp_lo) + 1, w = 0, before = wqes;
     if (over(g->count, n, &w) || over(g->count, n, &wqes) ||
         over(w, wl_npkts(g->size, o->pmtu), &pkts)) {
-      fprintf(err,
-              "ornic-pcapgen: %s:%u: the run's WQE count overflows 63 bits here "
-              "(x%llu on %llu QPs after %llu WQEs)\n",
-              o->scenario, g->line, (unsigned long long)g->count, (unsigned long long)n,
-              (unsigned long long)before);
+      cli_usage_error(err, PROG,
+                      "%s:%u: the run's WQE count overflows 63 bits here "
+                      "(x%llu on %llu QPs after %llu WQEs)",
+                      o->scenario, g->line, (unsigned long long)g->count, (unsigned long long)n,
+                      (unsigned long long)before);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Each node's QP numbers (--qpn-base, --qps) are QP numbers, and under
+ * --udp-sport qpn none of them would send from UDP port 0. */
+static int check_qpns(const options *o, FILE *err) {
+  static const char *const node[] = {"requester; rc: host A", "responder; rc: host B"};
+  for (int n = 0; n < 2; n++) {
+    unsigned long long first = o->qpn_base[n], last = first + o->qps - 1;
+    unsigned long long zero = (first + 0xffffu) & ~0xffffull; /* low 16 bits 0 */
+    if (last > QPN_MAX) {
+      cli_usage_error(err, PROG,
+                      "--qpn-base: QPs 0x%llx-0x%llx (%s) go past 0x%x, the largest "
+                      "QP number (--qps %u)",
+                      first, last, node[n], QPN_MAX, o->qps);
+      return -1;
+    }
+    if (o->sport == SPORT_QPN && zero <= last) {
+      cli_usage_error(err, PROG,
+                      "--udp-sport qpn: QP 0x%llx (%s) would send from UDP port 0 "
+                      "(its low 16 bits); choose another --qpn-base",
+                      zero, node[n]);
       return -1;
     }
   }
@@ -842,27 +932,27 @@ static int check_totals(const options *o, FILE *err) {
 static int check_plan(options *o, FILE *err, bool wqes_set) {
   if (!o->nplan) return 0;
   if (o->wqes_line) {
-    fprintf(err,
-            "ornic-pcapgen: %s:%u: 'wqes' / 'wqe-size' cannot be combined with the wqe "
-            "lines (line %u)\n",
-            o->scenario, o->wqes_line, o->plan[0].line);
+    cli_usage_error(err, PROG,
+                    "%s:%u: 'wqes' / 'wqe-size' cannot be combined with the wqe "
+                    "lines (line %u)",
+                    o->scenario, o->wqes_line, o->plan[0].line);
     return -1;
   }
   if (wqes_set) {
-    fprintf(err,
-            "ornic-pcapgen: --wqes / --wqe-size cannot be combined with the scenario's "
-            "wqe lines\n");
+    cli_usage_error(err, PROG,
+                    "--wqes / --wqe-size cannot be combined with the scenario's "
+                    "wqe lines");
     return -1;
   }
   if (o->bench_packets) {
-    fprintf(err, "ornic-pcapgen: --bench makes its own workload: drop the scenario's wqe lines\n");
+    cli_usage_error(err, PROG, "--bench makes its own workload: drop the scenario's wqe lines");
     return -1;
   }
   for (size_t i = 0; i < o->nplan; i++) {
     if (o->plan[i].qp_hi == UINT32_MAX) o->plan[i].qp_hi = o->qps - 1; /* qp=all */
     if (o->plan[i].qp_hi >= o->qps) {
-      fprintf(err, "ornic-pcapgen: %s:%u: wqe names QP %u, but there are %u QPs (set 'qps')\n",
-              o->scenario, o->plan[i].line, o->plan[i].qp_hi, o->qps);
+      cli_usage_error(err, PROG, "%s:%u: wqe names QP %u, but there are %u QPs (set 'qps')",
+                      o->scenario, o->plan[i].line, o->plan[i].qp_hi, o->qps);
       return -1;
     }
   }
@@ -897,15 +987,14 @@ static void resolve_rnic(rnic_model *m) {
 static int resolve_acks(options *o, FILE *err) {
   bool engine_asked = o->ack_engine_source != SIZE_DEFAULT && !o->ack_engine_off;
   if (engine_asked && !(o->profile->caps & PROFILE_BITMAP)) {
-    fprintf(err,
-            "ornic-pcapgen: --ack-engine-ns: the %s profile does not take it (--profile ornic)\n",
-            o->profile->name);
+    cli_usage_error(err, PROG, "--ack-engine-ns: the %s profile does not take it (--profile ornic)",
+                    o->profile->name);
     return -1;
   }
   if (engine_asked && o->ack_every_given) {
-    fprintf(err,
-            "ornic-pcapgen: --ack-engine-ns and --ack-every/--ack-per-packet/--ack-per-wqe "
-            "are two ACK policies: give one\n");
+    cli_usage_error(err, PROG,
+                    "--ack-engine-ns and --ack-every/--ack-per-packet/--ack-per-wqe "
+                    "are two ACK policies: give one");
     return -1;
   }
   if (o->ack_engine_source == SIZE_DEFAULT && !o->ack_every_given &&
@@ -923,11 +1012,12 @@ static int resolve_sizes(options *o, FILE *err) {
   o->bdp = sizing_bdp_of(o);
   if (o->otd_source == SIZE_AUTO || (o->otd_source == SIZE_DEFAULT && otd_matters)) {
     if (o->otd_eq3 > 4079) {
-      fprintf(err,
-              "ornic-pcapgen: --otd auto: Eq. 3 gives %u packets for this fabric (MDD %g us "
-              "x %g Gb/s / %u bytes), above the largest OTD, 4079; lower --delay-spread-us or "
-              "--reorder-max, or raise --pmtu\n",
-              o->otd_eq3, sizing_mdd_us(o), o->rate_gbps, o->pmtu);
+      cli_usage_error(
+          err, PROG,
+          "--otd auto: Eq. 3 gives %u packets for this fabric (MDD %g us "
+          "x %g Gb/s / %u bytes), above the largest OTD, 4079; lower --delay-spread-us or "
+          "--reorder-max, or raise --pmtu",
+          o->otd_eq3, sizing_mdd_us(o), o->rate_gbps, o->pmtu);
       return -1;
     }
     o->otd = o->otd_eq3;
@@ -965,7 +1055,8 @@ static int resolve_sizes(options *o, FILE *err) {
 /* Cross-option rules, and the defaults that depend on other options. */
 static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes_set) {
   if (o->path_rate_gbps == 0) o->path_rate_gbps = o->rate_gbps;
-  if (check_plan(o, err, wqes_set) < 0 || check_totals(o, err) < 0) return -1;
+  if (check_plan(o, err, wqes_set) < 0 || check_totals(o, err) < 0 || check_qpns(o, err) < 0)
+    return -1;
   if (o->bench_packets) {
     if (!pmtu_set) o->pmtu = 1024;
     if (!loss_set) o->loss = 0;
@@ -974,40 +1065,39 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     o->wqes = o->bench_packets / o->qps + 1;
   }
   if (!o->output) {
-    fprintf(err, "ornic-pcapgen: no output file: give -o FILE (see --help)\n");
+    cli_usage_error(err, PROG, "no output file: give -o FILE");
     return -1;
   }
   if (o->rnic.given && !(o->profile->caps & PROFILE_RNIC)) {
-    fprintf(err,
-            "ornic-pcapgen: --rnic*: the %s profile does not take them (they model a "
-            "go-back-N RNIC: --profile roce; --list-profiles says which profiles do)\n",
-            o->profile->name);
+    cli_usage_error(err, PROG,
+                    "--rnic*: the %s profile does not take them (they model a "
+                    "go-back-N RNIC: --profile roce; --list-profiles says which profiles do)",
+                    o->profile->name);
     return -1;
   }
   if (o->op == OP_READ && !(o->profile->caps & PROFILE_READ)) {
-    fprintf(err,
-            "ornic-pcapgen: --op read: the %s profile does not take it (%s; the profiles "
-            "that do: --list-profiles)\n",
-            o->profile->name,
-            o->profile->caps & PROFILE_TWO_HOSTS ? "its READs: --rc-ops read"
-                                                 : "it simulates WRITE only");
+    cli_usage_error(err, PROG,
+                    "--op read: the %s profile does not take it (%s; the profiles "
+                    "that do: --list-profiles)",
+                    o->profile->name,
+                    o->profile->caps & PROFILE_TWO_HOSTS ? "its READs: --rc-ops read"
+                                                         : "it simulates WRITE only");
     return -1;
   }
   if ((o->profile->caps & PROFILE_TWO_HOSTS) && o->plot) {
-    fprintf(err, "ornic-pcapgen: --plot does not draw the %s profile (data flows both ways)\n",
-            o->profile->name);
+    cli_usage_error(err, PROG, "--plot does not draw the %s profile (data flows both ways)",
+                    o->profile->name);
     return -1;
   }
   if (o->records && !o->summary_json) {
-    fprintf(err,
-            "ornic-pcapgen: --records: the records go into the --summary-json file: give one\n");
+    cli_usage_error(err, PROG, "--records: the records go into the --summary-json file: give one");
     return -1;
   }
   if ((o->records & RECORDS_WQE) && (o->profile->caps & PROFILE_TWO_HOSTS)) {
-    fprintf(err,
-            "ornic-pcapgen: --records wqe: not for the %s profile (its WQEs complete "
-            "through its own requester); --records nak works\n",
-            o->profile->name);
+    cli_usage_error(err, PROG,
+                    "--records wqe: not for the %s profile (its WQEs complete "
+                    "through its own requester); --records nak works",
+                    o->profile->name);
     return -1;
   }
   if (resolve_acks(o, err) < 0) return -1;
@@ -1023,41 +1113,44 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
   if (!o->irn_nack_threshold_given) /* IRN section 8: tolerate what the fabric reorders */
     o->irn_nack_threshold = o->paths > 1 || o->reorder_max ? o->otd : 1;
   if (o->otd >= o->window) {
-    fprintf(err, "ornic-pcapgen: --otd %u%s must be less than --window %u\n", o->otd,
-            o->otd_source == SIZE_AUTO ? " (auto: Eq. 3)" : "", o->window);
+    cli_usage_error(err, PROG, "--otd %u%s must be less than --window %u", o->otd,
+                    o->otd_source == SIZE_AUTO ? " (auto: Eq. 3)" : "", o->window);
     return -1;
   }
   for (size_t i = 0; i < o->ndrops; i++)
     if (o->drops[i].qp >= o->qps) {
-      fprintf(err, "ornic-pcapgen: --drop: QP %u does not exist (--qps %u)\n", o->drops[i].qp,
-              o->qps);
+      cli_usage_error(err, PROG, "--drop: QP %u does not exist (--qps %u)", o->drops[i].qp, o->qps);
       return -1;
     }
   return 0;
+}
+
+/* -h, --version and --list-profiles end the parse: 1, or 2 when their
+ * output could not be written (a full disk must not look like success). */
+static int info_option(int c) {
+  int rc;
+  if (c == 'V') {
+    rc = cli_version(PROG, NULL);
+  } else {
+    if (c == 'h')
+      usage(stdout);
+    else
+      profile_list(stdout);
+    rc = cli_help(PROG, ""); /* the flush and its check */
+  }
+  return rc == CLI_EXIT_OK ? 1 : 2;
 }
 
 int options_parse(options *o, int argc, char **argv, FILE *err) {
   defaults(o);
   bool pmtu_set = false, loss_set = false, wqes_set = false;
   int c;
-  opterr = 0;
+  opterr = 0; /* the messages are libs/ornic-cli's */
   optind = 1;
   while ((c = getopt_long(argc, argv, ":o:qs:p:hV", long_opts, NULL)) != -1) {
-    if (c == 'h') {
-      usage(stdout);
-      return 1;
-    }
-    if (c == 'V') {
-      printf("ornic-pcapgen %s\n", ORNIC_VERSION_STRING);
-      return 1;
-    }
-    if (c == O_LIST_PROFILES) {
-      profile_list(stdout);
-      return 1;
-    }
+    if (c == 'h' || c == 'V' || c == O_LIST_PROFILES) return info_option(c);
     if (c == '?' || c == ':') {
-      fprintf(err, "ornic-pcapgen: %s option '%s'\nTry 'ornic-pcapgen --help'.\n",
-              c == '?' ? "unknown" : "missing argument for", argv[optind - 1]);
+      cli_getopt_error(err, PROG, c, argv, long_opts);
       return -1;
     }
     pmtu_set |= c == O_PMTU;
@@ -1066,8 +1159,7 @@ int options_parse(options *o, int argc, char **argv, FILE *err) {
     if (apply(o, c, optarg, err) < 0) return -1;
   }
   if (optind < argc) {
-    fprintf(err, "ornic-pcapgen: unexpected argument '%s'\nTry 'ornic-pcapgen --help'.\n",
-            argv[optind]);
+    cli_unexpected(err, PROG, argv[optind]);
     return -1;
   }
   return finish(o, err, pmtu_set, loss_set, wqes_set);

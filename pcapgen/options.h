@@ -23,6 +23,13 @@ typedef enum {
 #define RC_MAX_OPS 8
 typedef enum { SPRAY_RANDOM = 0, SPRAY_RR = 1, SPRAY_LEAST_LOADED = 2 } spray_policy;
 typedef enum { FMT_AUTO = 0, FMT_PCAP = 1, FMT_PCAPNG = 2 } out_format;
+/* --udp-sport: what the UDP source port of a frame says (sim.c). The path a
+ * frame takes is pcapgen's own either way; only the port on the wire changes. */
+typedef enum {
+  SPORT_PATH = 0, /* 0xC000 + path, as ECMP entropy (the default) */
+  SPORT_QPN = 1,  /* the low 16 bits of the sending QP's number, as some NICs do */
+  SPORT_FIXED = 2 /* one port for every frame */
+} sport_mode;
 /* Where the capture is taken: the NIC port of one end. */
 typedef enum { TAP_AUTO = 0, TAP_REQUESTER = 1, TAP_RESPONDER = 2 } tap_point;
 
@@ -101,6 +108,7 @@ typedef struct {
   bool quiet;
   uint64_t bench_packets; /* 0: not a benchmark */
   uint64_t max_memory;    /* bytes the run may use (--max-memory; budget.h) */
+  uint64_t max_output;    /* bytes the capture may hold (--max-output); 0: no limit */
   /* run */
   uint64_t seed;
   const profile *profile; /* never NULL after options_parse */
@@ -114,6 +122,8 @@ typedef struct {
   unsigned wqes_line;   /* the scenario line that set wqes / wqe-size, 0: none */
   op_kind op;
   uint32_t qps;
+  uint32_t qpn_base[2]; /* --qpn-base: QP q's number is qpn_base[node] + q, node 0 the
+                           requester (rc: host A), 1 the responder (host B) */
   uint32_t pmtu;
   int64_t start_psn; /* -1: derived from the seed */
   /* network */
@@ -126,6 +136,8 @@ typedef struct {
   drop_rule *drops;
   size_t ndrops;
   uint32_t reorder_max; /* --reorder-max D: the emulator's bound (net.h), 0: off */
+  sport_mode sport;     /* --udp-sport */
+  uint16_t sport_fixed; /* SPORT_FIXED: the port, 1-65535 */
   /* protocol */
   uint32_t ack_every; /* 0: once per WQE */
   uint32_t otd;       /* after options_parse: the value in force */
@@ -158,8 +170,9 @@ typedef struct {
 } options;
 
 /* Fills *o from argv. Returns 0 to run, 1 when --help, --version or
- * --list-profiles was printed (exit 0), -1 on a bad option (message already
- * on `err`; exit 2). */
+ * --list-profiles was printed (exit 0), 2 when that output could not be
+ * written (exit 1), -1 on a bad option (its one line already on `err`, in
+ * the words of libs/ornic-cli's cli.h; exit 2). */
 int options_parse(options *o, int argc, char **argv, FILE *err);
 /* An unsigned integer (decimal or 0x.., never octal: libs/ornic-cli, cli_num.h);
  * with `sizes`, an optional binary suffix K, M, G or T (KiB, MiB, ...).

@@ -152,7 +152,7 @@ static pkt *build_write(oreq *r, oreq_qp *qp, uint32_t idx, bool retx, bool ackr
   uint64_t off = (uint64_t)idx * o->pmtu;
   uint32_t plen = idx == qp->w.n - 1 ? qp->w.last_len : o->pmtu;
   f.bth.opcode = write_opcode(qp, idx);
-  f.bth.destqp = wl_resp_qpn(qp->q);
+  f.bth.destqp = wl_qpn(o, true, qp->q);
   f.bth.psn = ornic_psn_add(qp->w.start, (int32_t)idx);
   f.bth.ackreq = ackreq;
   if (f.bth.opcode == ORNIC_OP_OOO_WRITE_FSPOT || f.bth.opcode == ORNIC_OP_OOO_WRITE_LAST_ADDR) {
@@ -288,7 +288,7 @@ static pkt *build_read_req(oreq *r, oreq_qp *qp, uint32_t idx, uint32_t count) {
   uint64_t off = (uint64_t)idx * o->pmtu;
   uint64_t bytes = idx + count == qp->w.n ? qp->w.len - off : (uint64_t)count * o->pmtu;
   f.bth.opcode = ORNIC_OP_OOO_READ_REQ;
-  f.bth.destqp = wl_resp_qpn(qp->q);
+  f.bth.destqp = wl_qpn(o, true, qp->q);
   f.bth.psn = ornic_psn_add(qp->w.start, (int32_t)idx);
   f.ext.reth = (ornic_reth){qp->w.va + off, wl_rkey(qp->q), (uint32_t)bytes};
   if (qp->reqs_sent == 0) { /* the round trip to the first response is timed */

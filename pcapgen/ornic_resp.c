@@ -62,7 +62,7 @@ static void make_ready(oresp *R, rqp *qp) {
 static void frame_to_requester(oresp *R, rqp *qp, ornic_frame *f, uint8_t opcode, uint32_t psn) {
   sim_frame(R->s, NODE_RESP, f);
   f->bth.opcode = opcode;
-  f->bth.destqp = wl_req_qpn(qp->q);
+  f->bth.destqp = wl_qpn(R->o, false, qp->q);
   f->bth.psn = psn & ORNIC_PSN_MASK;
 }
 

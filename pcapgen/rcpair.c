@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Profile `rc`: standard RoCEv2 Reliable Connection traffic between two
  * hosts, as a ConnectX or rxe pair makes it. Both hosts are requesters and
- * responders at once on every QP pair: host A (node 0, QPs 0x100 + q) and
- * host B (node 1, QPs 0x200 + q) each post SEND, RDMA WRITE (with or without
+ * responders at once on every QP pair: host A (node 0, QPs 0x100 + q by
+ * default) and host B (node 1, QPs 0x200 + q; --qpn-base) each post SEND, RDMA WRITE (with or without
  * immediate) and RDMA READ WQEs to the other, up to --rc-outstanding at a
  * time, each QP in its own PSN space. Responders answer in PSN order:
  * coalesced ACKs (AETH 0x1F, A bit on the last packet of a message), READ
@@ -22,7 +22,7 @@
 /* ---- the two hosts' QPs, keys and workload ----------------------------------- */
 
 /* Host A's QPs are the other profiles' requester QPs, host B's their responder QPs. */
-uint32_t rc_qpn(int node, uint32_t q) { return node == NODE_REQ ? wl_req_qpn(q) : wl_resp_qpn(q); }
+uint32_t rc_qpn(const options *o, int node, uint32_t q) { return wl_qpn(o, node == NODE_RESP, q); }
 
 /* Each direction has its own memory content; 4096 is past every QP index. */
 uint64_t rc_key(const options *o, int node, uint32_t q) {
@@ -45,7 +45,7 @@ uint32_t rc_imm(int node, uint32_t q, uint64_t id) {
 void rc_frame(rcpair *r, int node, uint32_t q, ornic_frame *f, uint8_t opcode, uint32_t psn) {
   sim_frame(r->s, node, f);
   f->bth.opcode = opcode;
-  f->bth.destqp = rc_qpn(!node, q);
+  f->bth.destqp = rc_qpn(r->o, !node, q);
   f->bth.psn = psn & ORNIC_PSN_MASK;
 }
 
@@ -101,9 +101,8 @@ static bool is_response(uint8_t op) {
 static void host_rx(void *self, pkt *p, const ornic_frame *f) {
   rc_host *h = self;
   rcpair *r = h->r;
-  uint32_t base = h->node == NODE_REQ ? WL_REQ_QPN_BASE : WL_RESP_QPN_BASE;
-  uint32_t q = f->bth.destqp - base;
-  if (f->bth.destqp < base || q >= r->o->qps) return;
+  int q = wl_qp_index(r->o, f->bth.destqp, h->node == NODE_RESP);
+  if (q < 0) return;
   if (is_response(f->bth.opcode))
     rc_req_rx(r, &r->req[h->node][q], p, f);
   else

@@ -88,7 +88,7 @@ struct rcpair {
 };
 
 /* rcpair.c */
-uint32_t rc_qpn(int node, uint32_t q);
+uint32_t rc_qpn(const options *o, int node, uint32_t q);
 uint64_t rc_key(const options *o, int node, uint32_t q);
 uint32_t rc_rkey(int node, uint32_t q);
 uint8_t rc_wqe_op(const rcpair *r, int node, uint32_t q, uint64_t id);

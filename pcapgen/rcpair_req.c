@@ -209,7 +209,7 @@ static void on_read_response(rcpair *r, rc_req *rq, const ornic_frame *f) {
   if (f->payload_len != plen ||
       pattern_check(f->payload, rc_key(r->o, rq->node, rq->q), addr, plen) != (size_t)-1) {
     sim_fail(r->s, "integrity check failed: READ response PSN 0x%06x of WQE %llu on QP 0x%06x", p,
-             (unsigned long long)w->id, rc_qpn(rq->node, rq->q));
+             (unsigned long long)w->id, rc_qpn(r->o, rq->node, rq->q));
     return;
   }
   uint32_t old = rq->una;
@@ -243,7 +243,7 @@ void rc_req_rx(rcpair *r, rc_req *rq, const pkt *p, const ornic_frame *f) {
     advance(r, rq, ornic_psn_add(psn, 1));
   } else {
     sim_fail(r->s, "QP 0x%06x: the responder sent a fatal NAK (%s) for PSN 0x%06x",
-             rc_qpn(rq->node, rq->q), ornic_aeth_syndrome_name(syn), psn);
+             rc_qpn(r->o, rq->node, rq->q), ornic_aeth_syndrome_name(syn), psn);
   }
 }
 
@@ -253,7 +253,7 @@ void rc_req_timer(rcpair *r, rc_req *rq) {
   sim_stats(r->s)->timeouts++;
   if (++rq->retries > r->o->retry_limit) {
     sim_fail(r->s, "QP 0x%06x: %u retransmission timeouts in a row at PSN 0x%06x (retry limit %u)",
-             rc_qpn(rq->node, rq->q), rq->retries, rq->una, r->o->retry_limit);
+             rc_qpn(r->o, rq->node, rq->q), rq->retries, rq->una, r->o->retry_limit);
     return;
   }
   rq->rtt.backoff++;

@@ -146,7 +146,8 @@ static bool op_matches(uint8_t wop, uint8_t op) {
 
 static void violation(rcpair *r, rc_resp *rs, const ornic_frame *f, const char *what) {
   sim_fail(r->s, "internal error: QP 0x%06x received opcode 0x%02x PSN 0x%06x (message %llu): %s",
-           rc_qpn(rs->node, rs->q), f->bth.opcode, f->bth.psn, (unsigned long long)rs->msgs, what);
+           rc_qpn(r->o, rs->node, rs->q), f->bth.opcode, f->bth.psn, (unsigned long long)rs->msgs,
+           what);
 }
 
 /* First packet of a message: it must be the peer's WQE number msgs, as posted. */

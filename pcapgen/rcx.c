@@ -19,7 +19,7 @@ pkt *rcx_build_write(sim *s, const options *o, const rcx_write *x) {
   ornic_frame f;
   sim_frame(s, NODE_REQ, &f);
   f.bth.opcode = write_opcode(w, x->idx);
-  f.bth.destqp = wl_resp_qpn(x->q);
+  f.bth.destqp = wl_qpn(o, true, x->q);
   f.bth.psn = wqe_psn(w, x->idx);
   f.bth.ackreq = x->ackreq;
   if (x->inorder) f.ip.tos = (uint8_t)(RCX_DSCP_INORDER << 2 | (f.ip.tos & 3));
@@ -67,20 +67,15 @@ bool rcx_parse_write(const ornic_frame *f, bool prefixed, rcx_data *d) {
   return true;
 }
 
-void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t second, uint8_t kind,
-                  unsigned path) {
+void rcx_send_ack(sim *s, const options *o, uint32_t q, uint8_t syndrome, uint32_t psn,
+                  uint32_t second, uint8_t kind, unsigned path) {
   ornic_frame f;
   sim_frame(s, NODE_RESP, &f);
   f.bth.opcode = ORNIC_OP_RC_ACK;
-  f.bth.destqp = wl_req_qpn(q);
+  f.bth.destqp = wl_qpn(o, false, q);
   f.bth.psn = psn & ORNIC_PSN_MASK;
   f.ext.aeth = (ornic_aeth){syndrome, second & ORNIC_PSN_MASK};
   pkt_meta m = {kind, 0, q, 0, 0, 0, 0};
   pkt *p = sim_encode_on(s, NODE_RESP, &f, &m, path);
   if (p) sim_send(s, NODE_RESP, p);
-}
-
-unsigned rcx_path_of(const options *o, const ornic_frame *f) {
-  unsigned path = (unsigned)f->udp.sport - SIM_UDP_SPORT_BASE;
-  return f->udp.sport >= SIM_UDP_SPORT_BASE && path < o->paths ? path : SIM_PATH_SPRAY;
 }

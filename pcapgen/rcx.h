@@ -17,8 +17,10 @@
  *   expected, i.e. the cumulative PSN). The AETH's 24-bit MSN field carries a
  *   second PSN: the PSN of the data packet this ACK or NACK answers (IRN's
  *   trigger PSN, MP-RDMA's selectively acknowledged PSN).
- * - Paths: a frame's path is its UDP source port - 0xC000 (sim.h). A pinned
- *   or echoed path is a source port the sender chose.
+ * - Paths: a frame's path is pcapgen's own (pkt.path): its UDP source port
+ *   is 0xC000 + path by default, but --udp-sport may put another number on
+ *   the wire (sim.h), so engines never read the path back from the port. A
+ *   pinned or echoed path is a path the sender chose.
  * - ioi in-order marking: IPv4 DSCP RCX_DSCP_INORDER; sprayed packets keep the
  *   template's DSCP 26. */
 #ifndef PCAPGEN_RCX_H
@@ -65,11 +67,7 @@ typedef struct {
 bool rcx_parse_write(const ornic_frame *f, bool prefixed, rcx_data *d);
 
 /* Sends an RC Acknowledge from the responder to QP q's requester. */
-void rcx_send_ack(sim *s, uint32_t q, uint8_t syndrome, uint32_t psn, uint32_t second, uint8_t kind,
-                  unsigned path);
-
-/* The path a frame came on (its UDP source port), or SIM_PATH_SPRAY when the
- * port is not one of the fabric's. */
-unsigned rcx_path_of(const options *o, const ornic_frame *f);
+void rcx_send_ack(sim *s, const options *o, uint32_t q, uint8_t syndrome, uint32_t psn,
+                  uint32_t second, uint8_t kind, unsigned path);
 
 #endif

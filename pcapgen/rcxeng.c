@@ -79,12 +79,11 @@ void rcxeng_path_acked(rcxeng *e, rcxq *qp, unsigned path, uint32_t sidx) {
 
 static void req_rx(void *self, pkt *pk, const ornic_frame *f) {
   rcxeng *e = self;
-  (void)pk;
   int q = wl_qp_index(e->o, f->bth.destqp, false);
   if (q < 0 || f->bth.opcode != ORNIC_OP_RC_ACK) return;
   rcxq *qp = rcxeng_qp(e, (uint32_t)q);
   if (txq_ack_arrived(&qp->t, e->s, f))
-    e->ops->ack(e, qp, f);
+    e->ops->ack(e, qp, f, pk->path);
   else if (e->ops->nack && qp->t.busy && f->ext.aeth.syndrome == ORNIC_AETH_NAK_PSN_SEQ)
     e->ops->nack(e, qp, f);
 }
@@ -107,7 +106,6 @@ static void req_timer(void *self, uint32_t arg) {
 
 static void resp_rx(void *self, pkt *pk, const ornic_frame *f) {
   rcxeng *e = self;
-  (void)pk;
   int q = wl_qp_index(e->o, f->bth.destqp, true);
   if (q < 0) return;
   rxq *r = &e->resp[q];
@@ -117,7 +115,7 @@ static void resp_rx(void *self, pkt *pk, const ornic_frame *f) {
   if (e->ops->answer)
     e->ops->answer(e, r, f);
   else
-    rxq_ack_each(r, e->s, e->o, f, window, e->ops->addr);
+    rxq_ack_each(r, e->s, e->o, f, window, e->ops->addr, pk->path);
 }
 
 /* ============================== life cycle ============================== */

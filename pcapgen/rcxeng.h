@@ -54,8 +54,8 @@ typedef struct {
   bool (*hold)(rcxeng *e, rcxq *qp);
   /* Packet idx of qp's WQE goes out (rcxeng_send). */
   pkt *(*send)(rcxeng *e, rcxq *qp, uint32_t idx, bool retx);
-  /* An ACK (AETH type ACK) while qp has a WQE in flight. */
-  void (*ack)(rcxeng *e, rcxq *qp, const ornic_frame *f);
+  /* An ACK (AETH type ACK) while qp has a WQE in flight; it came on `path`. */
+  void (*ack)(rcxeng *e, rcxq *qp, const ornic_frame *f, unsigned path);
   /* A PSN sequence error NAK while qp has a WQE in flight. NULL: ignored. */
   void (*nack)(rcxeng *e, rcxq *qp, const ornic_frame *f);
   /* The RTO from now. NULL: rtt_rto (SRTT + 4 RTTVAR + OTD/B, doubled per timeout). */

@@ -130,7 +130,7 @@ static pkt *build_write(roce *r, rc_req *rq, uint32_t idx, bool retx) {
   uint64_t off = (uint64_t)idx * o->pmtu;
   uint32_t plen = idx == rq->w.n - 1 ? rq->w.last_len : o->pmtu;
   f.bth.opcode = write_opcode(rq, idx);
-  f.bth.destqp = wl_resp_qpn(rq->q);
+  f.bth.destqp = wl_qpn(o, true, rq->q);
   f.bth.psn = ornic_psn_add(rq->w.start, (int32_t)idx);
   /* As RC NICs do on the last packet of a message; with --rnic-ack-req N also
    * on every N-th packet sent, as rxe does (rxe_req.c: every 66th). */
@@ -280,7 +280,7 @@ static void resp_emit(roce *r, rc_resp *rs, uint8_t syndrome, uint32_t psn, uint
   ornic_frame f;
   sim_frame(r->s, NODE_RESP, &f);
   f.bth.opcode = ORNIC_OP_RC_ACK;
-  f.bth.destqp = wl_req_qpn(rs->q);
+  f.bth.destqp = wl_qpn(r->o, false, rs->q);
   f.bth.psn = psn & ORNIC_PSN_MASK;
   f.ext.aeth = (ornic_aeth){syndrome, rs->msn};
   pkt_meta m = {kind, 0, rs->q, 0, 0, 0, 0};

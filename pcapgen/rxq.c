@@ -25,8 +25,8 @@ void rxq_free(rxq *r) {
   wv_free(&r->ver);
 }
 
-static int fatal(rxq *r, sim *s, uint8_t syndrome, uint32_t psn) {
-  rcx_send_ack(s, r->q, syndrome, psn, r->msn, PK_FATAL, SIM_PATH_SPRAY);
+static int fatal(rxq *r, sim *s, const options *o, uint8_t syndrome, uint32_t psn) {
+  rcx_send_ack(s, o, r->q, syndrome, psn, r->msn, PK_FATAL, SIM_PATH_SPRAY);
   r->error = true;
   return RXQ_BAD;
 }
@@ -77,7 +77,7 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
   uint32_t psn = f->bth.psn;
   rcx_data d;
   if (r->error) return RXQ_BAD;
-  if (!rcx_parse_write(f, prefixed, &d)) return fatal(r, s, ORNIC_AETH_NAK_INVALID_REQ, psn);
+  if (!rcx_parse_write(f, prefixed, &d)) return fatal(r, s, o, ORNIC_AETH_NAK_INVALID_REQ, psn);
   int32_t dist = ornic_psn_diff(psn, r->epsn);
   if (dist < 0) {
     sim_stats(s)->dup_data++;
@@ -87,12 +87,12 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
   if (!r->open) {
     if (!d.has_addr) return RXQ_NOCTX;
     uint8_t syn = open_wqe(r, s, o, (uint32_t)dist, &d.addr);
-    if (syn) return fatal(r, s, syn, psn);
+    if (syn) return fatal(r, s, o, syn, psn);
     if (!r->open) return RXQ_BAD;
   }
   uint32_t idx = ornic_psn_off(psn, r->start_psn);
   uint8_t syn = check(r, o, idx, &d);
-  if (syn) return fatal(r, s, syn, psn);
+  if (syn) return fatal(r, s, o, syn, psn);
   if (bs_get(r->got, idx)) {
     sim_stats(s)->dup_data++;
     return RXQ_DUP;
@@ -108,12 +108,12 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
 }
 
 void rxq_ack_each(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t window,
-                  bool prefixed) {
+                  bool prefixed, unsigned path) {
   switch (rxq_accept(r, s, o, f, window, prefixed)) {
   case RXQ_NEW:
   case RXQ_DONE:
   case RXQ_DUP:
-    rcx_send_ack(s, r->q, SIM_AETH_ACK, r->epsn - 1, f->bth.psn, PK_ACK, rcx_path_of(o, f));
+    rcx_send_ack(s, o, r->q, SIM_AETH_ACK, r->epsn - 1, f->bth.psn, PK_ACK, path);
     break;
   case RXQ_NOCTX:
   case RXQ_BEYOND: sim_stats(s)->rx_drops++; break;

@@ -47,9 +47,9 @@ int rxq_accept(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t 
                bool prefixed);
 
 /* Accepts a packet and answers it as mprdma and ioi do: an ACK of its own
- * (cumulative PSN, and the packet's PSN in the MSN field) on the path it
- * came by for every packet placed or duplicate; a drop is counted. */
+ * (cumulative PSN, and the packet's PSN in the MSN field) on `path`, the one
+ * it came by, for every packet placed or duplicate; a drop is counted. */
 void rxq_ack_each(rxq *r, sim *s, const options *o, const ornic_frame *f, uint32_t window,
-                  bool prefixed);
+                  bool prefixed, unsigned path);
 
 #endif

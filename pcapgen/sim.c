@@ -221,6 +221,14 @@ void sim_frame(const sim *s, int node, ornic_frame *f) {
   memcpy(f, &s->nic[node].tmpl, s->frame_size);
 }
 
+/* The UDP source port of a frame `node` sends on `path` (--udp-sport). */
+static uint16_t udp_sport(const sim *s, int node, unsigned path, uint32_t destqp) {
+  const options *o = s->o;
+  if (o->sport == SPORT_PATH) return (uint16_t)(SIM_UDP_SPORT_BASE + path);
+  if (o->sport == SPORT_FIXED) return o->sport_fixed;
+  return (uint16_t)wl_sender_qpn(o, node == NODE_RESP, destqp);
+}
+
 pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m) {
   return sim_encode_on(s, node, f, m, SIM_PATH_SPRAY);
 }
@@ -253,7 +261,7 @@ pkt *sim_encode_gen(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigne
     pktpool_put(&s->pool, p);
     return NULL;
   }
-  f->udp.sport = (uint16_t)(SIM_UDP_SPORT_BASE + path);
+  f->udp.sport = udp_sport(s, node, path, f->bth.destqp);
   f->ip.id = n->ip_id++;
   ornic_ssize len = framer_encode(&n->fr, p->data, s->pool.bufsize, f, gen);
   if (len < 0) {

@@ -66,15 +66,18 @@ stats *sim_stats(sim *s);
  * reads none of them (ornic/frame.h; test_frame's encode_ignores_decode_outputs). */
 void sim_frame(const sim *s, int node, ornic_frame *f);
 
-/* Chooses the path (UDP source port 0xC000 + path) and the IP ID, encodes f
- * into a fresh buffer. NULL after sim_fail on an encoding error. f comes
+/* Chooses the path and the IP ID, sets the UDP source port (--udp-sport:
+ * 0xC000 + path by default, or the sending QP's number, or one port),
+ * encodes f into a fresh buffer. NULL after sim_fail on an encoding error. f comes
  * from sim_frame: of its Ethernet, IP and UDP fields only ip.tos may be
  * changed (framer.h). */
 pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m);
 
 /* Same on a path the caller chose (path < --paths), for transports that pin
  * or echo paths; SIM_PATH_SPRAY lets the spraying policy pick, as sim_encode.
- * A path's UDP source port is SIM_UDP_SPORT_BASE + path. */
+ * With --udp-sport path (the default) a path's UDP source port is
+ * SIM_UDP_SPORT_BASE + path; an engine takes an arriving frame's path from
+ * its pkt, never from the port. */
 #define SIM_PATH_SPRAY 0xffffffffu
 #define SIM_UDP_SPORT_BASE 0xC000u
 

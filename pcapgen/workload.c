@@ -2,10 +2,11 @@
 #include "workload.h"
 
 #include "ornic/psn.h"
+#include "profile.h"
 #include "rng.h"
 
 int wl_qp_index(const options *o, uint32_t destqp, bool at_responder) {
-  uint32_t base = at_responder ? WL_RESP_QPN_BASE : WL_REQ_QPN_BASE;
+  uint32_t base = wl_qpn(o, at_responder, 0);
   if (destqp < base || destqp - base >= o->qps) return -1;
   return (int)(destqp - base);
 }
@@ -58,6 +59,22 @@ uint64_t wl_total_packets(const options *o) {
     n += o->plan[i].count * (o->plan[i].qp_hi - o->plan[i].qp_lo + 1) *
          wl_npkts(o->plan[i].size, o->pmtu);
   return n;
+}
+
+static uint64_t total_payload(const options *o) {
+  if (!o->nplan) return (uint64_t)o->qps * o->wqes * o->wqe_size;
+  uint64_t n = 0;
+  for (size_t i = 0; i < o->nplan; i++)
+    n += o->plan[i].count * (o->plan[i].qp_hi - o->plan[i].qp_lo + 1) * o->plan[i].size;
+  return n;
+}
+
+uint64_t wl_capture_floor(const options *o) {
+  /* 16-byte pcap record header; Ethernet 14, IPv4 20, UDP 8, BTH 12, iCRC 4;
+   * an ACK adds its 4-byte AETH. */
+  const uint64_t rec = 16, hdrs = 14 + 20 + 8 + 12 + 4, ack = rec + hdrs + 4;
+  uint64_t one = total_payload(o) + wl_total_packets(o) * (rec + hdrs) + wl_total_wqes(o) * ack;
+  return o->profile->caps & PROFILE_TWO_HOSTS ? 2 * one : one;
 }
 
 /* Room for the largest WQE: consecutive WQEs never overlap. */

@@ -9,13 +9,27 @@
 
 #include "options.h"
 
+/* --qpn-base's default: the first QP number of the requester and the responder. */
 #define WL_REQ_QPN_BASE 0x000100u
 #define WL_RESP_QPN_BASE 0x000200u
 #define WL_VA_BASE 0x00007f0000000000ull
 #define WL_VA_SPAN_BITS 40 /* each QP's remote region: 1 TiB */
 
+/* The number of QP index q at the requester (rc: host A) or the responder
+ * (host B): --qpn-base. QP q of one side talks only to QP q of the other. */
+static inline uint32_t wl_qpn(const options *o, bool responder, uint32_t q) {
+  return o->qpn_base[responder] + q;
+}
+/* wl_qpn with the default --qpn-base, for code that builds frames for a run
+ * with default options (fuzz/); pcapgen itself uses wl_qpn. */
 static inline uint32_t wl_req_qpn(uint32_t q) { return WL_REQ_QPN_BASE + q; }
 static inline uint32_t wl_resp_qpn(uint32_t q) { return WL_RESP_QPN_BASE + q; }
+/* The number of the QP at the requester (responder = false) or the
+ * responder that sends to the peer's QP destqp: the same index. Every DestQP
+ * an engine writes is one of the peer's QPs (wl_qp_index checks arrivals). */
+static inline uint32_t wl_sender_qpn(const options *o, bool responder, uint32_t destqp) {
+  return destqp - o->qpn_base[!responder] + o->qpn_base[responder];
+}
 static inline uint32_t wl_rkey(uint32_t q) { return 0x1234abcdu ^ (q << 8); }
 
 /* QP index of a DestQP number, or -1. */
@@ -29,6 +43,11 @@ uint64_t wl_max_wqe_len(const options *o);
 /* WQEs, and data packets (first transmissions), of the whole workload. */
 uint64_t wl_total_wqes(const options *o);
 uint64_t wl_total_packets(const options *o);
+/* The least the capture can hold, in bytes (pcap records, whole frames): every
+ * data packet once, with its Ethernet/IPv4/UDP/BTH/iCRC headers, and one ACK
+ * per WQE; both hosts' workloads under the rc profile. Retransmissions, more
+ * ACKs and NAKs only add to it (go-back-N can multiply it). */
+uint64_t wl_capture_floor(const options *o);
 
 /* Packets of a WQE: max(1, ceil(len / PMTU)), and the bytes of its last packet. */
 uint32_t wl_npkts(uint64_t len, uint32_t pmtu);

@@ -40,6 +40,7 @@ struct writer {
    * buf (start == buf). */
   uint8_t *start, *cur, *lim;
   uint64_t bytes;
+  uint64_t limit; /* --max-output; 0: none */
   bool failed;
   char err[600];
 };
@@ -62,6 +63,16 @@ static int fail(writer *w, const char *what, int e) {
 }
 
 const char *writer_error(const writer *w) { return w->err; }
+void writer_limit(writer *w, uint64_t bytes) { w->limit = bytes; }
+
+static int over_limit(writer *w) {
+  snprintf(w->err, sizeof w->err,
+           "the capture would grow past --max-output %llu bytes (%llu written); stopped, "
+           "'%s' not written",
+           (unsigned long long)w->limit, (unsigned long long)w->bytes, w->final_path);
+  w->failed = true;
+  return -1;
+}
 uint64_t writer_bytes(const writer *w) { return w->bytes; }
 
 /* ---- where the bytes go ----------------------------------------------------- */
@@ -241,6 +252,7 @@ static int put_record(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t 
   bool ng = w->fmt == FMT_PCAPNG;
   uint32_t pad = ng ? (4 - caplen % 4) % 4 : 0;
   uint32_t total = ng ? PCAPNG_EPB_HDR + caplen + pad + PCAPNG_EPB_END : PCAP_REC_HDR + caplen;
+  if (w->limit && w->bytes + total > w->limit) return over_limit(w);
   uint8_t *p = room(w, total);
   if (!p) return -1;
   if (ng) {

@@ -27,6 +27,12 @@ writer *writer_open(const char *path, out_format fmt, uint32_t snaplen, int gz_l
  * *stop is non-zero (a signal handler sets it; SA_RESTART must be off). */
 void writer_watch(writer *w, const volatile sig_atomic_t *stop);
 
+/* --max-output: the file may hold at most `bytes` (before compression; 0: no
+ * limit). A frame that would pass it fails the run (writer_put's -1; the
+ * temporary file is then removed by writer_abort), so a capture is whole or
+ * absent, never cut at an arbitrary frame. */
+void writer_limit(writer *w, uint64_t bytes);
+
 /* Appends one frame (cut to the snaplen). 0, or -1 (see writer_error). */
 int writer_put(writer *w, uint64_t ts_ns, const uint8_t *frame, uint32_t len);
 

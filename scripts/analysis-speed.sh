@@ -56,8 +56,8 @@ for ((r = 1; r <= rounds; r++)); do
   without+=" $(cpu "$dec" --stats --no-analysis "$file")"
   [[ -n $old ]] && older+=" $(cpu "$old" --stats "$file")"
 done
-min() { tr ' ' '\n' <<<"$1" | grep . | sort -g | head -1; }
-frames=$("$dec" --stats --json --no-analysis "$file" | grep -o '"total":[0-9]*' | head -1 | cut -d: -f2)
+min() { tr ' ' '\n' <<<"$1" | grep . | sort -g | sed -n 1p; } # sed reads to the end: no SIGPIPE upstream
+frames=$("$dec" --stats --json --no-analysis "$file" | grep -o '"total":[0-9]*' | sed -n 1p | cut -d: -f2)
 printf 'capture: %s (%s frames), %d interleaved rounds, CPU seconds (user+sys)\n' "$file" "$frames" "$rounds"
 printf '%-9s median %6s  min %6s\n' with "$(median "$with")" "$(min "$with")"
 printf '%-9s median %6s  min %6s\n' without "$(median "$without")" "$(min "$without")"

@@ -63,7 +63,7 @@ step decode-io bash "$root/scripts/bench-decode-io.sh" --build "$build" --frames
   --summary "$log/decode-io.json"
 step pcapgen-io bash "$root/scripts/bench-pcapgen-io.sh" --build "$build" --packets "$pkts" --rounds "$rounds" \
   --summary "$log/pcapgen-io.json"
-plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | head -1 || true)
+plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | sed -n 1p || true)
 if [[ -n $plugin ]] && command -v tshark > /dev/null; then
   step dissector-speed bash "$root/scripts/dissector-speed.sh" --build "$build" --runs "$druns" --wqes "$dwqes" \
     --summary "$log/dissector-speed.json"

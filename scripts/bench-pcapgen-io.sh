@@ -41,7 +41,7 @@ shm=$(mktemp -u /dev/shm/bench-pcapgen-io.XXXXXX)
 trap 'rm -rf "$tmp" "$shm"' EXIT
 
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -srm), $(nproc) CPUs:" \
-  "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  "$(sed -n '/^model name/{s/^model name[^:]*: //p;q;}' /proc/cpuinfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $0 $*" | sed "s|$root/||"
 
 # The bytes of the capture: the 24-byte header and a 16-byte header per frame.
@@ -76,7 +76,7 @@ for ((r = 1; r <= rounds; r++)); do
   cpus[dd]+=" $c" walls[dd]+=" $w"
 done
 
-best() { tr ' ' '\n' <<<"$1" | grep . | sort -g | head -1; } # the least of a list
+best() { tr ' ' '\n' <<<"$1" | grep . | sort -g | sed -n 1p; } # the least of a list (sed reads it all: no SIGPIPE)
 
 # row NAME KEY: median and best GB/s of CPU time, median of wall time.
 row() {

@@ -2,21 +2,24 @@
 # SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages ornic-tools needs, only those missing.
 # Usage: scripts/deps.sh [build|test]
-#   build: the library, tools, pcapgen (with --plot through gnuplot) and the
-#          Wireshark plugin's development files
+#   build: the library, tools, pcapgen (with --plot through gnuplot), the
+#          programs' man pages (help2man) and the Wireshark plugin's
+#          development files
 #   test:  adds the oracles (tshark, Scapy), Check, clang-format, clang's sanitizers and
 #          libFuzzer, AFL++, valgrind, llvm-14 (llvm-cov for
 #          scripts/fuzz-coverage.sh), setuptools/pip/venv (python/'s offline
 #          install test), tcpreplay and iproute2 (live capture in network
 #          namespaces), Xvfb, xdotool, ImageMagick and the Wireshark GUI
-#          (tests/dissector/gui)
+#          (tests/dissector/gui), mmdebstrap (the Wireshark 4.4 / 4.6 roots of
+#          scripts/wireshark-matrix.sh), jq (the documents' examples that
+#          pipe ornic-decode --json into it: CTest docs_examples)
 set -euo pipefail
 
-build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev gnuplot-nox
+build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev gnuplot-nox help2man
             wireshark-dev libwireshark-dev)
 test_pkgs=(check python3 python3-scapy python3-setuptools python3-pip python3-venv tshark clang clang-format
            libclang-rt-14-dev g++ afl++ valgrind llvm-14 tcpreplay iproute2 xvfb xdotool imagemagick
-           wireshark-qt)
+           wireshark-qt mmdebstrap jq)
 
 want=("${build_pkgs[@]}")
 [[ "${1:-build}" == test ]] && want+=("${test_pkgs[@]}")

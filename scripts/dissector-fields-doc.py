@@ -10,6 +10,7 @@ Usage: scripts/dissector-fields-doc.py PLUGIN.so [README]
 Runs tshark as nobody with a temporary HOME holding the plugin (root ignores
 personal plugins)."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,7 +20,11 @@ import tempfile
 def registered(plugin):
     home = tempfile.mkdtemp(prefix="ornic-fields-")
     try:
-        dst = os.path.join(home, ".local/lib/wireshark/plugins/4.0/epan")
+        # The personal plugin folder is named after tshark's release line.
+        first = subprocess.run(["tshark", "--version"], stdout=subprocess.PIPE, text=True,
+                               check=True).stdout.splitlines()[0]
+        line = re.search(r"\b(\d+\.\d+)\.\d+", first).group(1)
+        dst = os.path.join(home, ".local/lib/wireshark/plugins", line, "epan")
         os.makedirs(dst)
         shutil.copy(plugin, dst)
         for d, _, fs in os.walk(home):

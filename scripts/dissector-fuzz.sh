@@ -27,7 +27,7 @@ while (($#)); do
     *) echo "dissector-fuzz: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[[ -n $plugin ]] || plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | head -1)
+[[ -n $plugin ]] || plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | sed -n 1p)
 [[ -f $plugin ]] || { echo "dissector-fuzz: plugin not found (build it first, or --plugin)" >&2; exit 1; }
 ws_version=$(basename "$(dirname "$(dirname "$plugin")")")
 for t in tshark editcap mergecap "$build/bin/ornic-pcapgen"; do
@@ -51,7 +51,8 @@ san=()
 ts() { "${run_as[@]}" env HOME="$tmp/home" WIRESHARK_ABORT_ON_DISSECTOR_BUG=1 \
          WIRESHARK_ABORT_ON_TOO_MANY_ITEMS=1 "${san[@]}" "$@"; }
 
-ts tshark -G plugins | grep -q "$tmp/home/.*ornic.so" ||
+loaded=$(ts tshark -G plugins) # whole, then grep: `tshark | grep -q` dies of SIGPIPE under pipefail
+grep -q "$tmp/home/.*ornic.so" <<<"$loaded" ||
   { echo "dissector-fuzz: tshark does not load $plugin" >&2; exit 1; }
 
 gen() { "$build/bin/ornic-pcapgen" -q --pmtu 1024 --wqe-size 32K --wqes 2 "$@"; }
@@ -99,9 +100,13 @@ if ((vpasses > 0)); then
     chmod 644 "$f"
     log="$tmp/vg-$p.log"
     touch "$log"; chmod 666 "$log"
+    # tshark runs as nobody, who may not reach the source tree (a CI clone in a 0700 folder).
+    cp "$root/scripts/valgrind-wireshark.supp" "$tmp/vg.supp"; chmod 644 "$tmp/vg.supp"
     ts valgrind --log-file="$log" --leak-check=no --error-limit=no --num-callers=20 \
+      --suppressions="$tmp/vg.supp" \
       tshark -nVxr "$f" >"$tmp/vg-out" 2>&1 || true
-    grep -q "ORNIC out-of-order RDMA" "$tmp/vg-out" || fail "$f" "no ORNIC tree under valgrind"
+    grep -q "ORNIC out-of-order RDMA" "$tmp/vg-out" ||
+      fail "$f" "no ORNIC tree under valgrind: $(head -c 800 "$tmp/vg-out") $(head -c 800 "$log")"
     if grep -q -E "Invalid (read|write|free)|uninitialised value|Process terminating" "$log"; then
       [[ -n $keep ]] || keep=$root/build/dissector-fuzz-failures
       mkdir -p "$keep"; cp "$log" "$keep/"

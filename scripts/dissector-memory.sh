@@ -26,7 +26,7 @@ while (($#)); do
     *) echo "dissector-memory: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[[ -n $plugin ]] || plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | head -1)
+[[ -n $plugin ]] || plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | sed -n 1p)
 [[ -f $plugin ]] || { echo "dissector-memory: plugin not found (build with the dissector first)" >&2; exit 1; }
 [[ -x /usr/bin/time ]] || { echo "dissector-memory: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 ws_version=$(basename "$(dirname "$(dirname "$plugin")")")
@@ -40,7 +40,8 @@ chmod -R a+rwX "$tmp"
 run_as=()
 [[ $(id -u) == 0 ]] && run_as=(runuser -u nobody --) # root ignores personal plugins
 ts() { local home=$1; shift; "${run_as[@]}" env HOME="$home" tshark "$@"; }
-ts "$tmp/home" -G plugins | grep -q "$tmp/home/.*ornic.so" || { echo "dissector-memory: plugin not loaded" >&2; exit 1; }
+loaded=$(ts "$tmp/home" -G plugins) # whole, then grep: `tshark | grep -q` dies of SIGPIPE under pipefail
+grep -q "$tmp/home/.*ornic.so" <<<"$loaded" || { echo "dissector-memory: plugin not loaded" >&2; exit 1; }
 frames=$(ts "$tmp/empty" -r "$tmp/big.pcap" -T fields -e frame.number | wc -l)
 
 declare -A rss

@@ -27,7 +27,7 @@ while (($#)); do
     *) echo "dissector-speed: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-[[ -n $plugin ]] || plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | head -1)
+[[ -n $plugin ]] || plugin=$(ls "$build"/lib/wireshark/plugins/*/epan/ornic.so 2>/dev/null | sed -n 1p)
 [[ -f $plugin ]] || { echo "dissector-speed: plugin not found" >&2; exit 1; }
 # Wireshark's plugin directory is named after its major.minor version: the
 # build's layout (plugins/4.0/epan/ornic.so) gives it, else tshark does (a
@@ -45,7 +45,8 @@ chmod -R a+rwX "$tmp"
 run_as=()
 [[ $(id -u) == 0 ]] && run_as=(runuser -u nobody --)
 ts() { local home=$1; shift; "${run_as[@]}" env HOME="$home" tshark "$@"; }
-ts "$tmp/home" -G plugins | grep -q "$tmp/home/.*ornic.so" || { echo "plugin not loaded" >&2; exit 1; }
+loaded=$(ts "$tmp/home" -G plugins) # whole, then grep: `tshark | grep -q` dies of SIGPIPE under pipefail
+grep -q "$tmp/home/.*ornic.so" <<<"$loaded" || { echo "plugin not loaded" >&2; exit 1; }
 
 gen="$build/bin/ornic-pcapgen"
 # One path: in-order RC, so go-back-N does not multiply the capture.

@@ -80,7 +80,7 @@ fi
 
 # Seeds: the committed corpus plus every regression input, in one directory.
 input=-
-if [[ $resume = 0 || ! -f $(ls "$out"/*/fuzzer_stats 2>/dev/null | head -1) ]]; then
+if [[ $resume = 0 || ! -f $(ls "$out"/*/fuzzer_stats 2>/dev/null | sed -n 1p) ]]; then
   rm -rf "$out"
   mkdir -p "$out/seeds"
   cp fuzz/corpus/"$seeds"/* "$out/seeds/"
@@ -145,7 +145,7 @@ times >"$out.times" # in this shell: a $(...) subshell has no children
 cpu=$(tail -1 "$out.times" | awk -v left="$left_ticks" -v hz="$(getconf CLK_TCK)" '{
   split($1, u, /[ms]/); split($2, s, /[ms]/);
   printf "%.0f", u[1] * 60 + u[2] + s[1] * 60 + s[2] + left / hz }')
-first=$(ls "$out"/*/fuzzer_stats | head -1)
+first=$(ls "$out"/*/fuzzer_stats | sed -n 1p)
 edges=$(stat "$first" bitmap_cvg)
 echo "fuzz_$target: $cores instance(s), ${seconds} s: $execs execs, $rate execs/s per instance" \
      "(mean), $paths paths (largest queue), edge coverage $edges, $cycles cycles," \

@@ -113,8 +113,9 @@ done
 # ---- bad command lines ----------------------------------------------------------
 badargs=(
   "ornic-decode --bogus" "ornic-decode --otd" "ornic-decode --otd 4081" "ornic-decode --otd -1"
-  "ornic-decode --pmtu 1000" "ornic-decode -q 0x1000000" "ornic-decode -c 0" "ornic-decode -p 0"
-  "ornic-decode -p 65536" "ornic-decode --otd 1e3" "ornic-decode nonexistent.pcap" "ornic-decode a b"
+  "ornic-decode --pmtu 1000" "ornic-decode --qp 0x1000000" "ornic-decode -c 0" "ornic-decode --port 0"
+  "ornic-decode --port 65536" "ornic-decode --otd 1e3" "ornic-decode nonexistent.pcap" "ornic-decode a b"
+  "ornic-decode -s capture.pcap" "ornic-decode -w" "ornic-decode -r a -w /nonexistent/dir/w.pcap"
   "ornic-pcapgen" "ornic-pcapgen -o out.pcap --bogus" "ornic-pcapgen -o out.pcap --pmtu 1000"
   "ornic-pcapgen -o out.pcap --qps 0" "ornic-pcapgen -o out.pcap --qps 100000"
   "ornic-pcapgen -o out.pcap --wqe-size 2G" "ornic-pcapgen -o out.pcap --wqe-size 12Q"

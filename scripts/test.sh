@@ -5,7 +5,10 @@
 # build and run everything again under AddressSanitizer +
 # UndefinedBehaviorSanitizer (the Wireshark plugin included). Under CI=true a
 # skipped test fails the run.
-# Usage: scripts/test.sh [--no-sanitize]
+# Wireshark 4.4 and 4.6: the plugin's suite again in Debian 13 and Debian
+# unstable root filesystems (scripts/wireshark-matrix.sh; built once, then
+# cached in /var/cache/ornic-ws-matrix).
+# Usage: scripts/test.sh [--no-sanitize] [--no-matrix]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -54,13 +57,31 @@ run_suite() { # name, build dir, ctest args (a quoted string), extra cmake args.
 }
 
 mkdir -p build
+matrix=1 sanitize=1
+for arg in "$@"; do
+  case $arg in
+    --no-matrix) matrix=0 ;;
+    --no-sanitize) sanitize=0 ;;
+    *) echo "usage: scripts/test.sh [--no-sanitize] [--no-matrix]" >&2; exit 2 ;;
+  esac
+done
+if [[ $matrix == 1 ]]; then
+  # The roots download and unpack while the release suite builds and runs.
+  scripts/wireshark-matrix.sh --roots-only >build/ws-roots.log 2>&1 &
+  roots_pid=$!
+fi
 run_suite release build/ci-release "" -DCMAKE_BUILD_TYPE=Release
+if [[ $matrix == 1 ]]; then
+  echo "=== Wireshark 4.4 (Debian 13) and 4.6 (Debian unstable): the dissector suite"
+  wait "$roots_pid" || { cat build/ws-roots.log; exit 1; }
+  scripts/wireshark-matrix.sh
+fi
 # The other CRC-32 backend: zlib's (the release suite uses ISA-L when present).
 # What the backend changes: the tests labelled crc, and target crc_suite
 # builds what they run (tests/CMakeLists.txt).
 target=crc_suite run_suite "zlib CRC backend" build/ci-zlib "-L crc" \
   -DCMAKE_BUILD_TYPE=Release -DORNIC_ISAL=OFF -DORNIC_BUILD_DISSECTOR=OFF
-if [[ "${1:-}" != --no-sanitize ]]; then
+if [[ $sanitize == 1 ]]; then
   # The plugin's tests run too: clang's shared ASan+UBSan runtime is preloaded
   # into tshark (tests/dissector/CMakeLists.txt).
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -76,7 +97,7 @@ fi
 # report or an input slower than 10 s fails the build. About 70 s for the five
 # harnesses on 2 cores, and 1 minute more for the AFL++ check at the end.
 smoke=${ORNIC_FUZZ_SMOKE_SECONDS:-20}
-if [[ "${1:-}" != --no-sanitize && "$smoke" != 0 ]]; then
+if [[ $sanitize == 1 && "$smoke" != 0 ]]; then
   echo "=== fuzz: libFuzzer build (build/ci-fuzz)"
   cmake -S . -B build/ci-fuzz -DORNIC_WERROR=ON -DCMAKE_C_COMPILER=clang -DORNIC_FUZZ=LIBFUZZER \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORNIC_BUILD_DISSECTOR=OFF -DORNIC_FUZZ_SMOKE_SECONDS="$smoke" \

@@ -220,8 +220,25 @@ static void merge_slots(an_dir *dst, an_dir *src) {
   src->slots = NULL;
 }
 
+/* The UDP source ports seen, which the proofs of loss on one path need
+ * (8.6): the two merged directions are one PSN space, their ports one set.
+ * A port left behind made the next request look sprayed. */
+static void absorb_ports(an_dir *dst, const an_dir *src) {
+  if (src->have_req) {
+    if (!dst->have_req) dst->sport = src->sport;
+    dst->sprayed |= src->sprayed || (dst->have_req && dst->sport != src->sport);
+  }
+  if (src->have_resp_sport) {
+    if (!dst->have_resp_sport) dst->resp_sport = src->resp_sport;
+    dst->resp_sprayed |=
+        src->resp_sprayed || (dst->have_resp_sport && dst->resp_sport != src->resp_sport);
+    dst->have_resp_sport = true;
+  }
+}
+
 /* dst (the keeper's direction) takes the parts of src it lacks. */
 static void dir_absorb(an_dir *dst, an_dir *src) {
+  absorb_ports(dst, src);
   if (!dst->have_req && src->have_req) {
     dst->have_req = true;
     dst->floor = src->floor;

@@ -71,7 +71,8 @@ enum {
   S_ASKED = 0xfu << 8,   /* copies of the request NAKs asked for and not yet seen (a count) */
   S_RASKED = 0xfu << 12, /* copies of the READ response retries asked for (a count) */
   S_DECLARED = 1u << 5,  /* declared lost (counted in a LOSS) since it was last seen */
-  S_ACKED = 1u << 6      /* covered by a cumulative ACK (on_acked already called) */
+  S_ACKED = 1u << 6,     /* covered by a cumulative ACK (on_acked already called) */
+  S_RANSWERED = 1u << 7  /* a copy answering the last READ retry that asked for it was seen */
 };
 
 typedef struct {
@@ -134,8 +135,10 @@ typedef struct {
   uint32_t last_psn; /* the previous request's PSN */
   bool hole_flagged;
   uint32_t hole_limit;
-  uint16_t sport; /* UDP source port of the first request */
-  bool sprayed;   /* requests came from more than one source port (paths) */
+  uint16_t sport;       /* UDP source port of the first request */
+  bool sprayed;         /* requests came from more than one source port (paths) */
+  bool resend_on;       /* the last request was a repeat: a go-back-N resend may go on (8.6) */
+  uint32_t resend_next; /* the PSN after it: where such a resend continues */
   /* window */
   an_slot *slots;
   uint32_t cap;   /* 0 until the first PSN */
@@ -145,10 +148,12 @@ typedef struct {
   /* responses */
   bool have_cum, have_msn, have_resp;
   uint32_t cum, msn, resp_hpsn;
-  uint32_t resp_last; /* the previous READ response's PSN */
-  bool resp_retry;    /* it answered a retry: the next in sequence does too */
-  int64_t now;        /* ns: the packet being analysed */
-  int64_t lag_max;    /* ns: the longest an out-of-order first arrival lagged behind a later PSN */
+  uint32_t resp_last;                 /* the previous READ response's PSN */
+  bool resp_retry;                    /* it answered a retry: the next in sequence does too */
+  bool have_resp_sport, resp_sprayed; /* READ responses from more than one source port */
+  uint16_t resp_sport;                /* UDP source port of the first READ response */
+  int64_t now;                        /* ns: the packet being analysed */
+  int64_t lag_max; /* ns: the longest an out-of-order first arrival lagged behind a later PSN */
   an_wqe_hist wqes;
   ornic_an_dir_stats *st;
 } an_dir;

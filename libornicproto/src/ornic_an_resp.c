@@ -226,12 +226,24 @@ static bool is_retry_copy(const an_dir *d, const ornic_an_input *in, const an_wq
   return d->resp_retry && q == ornic_psn_add(d->resp_last, 1);
 }
 
+/* READ responses from more than one UDP source port are sprayed: one may
+ * overtake another, so a READ retry proves nothing (8.6). */
+static void note_resp_port(an_dir *d, uint16_t sport) {
+  if (!d->have_resp_sport) {
+    d->have_resp_sport = true;
+    d->resp_sport = sport;
+  } else if (sport != d->resp_sport) {
+    d->resp_sprayed = true;
+  }
+}
+
 /* A READ response q: its READ, its address, first copy or repeat. */
 static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t pmtu,
                           ornic_an_verdict *restrict v) {
   uint32_t q = in->f->bth.psn;
   bool ornic = an_op_ornic(in->f->bth.opcode);
   an_wqe *w = an_wqe_find(&d->wqes, q, W_READ, pmtu);
+  note_resp_port(d, in->f->udp.sport);
   if (!w) {
     v->flags |= ORNIC_AN_BEFORE_CAPTURE | ORNIC_AN_ADDR_UNKNOWN;
     return;
@@ -256,6 +268,7 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
     /* An ORNIC late original cannot be told from the copy a retry asked
      * for: the ask stays for the copy still to come (8.3). */
     if (repeat || !ornic) an_answer(s, S_RASKED);
+    s->bits |= S_RANSWERED;
     d->st->retrans++;
   } else if (repeat) {
     v->flags |= ORNIC_AN_DUP;

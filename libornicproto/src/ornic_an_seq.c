@@ -177,6 +177,10 @@ static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const orn
     }
   }
   set_seen(s, in->frame, d->now);
+  /* The original's loss is counted, here or by a NAK: a NAK of it that left
+   * the responder after this copy arrived (queued behind READ responses,
+   * 8.6) must not count it again. */
+  if (v->flags & ORNIC_AN_RETRANS) s->bits |= S_DECLARED;
 }
 
 /* ---- the OTD rule (PROTOCOL.md 4.4 reason 1, as an observer sees it) ----- */
@@ -336,25 +340,71 @@ static an_wqe *read_retry_of(an_dir *d, const ornic_reth *reth, uint32_t psn, ui
   return placed && reth->dmalen <= w->len - off ? w : NULL;
 }
 
-static void read_retry(ornic_analysis *a, an_dir *d, an_wqe *w, const ornic_an_input *in,
-                       uint32_t pmtu, ornic_an_verdict *restrict v) {
-  const ornic_reth *reth = &in->f->ext.reth;
-  uint32_t psn = in->f->bth.psn, n = an_npkts(reth->dmalen, pmtu), lost = 0, first = 0;
-  if (!n) n = 1;
-  v->flags |= ORNIC_AN_RETRANS | ORNIC_AN_READ_RETRY;
-  v->read_frame = w->frame;
-  d->st->retrans++;
+/* Whether an RC READ retry from q proves response q lost (PROTOCOL.md 8.6,
+ * ours). An in-order requester asks again from the first response it has
+ * not accepted and goes back N: the PSNs after q are asked for whether they
+ * arrived or not, and a READ that a go-back-N resend passes is asked for
+ * whole, lost or not. So a retry proves at most q, and only when it starts
+ * a resend; the responder is known to have answered q (a response at q or
+ * past it, or an acknowledgement covering q: responses go in PSN order); no
+ * copy answering the last retry of q was seen (it arrived, or this retry
+ * may have crossed it); and each way took one path (sprayed, q may only
+ * have been overtaken). The PMTU places the end of the previous retry. */
+static bool rc_retry_proves(const an_dir *d, const an_slot *s, uint32_t q, uint32_t pmtu) {
+  if (!pmtu || d->sprayed || d->resp_sprayed || (s->bits & (S_DECLARED | S_RANSWERED)))
+    return false;
+  /* A go-back-N resend goes on in PSN order (past resend_next when one of
+   * its packets was lost before the tap); a new one goes back to the first
+   * PSN the requester lacks, at or before resend_next. */
+  if (d->resend_on && ornic_psn_diff(q, d->resend_next) >= 0) return false;
+  return (s->bits & S_RESP) || (d->have_resp && ornic_psn_diff(d->resp_hpsn, q) >= 0) ||
+         (d->have_cum && ornic_psn_diff(d->cum, q) >= 0);
+}
+
+/* A repeated request: a go-back-N resend, if one is going on, continues at
+ * the PSN after it (8.6). Anything else ends it. */
+static void note_resend(an_dir *d, bool repeat, uint32_t psn, uint32_t n) {
+  d->resend_on = repeat;
+  d->resend_next = ornic_psn_add(psn, (int32_t)n);
+}
+
+/* Asks again for the n responses from psn (8.3). An ORNIC retry (4.5) asks
+ * only for runs the requester's bitmap misses beyond its loss limit: those
+ * the capture has not seen arrive are lost. Returns how many it declares
+ * lost; *first is the first of them. */
+static uint32_t ask_responses(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t n,
+                              bool ornic, uint32_t *first) {
+  uint32_t psn = in->f->bth.psn, lost = 0;
   for (uint32_t i = 0; i < n && i < a->cfg.window; i++) {
     uint32_t q = ornic_psn_add(psn, (int32_t)i);
     an_slot *s = an_slot_at(d, q);
     if (!s) continue;
     an_ask(s, S_RASKED);
     s->asked = (uint32_t)in->frame;
-    if (!(s->bits & (S_RESP | S_DECLARED))) {
-      if (!lost++) first = q;
-      s->bits |= S_DECLARED;
-    }
+    s->bits &= ~(uint32_t)S_RANSWERED; /* the copy now due is this retry's */
+    if (!ornic || (s->bits & (S_RESP | S_DECLARED))) continue;
+    s->bits |= S_DECLARED;
+    if (!lost++) *first = q;
   }
+  return lost;
+}
+
+static void read_retry(ornic_analysis *a, an_dir *d, an_wqe *w, const ornic_an_input *in,
+                       uint32_t pmtu, ornic_an_verdict *restrict v) {
+  uint32_t psn = in->f->bth.psn, n = an_npkts(in->f->ext.reth.dmalen, pmtu), lost = 0, first = 0;
+  bool ornic = an_op_ornic(in->f->bth.opcode);
+  an_slot *s0 = an_slot_at(d, psn);
+  if (!ornic && s0 && rc_retry_proves(d, s0, psn, pmtu)) { /* before its asks mark the slots */
+    s0->bits |= S_DECLARED;
+    lost = 1;
+    first = psn;
+  }
+  if (!n) n = 1;
+  v->flags |= ORNIC_AN_RETRANS | ORNIC_AN_READ_RETRY;
+  v->read_frame = w->frame;
+  d->st->retrans++;
+  lost += ask_responses(a, d, in, n, ornic, &first);
+  note_resend(d, true, psn, n);
   if (lost) {
     v->flags |= ORNIC_AN_LOSS;
     v->loss_first_psn = first;
@@ -386,6 +436,14 @@ static void close_open_read(ornic_analysis *a, an_dir *d, uint32_t psn, uint32_t
   an_wqe_close(&d->wqes, psn);
   uint32_t n = (uint32_t)ornic_psn_diff(psn, w->start_psn);
   if (n > 1) mark_reserved(a, d, ornic_psn_add(w->start_psn, 1), n - 1);
+}
+
+/* PSNs a request takes: a READ's reservation (1 while the PMTU is unknown),
+ * else 1. */
+static uint32_t request_npkts(const ornic_frame *f, uint32_t fl, uint32_t pmtu) {
+  if (!(fl & ORNIC_OPF_READ) || !(f->ext.present & ORNIC_HDR_RETH)) return 1;
+  uint32_t n = an_npkts(f->ext.reth.dmalen, pmtu);
+  return n ? n : 1;
 }
 
 /* ---- a request ---------------------------------------------------------------- */
@@ -471,7 +529,10 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
     }
   }
   bool fresh;
-  if (!sequence(a, d, in, ornic, pmtu, &fresh, v)) return;
+  bool judged = sequence(a, d, in, ornic, pmtu, &fresh, v);
+  note_resend(d, (v->flags & (ORNIC_AN_RETRANS | ORNIC_AN_DUP)) != 0, f->bth.psn,
+              request_npkts(f, fl, pmtu));
+  if (!judged) return;
   v->flags |= ORNIC_AN_SEQ;
   d->last_psn = f->bth.psn;
   d->st->psn_high = d->hpsn;

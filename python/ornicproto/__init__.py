@@ -7,6 +7,7 @@ docs/PROTOCOL.md is the source of truth for every byte. Submodules:
   ornicproto.opcodes  the opcode table (generated from scripts/gen_opcode_table.py)
   ornicproto.icrc     the RoCEv2 invariant CRC over raw bytes (PROTOCOL.md 2.6)
   ornicproto.psn      24-bit PSN arithmetic (PROTOCOL.md 1)
-Only ornicproto.scapy needs Scapy."""
+Only ornicproto.scapy needs Scapy. The version is libornicproto's, whose wire format and opcode table
+the package follows (pyproject.toml reads it from here)."""
 
-__version__ = "0.2.0"
+__version__ = "1.1.1"

@@ -61,8 +61,8 @@ EXAMPLE_CASES = [
     ("examples_unknown_short_option", ["-x"], ["-x"]),
     ("examples_unknown_name", ["no-such-example"], ["no-such-example"]),
     ("examples_unknown_name_after_good", ["fspot-ipv4", "bogus-name"], ["bogus-name"]),
-    ("examples_pcap_without_file", ["--pcap"], ["--pcap", "FILE"]),
-    ("examples_pcap_empty_file", ["--pcap", ""], ["--pcap", "FILE"]),
+    ("examples_pcap_without_file", ["--pcap"], ["'--pcap'", "needs a value"]),
+    ("examples_pcap_empty_file", ["--pcap", ""], ["--pcap", "expected a file name"]),
     ("examples_pcap_option_as_file", ["--pcap", "--bogus"], ["--pcap", "--bogus"]),
     ("examples_pcap_twice", ["--pcap", "a.pcap", "--pcap", "b.pcap"], ["--pcap", "twice"]),
 ]

@@ -8,6 +8,7 @@ plugin; every file it reads is copied into that folder first. Before anything
 else, `tshark -G plugins` must list the plugin from that folder, so no test can
 pass with the plugin silently missing."""
 import json
+import re
 import os
 import shutil
 import struct
@@ -28,8 +29,20 @@ def check(cond, msg):
         raise Fail(msg)
 
 
+def tshark_version():
+    """"4.4" for the tshark on PATH: the personal plugin folder is named after
+    the release line (plugins/4.4/epan)."""
+    out = subprocess.run(["tshark", "--version"], stdout=subprocess.PIPE, text=True,
+                         check=True).stdout
+    m = re.search(r"\b(\d+)\.(\d+)\.\d+", out.splitlines()[0])
+    check(m, f"tshark --version: no version in {out.splitlines()[0]!r}")
+    return f"{m.group(1)}.{m.group(2)}"
+
+
 class Tshark:
-    def __init__(self, plugin, ws_version="4.0"):
+    def __init__(self, plugin, ws_version=None):
+        ws_version = ws_version or tshark_version()
+        self.ws_version = ws_version
         self.tmp = tempfile.mkdtemp(prefix="ornic-dissector-")
         os.chmod(self.tmp, 0o755)
         self.home = os.path.join(self.tmp, "home")
@@ -91,6 +104,24 @@ class Tshark:
             out = self.run(["-G", "plugins"], plugin=False)
             check("ornic.so" not in out, "the stock tshark run sees the ORNIC plugin")
         return line[0]
+
+    def col(self, kind):
+        """The field of a standard column: "_ws.col.info" ("protocol", ...) on the
+        versions that name column fields by type (4.6 knows no other), "_ws.col.Info"
+        (by title) on 4.0."""
+        if not hasattr(self, "_col_by_type"):
+            out = self.run(["-G", "fields"], plugin=False)
+            self._col_by_type = "\t_ws.col.info\t" in out
+        return f"_ws.col.{kind}" if self._col_by_type else f"_ws.col.{kind.capitalize()}"
+
+    def columns(self, args):
+        """The packet list as tshark prints it for the given arguments (-T psml): a list
+        of {column title: text}. Custom columns have no field of their own on 4.6."""
+        import xml.etree.ElementTree as ET
+        root = ET.fromstring(self.run(list(args) + ["-T", "psml"]))
+        titles = [s.text or "" for s in root.find("structure").findall("section")]
+        return [dict(zip(titles, [(s.text or "").strip() for s in p.findall("section")]))
+                for p in root.findall("packet")]
 
     def registered_fields(self):
         out = self.run(["-G", "fields"])
@@ -235,6 +266,15 @@ def write_records(path, head, recs):
         for h, d in recs:
             f.write(h)
             f.write(bytes(d))
+
+
+def run_pcapgen(bindir, out, args):
+    """ornic-pcapgen -o OUT -q ARGS from BINDIR; the file made readable for tshark's user."""
+    cmd = [os.path.join(bindir, "ornic-pcapgen"), "-o", out, "-q"] + list(args)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    check(p.returncode == 0, f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
+    os.chmod(out, 0o644)
+    return out
 
 
 def run_main(fn):

@@ -180,8 +180,9 @@ def check_sequence(dec, got):
     """Against a replay of the trace in Python (one QP pair, far less than a window): a
     PSN seen before is a repeat (duplicate or retransmission) naming its first copy; a first
     arrival below the highest
-    PSN seen has ornic.analysis.ooo_distance = highest - PSN (and is OOO or a
-    retransmission); any other arrival is neither."""
+    PSN seen is OOO with ornic.analysis.ooo_distance = highest - PSN, or a retransmission
+    with ornic.analysis.repeat_distance = highest - PSN (a repeat's distance is never an
+    OOO distance); any other arrival is neither."""
     first, hpsn, n_ooo, n_dup = {}, None, 0, 0
     for fr in sorted(dec):
         op, psn = dec[fr]["bth"]["opcode"], dec[fr]["bth"]["psn"]
@@ -190,7 +191,12 @@ def check_sequence(dec, got):
         g = got.get(fr, {})
         dist = None if hpsn is None else (hpsn - psn) & 0xFFFFFF
         late = dist is not None and dist < 0x800000
-        dist_got = [value(x) for x in g.get("ornic.analysis.ooo_distance", [])]
+        ooo_got = [value(x) for x in g.get("ornic.analysis.ooo_distance", [])]
+        rep_got = [value(x) for x in g.get("ornic.analysis.repeat_distance", [])]
+        check(not (ooo_got and rep_got), f"frame {fr}: both an OOO and a repeat distance")
+        check(bool(ooo_got) == ("ornic.analysis.ooo" in g),
+              f"frame {fr}: OOO distance {ooo_got} without the OOO flag, or the reverse")
+        dist_got = ooo_got or rep_got
         if psn in first:
             # A repeat: retransmission when asked for (NAK, READ retry, timeout), else duplicate.
             check(g.get("ornic.analysis.first_frame") == [str(first[psn])] and dist_got == [dist] and
@@ -406,7 +412,7 @@ def do_synthetic(a, ts):
     check(value(got[6]["ornic.bth.becn"][0]) == 1 and "ornic.cnp.resv" in got[6], f"{got[6]}")
     check(value(got[7]["ornic.xrceth.xrcsrq"][0]) == 0x4567, f"{got[7]}")
     check(value(got[8]["ornic.bth.fecn"][0]) == 1, f"{got[8]}")
-    cols = ts.run(["-r", cap, "-T", "fields", "-e", "_ws.col.Protocol", "-e", "_ws.col.Info"])
+    cols = ts.run(["-r", cap, "-T", "fields", "-e", ts.col("protocol"), "-e", ts.col("info")])
     lines = cols.splitlines()
     check(lines[1].startswith("ORNIC\tOOO WRITE Spot QP=0x000012 PSN=101 addr=0x7f0000001400"),
           f"Info column: {lines[1]}")
@@ -432,12 +438,14 @@ def check_ports_and_reserved(a, ts):
     write_pcap(cap, frames)
     os.chmod(cap, 0o644)
     opts = ["-o", "ornic.udp.port:4791,4792", "-d", "udp.port==4793,ornic"]
-    cols = ["-T", "fields", "-e", "_ws.col.Protocol", "-e", "ornic.invariant.crc.status", "-e", "_ws.col.Info"]
+    cols = ["-T", "fields", "-e", ts.col("protocol"), "-e", "ornic.invariant.crc.status", "-e",
+            ts.col("info")]
     rows = [l.split("\t") for l in ts.run(opts + ["-r", cap] + cols).splitlines()]
     check([r[:2] for r in rows[:2]] == [["ORNIC", "1"], ["ORNIC", "1"]],
           f"UDP port preference / Decode As: {rows[:2]}")
     check(rows[2][0] == "ORNIC" and rows[2][1] == "0" and
-          rows[2][2].startswith("Reserved opcode 0xcb QP=0x000011 PSN=5"), f"reserved opcode: {rows[2]}")
+          rows[2][2].startswith("[BAD iCRC] Reserved opcode 0xcb QP=0x000011 PSN=5"),
+          f"reserved opcode: {rows[2]}")
     ex = ts.run(opts + ["-r", cap, "-Y", "ornic.unknown_opcode && !ornic.malformed && !_ws.malformed",
                         "-T", "fields", "-e", "frame.number"]).split()
     check(ex == ["3"], f"reserved opcode: expert ornic.unknown_opcode on frames {ex}, expected [3]")
@@ -628,7 +636,7 @@ AN_VALUES = {
     "nak_lost": "ornic.analysis.nak_lost",
 }
 AN_FIELDS = sorted(set(FLAG_FIELDS.values()) | set(AN_VALUES.values()) |
-                   {"ornic.analysis.dir", "ornic.analysis.role", "ornic.analysis.wqe_last_psn",
+                   {"ornic.analysis.repeat_distance", "ornic.analysis.dir", "ornic.analysis.role", "ornic.analysis.wqe_last_psn",
                     "ornic.analysis.flags"})
 
 
@@ -671,6 +679,8 @@ def compare_analysis(a, ts, cap, extra=()):
         if ("ornic.analysis.flags" in g) != bool(want & set(PROBLEM_FLAGS)):
             errs.append(f"frame {fr}: ornic.analysis.flags {'ornic.analysis.flags' in g}, flags {sorted(want)}")
         for k, fld in AN_VALUES.items():
+            if k == "ooo_distance" and "ooo" not in an["flags"]:
+                fld = "ornic.analysis.repeat_distance"  # a repeat's distance (ornic_tree.c)
             w = flat.get(k)
             w = int(w, 16) if isinstance(w, str) else w
             hv = g.get(fld)
@@ -1083,16 +1093,17 @@ def stock_timing_oracle(ts, name, cap, dec):
 def do_analyze(a, ts):
     """ornic.analyze FALSE: no analysis (fields, Info tags, engine), headers and iCRC as usual."""
     cap = pcapgen(a, ts, "analyze.pcap", ["--wqes", "2", "--wqe-size", "64K", "--loss", "0", "--drop", "0:9"])
-    on = ts.fields(cap, ["ornic.analysis", "ornic.invariant.crc.status", "_ws.col.Info"])
-    off = ts.fields(cap, ["ornic.analysis", "ornic.invariant.crc.status", "_ws.col.Info"],
+    info = ts.col("info")
+    on = ts.fields(cap, ["ornic.analysis", "ornic.invariant.crc.status", info])
+    off = ts.fields(cap, ["ornic.analysis", "ornic.invariant.crc.status", info],
                     extra=["-o", "ornic.analyze:FALSE"])
     check(sum("ornic.analysis" in f for f in on.values()) == len(on), "analysis on: every frame analysed")
     check(not any("ornic.analysis" in f for f in off.values()), "analysis off: no ornic.analysis")
     check(all(f.get("ornic.invariant.crc.status") == on[k].get("ornic.invariant.crc.status")
               for k, f in off.items()), "analysis off: the iCRC verdicts stay")
-    check(not any("[Retransmission]" in f["_ws.col.Info"][0] or "[OOO" in f["_ws.col.Info"][0]
+    check(not any("[Retransmission]" in f[info][0] or "[OOO" in f[info][0]
                   for f in off.values()), "analysis off: no analysis tags in Info")
-    check(any("[Retransmission]" in f["_ws.col.Info"][0] for f in on.values()), "analysis on: tags")
+    check(any("[Retransmission]" in f[info][0] for f in on.values()), "analysis on: tags")
     print(f"analyze: {len(on)} frames analysed with the default, none with ornic.analyze:FALSE")
 
 
@@ -1216,7 +1227,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--helper")
     ap.add_argument("--readme", required=True)
-    ap.add_argument("--ws-version", default="4.0")
+    ap.add_argument("--ws-version", default=None)
     ap.add_argument("check")
     ap.add_argument("arg", nargs="?")
     a = ap.parse_args()

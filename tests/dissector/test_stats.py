@@ -24,11 +24,10 @@ import csv
 import io
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dissector_common import Fail, Tshark, check, run_main  # noqa: E402
+from dissector_common import Fail, Tshark, check, run_main, run_pcapgen  # noqa: E402
 
 PATHS = 4
 # Two QP pairs sprayed over PATHS paths with loss (OOO, NAKs, retransmissions), and pcapgen's
@@ -47,12 +46,7 @@ FIELDS = ["frame.number", "frame.len", "frame.time_relative", "ip.src", "ip.dst"
 
 
 def pcapgen(a, ts, name):
-    out = ts.path(name + ".pcap")
-    cmd = [os.path.join(a.bin, "ornic-pcapgen"), "-o", out, "-q"] + TRACES[name]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    check(p.returncode == 0, f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
-    os.chmod(out, 0o644)
-    return out
+    return run_pcapgen(a.bin, ts.path(name + ".pcap"), TRACES[name])
 
 
 def run(ts, cap, taps, extra=()):
@@ -230,7 +224,9 @@ def check_conv_table(out, frs, pairs, name):
 
 def check_endpoint_table(out, frs, pairs, name):
     table = section(out, "ORNIC Endpoints")
-    pat = re.compile(r"^(\S+ QP \S+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$")
+    # Bytes are plain numbers up to 4.4, sizes as in the conversation table ("592 kB") on 4.6.
+    num = r"(\d+(?: (?:bytes|kB|MB|GB|TB))?)"
+    pat = re.compile(r"^(\S+ QP \S+)\s+" + r"\s+".join([num] * 6) + r"\s*$")
     rows = [m.groups() for m in map(pat.match, table.splitlines()) if m]
     peer = {a: b for a, b in pairs} | {b: a for a, b in pairs}
     check(len(rows) == len(peer), f"{name}: {len(rows)} endpoints, {len(peer)} QPs:\n{table}")
@@ -241,7 +237,8 @@ def check_endpoint_table(out, frs, pairs, name):
         rx = [f for f in frs if sent(f, peer[e], e)]
         want = [len(tx) + len(rx), sum(f["len"] for f in tx + rx), len(tx),
                 sum(f["len"] for f in tx), len(rx), sum(f["len"] for f in rx)]
-        check([int(x) for x in nums] == want, f"{name}: endpoint {label}: {nums}, fields {want}")
+        want = [str(w) if i % 2 == 0 or nums[i].isdigit() else ws_size(w) for i, w in enumerate(want)]
+        check(nums == want, f"{name}: endpoint {label}: {nums}, fields {want}")
 
 
 def do_conv(a, ts):
@@ -424,7 +421,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--plugin", required=True)
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--ws-version", default="4.0")
+    ap.add_argument("--ws-version", default=None)
     ap.add_argument("check", choices=["conv", "filter", "paths", "csv", "tree"])
     a = ap.parse_args()
     if not os.path.exists(a.plugin):

@@ -14,10 +14,13 @@ analysis engine on the file. Each case generates one real-world shape and assert
     requests counted;
   * with network loss: the NAK frames, the retransmission frames and the
     duplicates are exactly the truth's, and the losses proven equal the lost
-    requests the NAKs name.
+    requests the NAKs name;
+  * RC READ retries under go-back-N: no PSN declared lost more often than the
+    network lost it, and dropped READ responses proven lost at either tap.
 """
 import argparse
 import json
+from collections import Counter
 import os
 import subprocess
 import sys
@@ -198,6 +201,60 @@ def rc_network_loss(a):
                                                      "--drop", "1:7:2"]))
     lost = sum(j["analysis"]["loss"]["count"] for j in frames.values() if "loss" in j["analysis"]["flags"])
     check(lost >= 2, f"rc_loss: {lost} PSNs proven lost, 2 were dropped")
+
+
+READ_RESPONSES = {0x0D, 0x0E, 0x0F, 0x10, 0xC7, 0xC8}
+
+
+def declared_lost(frames):
+    """PSN -> times declared lost (summed over every loss-flagged frame), and the READ retries'."""
+    every, retries = Counter(), Counter()
+    for j in frames.values():
+        an = j.get("analysis") or {}
+        if "loss" not in (an.get("flags") or []):
+            continue
+        for i in range(an["loss"]["count"]):
+            psn = (an["loss"]["first_psn"] + i) % (1 << 24)
+            every[psn] += 1
+            if "read_retry" in an["flags"]:
+                retries[psn] += 1
+    return every, retries
+
+
+def no_loss_beyond_truth(name, frames, truth):
+    """No PSN declared lost more often than the network lost it; returns the READ retries' PSNs."""
+    every, retries = declared_lost(frames)
+    lost = Counter(x["psn"] for x in truth["network_lost"])
+    over = {p: (n, lost[p]) for p, n in every.items() if n > lost[p]}
+    check(not over, f"{name}: PSNs declared lost more often than the network lost them "
+          f"(declared, truth): {sorted(over.items())[:8]}")
+    total = sum(every.values())
+    check(total <= len(truth["network_lost"]),
+          f"{name}: {total} PSNs declared lost, the network lost {len(truth['network_lost'])}")
+    return retries
+
+
+@case
+def rc_read_retry_loss(a):
+    """Issue 26 item 7: a READ request resent by go-back-N proves at most the first response it
+    asks for again (PROTOCOL.md 8.6); it claimed 256 (a READ resent whole after a lost WRITE) and
+    121 (the READ's tail not yet sent) where the network lost 8 packets in all. A READ response
+    dropped mid-READ is still proven lost, at either tap."""
+    frames, truth = generate(a, "rc_read_retry", ["--profile", "rc", "--rc-outstanding", "16"])
+    retries = no_loss_beyond_truth("rc_read_retry", frames, truth)
+    resp = {x["psn"] for x in truth["network_lost"] if x["opcode"] in READ_RESPONSES}
+    check(resp & set(retries), f"rc_read_retry: no lost READ response proven ({sorted(resp)} lost): "
+          "the case does not test what it says")
+    for tap in ("requester", "responder"):
+        name = f"rc_read_drop_{tap}"
+        frames, truth = generate(a, name, rc_args(["--rc-outstanding", "8", "--drop", "0:2:5",
+                                                   "--drop", "0:5:12", "--capture", tap]))
+        no_loss_beyond_truth(name, frames, truth)
+        every, _ = declared_lost(frames)
+        want = Counter(x["psn"] for x in truth["network_lost"])
+        check(sum(1 for x in truth["network_lost"] if x["opcode"] in READ_RESPONSES) == 2,
+              f"{name}: the drops are not two READ responses: {truth['network_lost']}")
+        check(every == want, f"{name}: declared lost {dict(every)}, the network lost {dict(want)}")
 
 
 @case

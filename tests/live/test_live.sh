@@ -148,6 +148,7 @@ timeless() { grep -v -e '^capture ' -e '^time ' "$1" | sed -E 's/ [0-9]+\.[0-9]{
 check "B: exit 0 after SIGINT (got $rb)" test "$rb" = 0
 check "B: -i any is LINUX_SLL2" grep -q "listening on any, link-type LINUX_SLL2" b.err
 check "B: --stats printed on SIGINT" grep -q "^packets   $N total: $N RoCE" b.txt
+check "B: --stats carries libpcap's counts" grep -qE "^capture   any \(live: [0-9]+ received by filter, 0 dropped by kernel, 0 by interface\)" b.txt
 check "B: iCRC all ok" grep -q "^icrc      ok=$N bad=0 n/a=0 unchecked=0" b.txt
 check "B: statistics equal the file's" diff <(timeless file.stats) <(timeless b.txt)
 

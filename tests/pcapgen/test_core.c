@@ -152,11 +152,25 @@ START_TEST(workload_geometry) {
   o.wqe_size = 1001;
   o.qps = 2;
   o.start_psn = -1;
+  o.qpn_base[0] = WL_REQ_QPN_BASE;
+  o.qpn_base[1] = WL_RESP_QPN_BASE;
   ck_assert_uint_eq(wl_va(&o, 1, 3) - wl_va(&o, 1, 2), 4096);
   ck_assert(wl_va_ok(1, wl_va(&o, 1, 3), 1001));
   ck_assert(!wl_va_ok(0, wl_va(&o, 1, 3), 1001));
+  ck_assert_uint_eq(wl_qpn(&o, true, 1), wl_resp_qpn(1));
   ck_assert_int_eq(wl_qp_index(&o, wl_resp_qpn(1), true), 1);
   ck_assert_int_eq(wl_qp_index(&o, wl_resp_qpn(2), true), -1);
+  /* --qpn-base 0x45,0x35: the requester's QPs below the responder's, adjacent */
+  o.qpn_base[0] = 0x45;
+  o.qpn_base[1] = 0x35;
+  ck_assert_uint_eq(wl_qpn(&o, false, 1), 0x46);
+  ck_assert_uint_eq(wl_qpn(&o, true, 1), 0x36);
+  ck_assert_int_eq(wl_qp_index(&o, 0x36, true), 1);
+  ck_assert_int_eq(wl_qp_index(&o, 0x46, false), 1);
+  ck_assert_int_eq(wl_qp_index(&o, 0x45, true), -1);
+  ck_assert_int_eq(wl_qp_index(&o, 0x34, true), -1);
+  ck_assert_uint_eq(wl_sender_qpn(&o, false, 0x36), 0x46); /* requester QP 1 to the responder's */
+  ck_assert_uint_eq(wl_sender_qpn(&o, true, 0x46), 0x36);
   ck_assert_uint_le(wl_start_psn(&o, 0), 0xffffff);
   o.start_psn = 0xfffff0;
   ck_assert_uint_eq(wl_start_psn(&o, 1), 0xfffff0);
@@ -338,6 +352,14 @@ START_TEST(options_accept_and_reject) {
   ck_assert_uint_eq(o.drops[0].off, 17);
   ck_assert_uint_eq(o.drops[1].qp, 1);
   ck_assert_uint_eq(o.ack_every, 0);
+  ck_assert_int_eq(o.sport, SPORT_PATH);
+  ck_assert(o.qpn_base[0] == WL_REQ_QPN_BASE && o.qpn_base[1] == WL_RESP_QPN_BASE);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --udp-sport qpn --qpn-base 0x45,53 --qps 2"), 0);
+  ck_assert(o.sport == SPORT_QPN && o.qpn_base[0] == 0x45 && o.qpn_base[1] == 53);
+  options_free(&o);
+  ck_assert_int_eq(parse(&o, "-o x --udp-sport 0x12b7 --qpn-base 2,0xfffffe"), 0);
+  ck_assert(o.sport == SPORT_FIXED && o.sport_fixed == 4791);
   options_free(&o);
   static const char *const bad[] = {
       "", /* no output */
@@ -366,6 +388,16 @@ START_TEST(options_accept_and_reject) {
       "-o x --profile roce --rnic-timeout 32",
       "-o x --profile irn --rnic-rto-us 5",
       "-o x --delay-spread-us 100000", /* --otd auto: Eq. 3 above 4079 */
+      "-o x --udp-sport 0",
+      "-o x --udp-sport 65536",
+      "-o x --udp-sport qpns",
+      "-o x --qpn-base 0x100",
+      "-o x --qpn-base 1,0x200",        /* QP1: the GSI QP */
+      "-o x --qpn-base 0x100,0xffffff", /* multicast */
+      "-o x --qpn-base 0x100,0x200,3",
+      "-o x --qpn-base 0x100,",
+      "-o x --qpn-base 0xfffffe,2 --qps 2",                   /* past 0xFFFFFE */
+      "-o x --udp-sport qpn --qpn-base 0x100,0xffff --qps 2", /* QP 0x10000: port 0 */
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     ck_assert_msg(parse(&o, bad[i]) == -1, "accepted: %s", bad[i]);

@@ -19,6 +19,7 @@ import struct
 import subprocess
 import sys
 import time
+import zlib
 
 SKIP = 77
 ORNIC_OPS = set(range(0xC0, 0xCB))
@@ -1762,6 +1763,164 @@ def case_qp_memory(env):
         grew = (rss[1000, op] - rss[1, op]) / 1024
         check(grew < 48, f"--op {op}: 1000 QPs of 1 MiB WQEs take {grew:.1f} MiB more than 1 QP "
               f"({rss[1, op] / 1024:.1f} -> {rss[1000, op] / 1024:.1f} MiB; limit 48)")
+
+
+# ------------------------------------------------------------------ --udp-sport and --qpn-base
+# QPs 0x45 (host A, the requester) and 0x35 (host B, the responder): under
+# --udp-sport qpn their frames leave from UDP ports 69 and 53, which stock
+# tshark takes for TFTP and DNS, so these checks read the bytes themselves.
+QPN_A, QPN_B = 0x45, 0x35
+
+
+def ref_icrc(frame):
+    """The iCRC of an Ethernet + IPv4 RoCEv2 frame, computed here from IBA's
+    definition (docs/IBA_NOTES.md section 5) with zlib's CRC-32: 8 bytes of
+    0xFF, the IPv4 header with TOS, TTL and checksum masked, the UDP header
+    with its checksum masked (its ports are covered), the BTH with byte 4
+    masked, the rest up to the iCRC; least-significant byte first."""
+    l3 = bytearray(frame[14:-4])
+    l3[1] = l3[8] = 0xFF
+    l3[10:12] = l3[26:28] = b"\xff\xff"
+    l3[32] = 0xFF
+    return struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(l3)))
+
+
+def ipv4_sum_ok(frame):
+    total = sum(struct.unpack_from(">10H", frame, 14))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return total == 0xFFFF
+
+
+def sender_qpn(src, destqp, qpns):
+    """The QP a frame comes from: QP q of host A (the requester) talks only to
+    QP q of host B, so a frame to B's QP b + q comes from A's a + q."""
+    a, b = qpns
+    return a + destqp - b if src == HOST_A else b + destqp - a
+
+
+def wire_faults(frames, want_sport):
+    """(frame index, what) for each frame whose UDP source port is not
+    want_sport(src, destqp), or whose iCRC, IPv4 or UDP checksum is wrong."""
+    bad = []
+    for i, fr in enumerate(frames):
+        sport, dport, _, udp_sum = struct.unpack_from(">HHHH", fr, 34)
+        src = ".".join(str(b) for b in fr[26:30])
+        destqp = int.from_bytes(fr[ETH_IP_UDP + 5:ETH_IP_UDP + 8], "big")
+        want = want_sport(src, destqp)
+        if fr[12:14] != b"\x08\x00" or fr[14] != 0x45 or dport != 4791:
+            bad.append((i, "not Ethernet + IPv4 (no options) + UDP 4791"))
+        elif sport != want:
+            bad.append((i, f"source port {sport}, want {want} (DestQP {destqp:#x} from {src})"))
+        elif fr[-4:] != ref_icrc(fr):
+            bad.append((i, f"iCRC {fr[-4:].hex()}, want {ref_icrc(fr).hex()}"))
+        elif not ipv4_sum_ok(fr) or udp_sum != 0:  # RoCEv2 over IPv4: UDP checksum 0
+            bad.append((i, f"IPv4 or UDP checksum (UDP {udp_sum:#x})"))
+    return bad
+
+
+def same_but_port_and_icrc(a, b):
+    """Frame indexes where captures a and b differ outside the UDP source port
+    and the iCRC (or that one of them lacks)."""
+    diff = [i for i, (x, y) in enumerate(zip(a, b))
+            if len(x) != len(y) or x[:34] != y[:34] or x[36:-4] != y[36:-4]]
+    return diff + list(range(min(len(a), len(b)), max(len(a), len(b))))
+
+
+def case_max_output(env):
+    """--max-output: a limit above the capture changes nothing (the same bytes as
+    without it); a limit below it stops the run (exit 1) with a message naming
+    the option, and leaves neither the capture nor a temporary file; a workload
+    whose capture holds at least 1 GB (1,100 x 1 MiB) says so on stderr before
+    it runs, and --max-output 1M stops it at once; the roce profile, whose
+    go-back-N resends the floor cannot foresee, stops at its limit too."""
+    base = ["--wqes", 4, "--wqe-size", "256K", "--pmtu", 1024, "--loss", 0.01, "--seed", 3]
+    env.run("mo-free.pcap", *base, json_out=False)
+    size = os.path.getsize(env.path("mo-free.pcap"))
+    env.run("mo-roomy.pcap", *base, "--max-output", size, json_out=False)
+    check(open(env.path("mo-free.pcap"), "rb").read() == open(env.path("mo-roomy.pcap"), "rb").read(),
+          "--max-output at the capture's own size changed its bytes")
+    for name, opts in (("mo-tight.pcap", base + ["--max-output", size - 1]),
+                       ("mo-roce.pcap", ["--profile", "roce", "--max-output", "20M"]),
+                       ("mo-big.pcap", ["--wqes", 1100, "--wqe-size", "1M", "--max-output", "1M"])):
+        _, p = env.run(name, *opts, rc=1, json_out=False)
+        check("--max-output" in p.stderr and "not written" in p.stderr,
+              f"{name}: stderr does not name --max-output: {p.stderr.strip()}")
+        check(not os.path.exists(env.path(name)) and not env.leftovers(),
+              f"{name}: a capture or temporary file was left: {os.listdir(env.work)}")
+        big = name == "mo-big.pcap"
+        check(("will hold at least 1.17 GB" in p.stderr) == big,
+              f"{name}: size notice {'missing' if big else 'unexpected'}: {p.stderr.strip()}")
+    print(f"ok: --max-output: {size} bytes kept as they were, a byte less refused; roce and "
+          "a 1.17 GB workload stopped; nothing left behind")
+
+
+def case_udp_sport(env):
+    """--udp-sport qpn --qpn-base 0x45,0x35, every profile: each frame's UDP
+    source port is the low 16 bits of the QP that sends it (a request: the
+    requester's QP; an ACK, NAK or READ response: the responder's; rc: each
+    host's own), read from the bytes; the iCRC (computed here), the IPv4 and
+    UDP checksums are right and ornic-decode agrees. Only the wire changes:
+    the run with the default ports has the same summary and the same frames
+    but for the source port and the iCRC, its ports 0xC000 + path. --udp-sport
+    N puts N on every frame; the rc profile sends SEND Only WQEs of 1-4 bytes."""
+    need(env.decoder)
+    qpns = (QPN_A, QPN_B)
+    common = ["--qpn-base", f"{QPN_A:#x},{QPN_B:#x}", "--qps", 2, "--wqes", 3,
+              "--wqe-size", "64K", "--pmtu", 1024, "--loss", 0.01, "--seed", 5]
+    for profile, caps in env.profiles().items():
+        if "two-hosts" in caps:
+            runs = [["--rc-ops", "send,write,read,write_imm,send_imm"]]
+        else:
+            runs = [["--op", op] for op in (["write", "read"] if "read" in caps else ["write"])]
+        for extra in runs:
+            name = f"{profile}-{extra[1].replace(',', '-')[:10]}"
+            opts = ["--profile", profile] + common + extra
+            s, _ = env.run(name + "-qpn.pcap", "--udp-sport", "qpn", *opts)
+            ref, _ = env.run(name + "-path.pcap", *opts)
+            frames = raw_frames(env.path(name + "-qpn.pcap"))
+            bad = wire_faults(frames, lambda src, q: sender_qpn(src, q, qpns) & 0xFFFF)
+            check(frames and not bad, f"{name}: {len(frames)} frames, each from the port of its "
+                  f"sending QP, iCRC and checksums right (wrong: {bad[:3]})")
+            ports = {struct.unpack_from(">H", f, 34)[0] for f in frames}
+            check(ports == {0x45, 0x46, 0x35, 0x36}, f"{name}: ports {sorted(ports)}: 69, 70 "
+                  "from host A's QPs 0x45, 0x46 and 53, 54 from host B's 0x35, 0x36")
+            pkts = env.decode(name + "-qpn.pcap")
+            check(len(pkts) == len(frames) and all(p["icrc"]["ok"] and not p.get("error")
+                                                   for p in pkts),
+                  f"{name}: ornic-decode reads {len(pkts)} frames, icrc=ok on each")
+            check(s is not None and s == ref, f"{name}: the same summary as with the default ports")
+            old = raw_frames(env.path(name + "-path.pcap"))
+            diff = same_but_port_and_icrc(frames, old)
+            check(not diff, f"{name}: the same {len(old)} frames but for the source port and iCRC "
+                  f"(differ: {diff[:5]})")
+            paths = {struct.unpack_from(">H", f, 34)[0] - 0xC000 for f in old}
+            check(paths <= set(range(4)), f"default ports: 0xC000 + path (paths {sorted(paths)})")
+    s, _ = env.run("fixed.pcap", "--udp-sport", 4791, *common)
+    frames = raw_frames(env.path("fixed.pcap"))
+    bad = wire_faults(frames, lambda src, q: 4791)
+    check(frames and not bad, f"--udp-sport 4791: every one of {len(frames)} frames from port "
+          f"4791, iCRC right (wrong: {bad[:3]})")
+    for size in range(1, 5):
+        name = f"send{size}.pcap"
+        s, _ = env.run(name, "--profile", "rc", "--rc-ops", "send", "--wqe-size", size,
+                       "--wqes", 4, "--loss", 0, "--udp-sport", "qpn",
+                       "--qpn-base", f"{QPN_A:#x},{QPN_B:#x}")
+        reqs = [p for p in env.decode(name) if is_request(p)]
+        check(len(reqs) == 8 and all(p["bth"]["opcode"] == 0x04 and p["payload_len"] == size and
+                                     p["bth"]["padcnt"] == -size % 4 and p["icrc"]["ok"]
+                                     for p in reqs),
+              f"{name}: 8 RC SEND Only of {size} byte(s), PadCnt {-size % 4}, iCRC ok")
+        check(s["wqes_verified"] == s["wqes_total"] == 8, f"{name}: 8 WQEs verified")
+        bad = wire_faults(raw_frames(env.path(name)), lambda src, q: sender_qpn(src, q, qpns))
+        check(not bad, f"{name}: host A's frames from port 69, host B's from 53 (wrong: {bad[:3]})")
+    for opts, what in ((["--udp-sport", 0], "port number 1-65535"),
+                       (["--qpn-base", "1,0x200"], "two QP numbers from 2"),
+                       (["--udp-sport", "qpn", "--qpn-base", "0xffff,0x200", "--qps", 2],
+                        "UDP port 0")):
+        _, p = env.run("refused.pcap", *opts, rc=2, json_out=False)
+        check(what in p.stderr and not os.path.exists(env.path("refused.pcap")),
+              f"{' '.join(map(str, opts))}: refused, saying '{what}' ({p.stderr.strip()})")
 
 
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}

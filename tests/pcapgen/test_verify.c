@@ -135,7 +135,7 @@ static void write_packet(run *r, ornic_frame *f, uint32_t idx, bool ornic) {
   uint64_t off = (uint64_t)idx * r->o.pmtu, len = wl_wqe_len(&r->o, 0, 0);
   uint64_t va = wl_va(&r->o, 0, 0);
   sim_frame(r->s, NODE_REQ, f);
-  f->bth.destqp = wl_resp_qpn(0);
+  f->bth.destqp = wl_qpn(&r->o, true, 0);
   f->bth.psn = ornic_psn_add(wl_start_psn(&r->o, 0), (int32_t)idx);
   f->ext.reth = (ornic_reth){va + off, wl_rkey(0), (uint32_t)len};
   if (ornic) { /* FSPOT, then Last with address: both carry RETH + OFFETH */
@@ -201,7 +201,7 @@ END_TEST
 /* A READ response at the ORNIC requester, checked against the responder's memory. */
 static void read_response(run *r, ornic_frame *f, uint32_t idx) {
   sim_frame(r->s, NODE_RESP, f);
-  f->bth.destqp = wl_req_qpn(0);
+  f->bth.destqp = wl_qpn(&r->o, false, 0);
   f->bth.psn = ornic_psn_add(wl_start_psn(&r->o, 0), (int32_t)idx);
   f->bth.opcode = idx == 1 ? ORNIC_OP_OOO_READ_RESP_LAST : ORNIC_OP_OOO_READ_RESP;
   if (idx == 1) f->ext.aeth = (ornic_aeth){SIM_AETH_ACK, 1};

@@ -1,7 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Shared pieces of the ornicproto.scapy tests: where the programs are (ORNIC_BIN_DIR, as
-tests/CMakeLists.txt's CMAKE_RUNTIME_OUTPUT_DIRECTORY), running ornic-decode, and the fields
-ornic-decode --json prints, read from the Scapy layers instead."""
+"""Shared pieces of the ornicproto.scapy tests: the interpreter they need, where the programs are
+(ORNIC_BIN_DIR, as tests/CMakeLists.txt's CMAKE_RUNTIME_OUTPUT_DIRECTORY), running ornic-decode, and
+the fields ornic-decode --json prints, read from the Scapy layers instead.
+
+The interpreter: Debian's /usr/bin/python3 with python3-scapy (CTest runs CMake's ORNIC_PYTHON, that one
+by default). Without Scapy every test module reports itself skipped, naming the interpreter it ran on
+and the one it needs; under CI=true (scripts/test.sh in CI) it fails instead, as does any other
+missing prerequisite (require())."""
 import json
 import logging
 import os
@@ -13,6 +18,27 @@ import unittest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "python"))  # the package straight from the source tree
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+NEEDS = ("Debian's /usr/bin/python3 with python3-scapy (apt-get install python3-scapy); CTest runs "
+         "ORNIC_PYTHON from CMake's cache, /usr/bin/python3 unless set")
+
+
+def require(ok, what):
+    """A prerequisite of a test: skipped without it, but a failure under CI=true (where a skip would
+    turn the suite green by running nothing). The skip's text starts with `ornic-python: skipped:`,
+    which CTest's SKIP_REGULAR_EXPRESSION reports as a skipped test."""
+    if ok:
+        return
+    if os.environ.get("CI") == "true":
+        raise AssertionError("ornic-python: CI=true, so this fails instead of skipping: " + what)
+    raise unittest.SkipTest("ornic-python: skipped: " + what)
+
+
+try:
+    import scapy
+    del scapy  # only whether it imports
+except ImportError as e:
+    require(False, "%s (Python %s) cannot import Scapy (%s); these tests need %s" % (
+        sys.executable, sys.version.split()[0], e, NEEDS))
 
 from scapy.layers.inet import IP, UDP  # noqa: E402
 from scapy.layers.inet6 import IPv6  # noqa: E402
@@ -34,13 +60,13 @@ REASONS = {1: "OTD exceeded", 2: "timeout", 3: "Last seen, WQE incomplete"}
 
 def program(name):
     """Path of a built program: $ORNIC_BIN_DIR/name, else build/bin/name. Under CTest
-    (ORNIC_BIN_DIR set) a missing program fails the test; by hand it skips it."""
+    (ORNIC_BIN_DIR set) a missing program fails the test; by hand it skips it (fails under CI=true)."""
     path = os.path.join(BIN_DIR, name)
     if os.access(path, os.X_OK):
         return path
     if os.environ.get("ORNIC_BIN_DIR"):
         raise AssertionError("%s not found in ORNIC_BIN_DIR=%s" % (name, BIN_DIR))
-    raise unittest.SkipTest("%s not built (set ORNIC_BIN_DIR to the build's bin directory)" % name)
+    require(False, "%s not built (set ORNIC_BIN_DIR to the build's bin directory)" % name)
 
 
 def run(*args):

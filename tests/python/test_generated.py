@@ -46,5 +46,20 @@ class GeneratedTable(unittest.TestCase):
         self.assertLessEqual(used, set(HEADER_CLASSES))
 
 
+class Version(unittest.TestCase):
+    def test_the_library_s(self):
+        """The package's version is libornicproto's (CMakeLists.txt's project(VERSION)); pyproject.toml
+        reads it from ornicproto.__version__ (test_layers checks the installed metadata)."""
+        import ornicproto
+        with open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8") as f:
+            cmake = re.search(r"^project\(ornic-tools VERSION ([0-9.]+)", f.read(), re.M).group(1)
+        self.assertEqual(ornicproto.__version__, cmake,
+                         "python/ornicproto/__init__.py's __version__ is not the library's (CMakeLists.txt)")
+        with open(os.path.join(ROOT, "python", "pyproject.toml"), encoding="utf-8") as f:
+            toml = f.read()
+        self.assertIn('dynamic = ["version"]', toml)
+        self.assertIn('version = {attr = "ornicproto.__version__"}', toml)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -2,9 +2,10 @@
 """ornicproto.scapy on its own (no programs needed): PadCnt and pad (PROTOCOL.md 2.5), the
 iCRC's coverage (2.6) against Scapy's own contrib implementation, UDP length and checksums
 (2.1), the NAK bitmap helpers (3.5, 4.4), dissection whichever RoCE module was imported first,
-and the offline pip install."""
+and python/README.md's two offline install recipes, run as written without a network."""
 import os
 import random
+import re
 import shutil
 import struct
 import subprocess
@@ -12,7 +13,7 @@ import sys
 import tempfile
 import unittest
 
-from helpers import ROOT
+from helpers import ROOT, require
 
 from scapy.compat import raw
 from scapy.contrib import roce as contrib
@@ -166,25 +167,86 @@ class Binding(unittest.TestCase):
                 self.assertEqual(self.dissect_in_child(imports), "AETH 3\n")
 
 
+def readme_install_lines():
+    """The command lines of python/README.md's Install block (```sh after "## Install"), comments cut."""
+    with open(os.path.join(ROOT, "python", "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    block = re.search(r"^## Install\n.*?^```sh\n(.*?)^```", text, re.S | re.M).group(1)
+    return [ln.split("  #")[0].strip() for ln in block.splitlines() if ln.strip()]
+
+
+def offline(argv):
+    """argv with no network: a network namespace of its own (unshare -n: only a loopback that is down),
+    else proxies on a closed port, so that anything fetched fails at once."""
+    for unshare in (["unshare", "-n"], ["unshare", "-rn"]):
+        if shutil.which(unshare[0]) and subprocess.run(unshare + ["true"], capture_output=True).returncode == 0:
+            return unshare + argv, {}
+    dead = "http://127.0.0.1:9"
+    return argv, {"http_proxy": dead, "https_proxy": dead, "HTTP_PROXY": dead, "HTTPS_PROXY": dead,
+                  "PIP_RETRIES": "0", "PIP_TIMEOUT": "2"}
+
+
 class OfflineInstall(unittest.TestCase):
-    def test_pip_install_no_build_isolation(self):
-        """pip install --no-build-isolation ./python (here into a --target directory)."""
+    """python/README.md's install recipes, run as written (DIR and VENV in a temporary directory, ./python
+    a copy of it) with the network cut off; the installed package then imports and has the version."""
+
+    def setUp(self):
+        self.lines = readme_install_lines()
+        self.assertEqual(len(self.lines), 2, self.lines)
+        r = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, text=True)
+        require(r.returncode == 0, "%s has no pip (apt-get install python3-pip python3-setuptools python3-venv)"
+                % sys.executable)
+        # The README names Debian's interpreter; the test runs the one CTest gave it (ORNIC_PYTHON).
+        self.lines = [ln.replace("/usr/bin/python3 ", sys.executable + " ") for ln in self.lines]
+
+    def run_recipe(self, line, tmp, **names):
+        src = os.path.join(tmp, "src", "python")
+        # a copy: pip builds in the source directory (build/, *.egg-info)
+        shutil.copytree(os.path.join(ROOT, "python"), src,
+                        ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
+        for name, value in names.items():
+            line = re.sub(r"\b%s\b" % name, value, line)
+        argv, env = offline(["bash", "-euo", "pipefail", "-c", line])
+        r = subprocess.run(argv, cwd=os.path.dirname(src), capture_output=True, text=True,
+                           env=dict(os.environ, PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1", **env))
+        self.assertEqual(r.returncode, 0, "%s\n%s%s" % (line, r.stdout, r.stderr))
+        return line
+
+    def check_installed(self, python, tmp, pythonpath=None):
+        code = ("import importlib.metadata as m, ornicproto, ornicproto.scapy as o, ornicproto.opcodes as t; "
+                "print(o.__file__, len(t.OPCODES), ornicproto.__version__, m.version('ornicproto'))")
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        if pythonpath:
+            env["PYTHONPATH"] = pythonpath
+        out = subprocess.run([python, "-c", code], cwd=tmp, env=env, capture_output=True, text=True, check=True)
+        path, nops, version, dist_version = out.stdout.split()
+        self.assertFalse(path.startswith(os.path.join(ROOT, "python")), path)
+        self.assertEqual(int(nops), 96)
+        self.assertEqual(version, ornicproto_version())
+        self.assertEqual(dist_version, version)  # pyproject.toml reads the package's __version__
+        return path
+
+    def test_pip_target(self):
+        """/usr/bin/python3 -m pip install --no-build-isolation --no-deps --target DIR ./python"""
         with tempfile.TemporaryDirectory() as tmp:
-            src, target = os.path.join(tmp, "src"), os.path.join(tmp, "site")
-            # a copy: pip builds in the source directory (build/, *.egg-info)
-            shutil.copytree(os.path.join(ROOT, "python"), src,
-                            ignore=shutil.ignore_patterns("__pycache__", "build", "*.egg-info"))
-            pip = [sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps", "--no-index",
-                   "--no-cache-dir", "--target", target, src]
-            r = subprocess.run(pip, capture_output=True, text=True)
-            if "No module named pip" in r.stderr:
-                self.skipTest("pip is not installed")
-            self.assertEqual(r.returncode, 0, r.stderr)
-            code = "import ornicproto.scapy as o, ornicproto.opcodes as t; print(o.__file__, len(t.OPCODES))"
-            out = subprocess.run([sys.executable, "-c", code], cwd=tmp, env=dict(os.environ, PYTHONPATH=target),
-                                 capture_output=True, text=True, check=True).stdout.split()
-            self.assertTrue(out[0].startswith(target))
-            self.assertEqual(int(out[1]), 96)
+            target = os.path.join(tmp, "site")
+            self.run_recipe(self.lines[0], tmp, DIR=target)
+            self.assertTrue(self.check_installed(sys.executable, tmp, target).startswith(target))
+
+    def test_venv(self):
+        """/usr/bin/python3 -m venv --system-site-packages VENV && VENV/bin/pip install ... ./python"""
+        r = subprocess.run([sys.executable, "-c", "import ensurepip"], capture_output=True)
+        require(r.returncode == 0, "%s cannot make a venv with pip (apt-get install python3-venv)" % sys.executable)
+        with tempfile.TemporaryDirectory() as tmp:
+            venv = os.path.join(tmp, "venv")
+            self.run_recipe(self.lines[1], tmp, VENV=venv)
+            self.assertTrue(self.check_installed(os.path.join(venv, "bin", "python"), tmp).startswith(venv))
+
+
+def ornicproto_version():
+    with open(os.path.join(ROOT, "python", "ornicproto", "__init__.py"), encoding="utf-8") as f:
+        return re.search(r'^__version__ = "([^"]+)"', f.read(), re.M).group(1)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 """python/README.md's examples are real: every ```python block runs (one namespace, in a
 temporary directory) and must print exactly the ```text block after it; a text block marked
 <!-- command: PROGRAM ARGS --> is that program's output there. `python3 test_readme.py --write`
-rewrites the outputs in the README instead."""
+rewrites the outputs in the README instead. Also README.md's own Python example (section "Python:
+Scapy layers") runs."""
 import contextlib
 import io
 import os
@@ -62,6 +63,23 @@ class ReadmeExamples(unittest.TestCase):
         for (start, end), want in found:
             with self.subTest(line=text.count("\n", 0, start) + 1):
                 self.assertEqual(text[start:end], want)
+
+
+class TopReadmeExample(unittest.TestCase):
+    def test_python_section_example(self):
+        """README.md's ```python block (section "Python: Scapy layers") runs as written from the source
+        tree (here a temporary directory whose python/ is the tree's) and writes the FSpot it builds."""
+        with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+            text = f.read()
+        section = text[text.index("### Python: Scapy layers"):]
+        code = re.search(r"^```python\n(.*?)^```", section, re.S | re.M).group(1)
+        with tempfile.TemporaryDirectory() as tmp:
+            os.symlink(os.path.join(ROOT, "python"), os.path.join(tmp, "python"))
+            subprocess.run([sys.executable, "-c", code], cwd=tmp, check=True, capture_output=True)
+            line = subprocess.run([program("ornic-decode"), "--no-analysis", os.path.join(tmp, "fspot.pcap")],
+                                  check=True, capture_output=True, text=True).stdout
+        self.assertRegex(line, r"^1 \S+ \S+ > 10\.0\.0\.2 ORNIC_OOO_WRITE_FSPOT qp=0x000012 psn=7 "
+                               r"va=0x00007f0000000000 rkey=0x1234abcd dmalen=4096 offset=0 len=1024 icrc=ok\n$")
 
 
 def write():

@@ -31,12 +31,13 @@ otd_is() {
   local got; got=$("$DEC" --stats --json --otd "$1" cases.pcap | grep -o '"otd":[0-9]*')
   if [[ $got == "\"otd\":$2" ]]; then ok; else fail "--otd $1: analysis ran with $got, want $2"; fi
 }
-# rejected OPTION VALUE WANT: exit 1, and stderr names the option, says
-# what it expected (WANT) and repeats the value
+# rejected OPTION VALUE WANT: exit 2 (a usage error, README.md "Command-line
+# conventions"), and stderr names the option, says what it expected (WANT)
+# and repeats the value
 rejected() {
   "$DEC" "$1" "$2" cases.pcap > /dev/null 2> err.txt
   local rc=$?
-  if [[ $rc -eq 1 ]] && grep -qF -- "ornic-decode: $1: expected $3, got '$2'" err.txt; then ok
+  if [[ $rc -eq 2 ]] && grep -qF -- "ornic-decode: $1: expected $3, got '$2'" err.txt; then ok
   else fail "$1 '$2': exit $rc, stderr '$(cat err.txt)'"; fi
 }
 
@@ -46,10 +47,10 @@ otd_is 0 64     # the engine reads OTD 0 as its default 64 (--help)
 otd_is 4080 4080
 otd_is 007 7
 same_as "--qp 010 is QP 10" --qp 010 -- --qp 0xa
-same_as "--qp 0X33 is 0x33" --qp 0X33 -- -q 51
+same_as "--qp 0X33 is 0x33" --qp 0X33 -- --qp 51
 same_as "--count 010 is ten" --count 010 -- -c 10
 same_as "--pmtu 01024 is 1024" --pmtu 01024 -- --pmtu 0x400
-same_as "--port 04791 is 4791" --port 04791 -- -p 4791
+same_as "--port 04791 is 4791" --port 04791 -- --port 4791
 
 rejected --otd 4081 "a number from 0 to 4080"
 rejected --otd -1 "a number from 0 to 4080"

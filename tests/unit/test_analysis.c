@@ -28,6 +28,7 @@ typedef struct {
   uint8_t nak_nblocks;
   uint16_t nak_blocks[8];
   uint8_t tos;
+  uint16_t sport; /* UDP source port; 0: the encoder's default */
 } opt;
 
 typedef struct {
@@ -77,6 +78,7 @@ static ornic_an_verdict feed(T *t, int from, uint32_t qp, uint8_t op, uint32_t p
   f.ip.src[3] = from == A ? 1 : 2;
   f.ip.dst[3] = from == A ? 2 : 1;
   f.ip.tos = o->tos;
+  if (o->sport) f.udp.sport = o->sport;
   f.bth.opcode = op;
   f.bth.destqp = qp;
   f.bth.psn = psn & ORNIC_PSN_MASK;
@@ -422,7 +424,9 @@ START_TEST(rc_go_back_n) {
 END_TEST
 
 /* 4.5 / IBA: READ responses 2 and 3 of 4 missing; the requester re-reads
- * from PSN P+2 (VA advanced by 2 PMTUs). */
+ * from PSN P+2 (VA advanced by 2 PMTUs). Nothing past P+1 was seen: the
+ * responder may not have sent P+2 yet (a timeout), so the retry asks for
+ * P+2 and P+3 again but proves neither lost (8.6). */
 START_TEST(read_retry_fills_holes) {
   T *t = t_new(1024);
   const uint32_t p = 40;
@@ -436,8 +440,7 @@ START_TEST(read_retry_fills_holes) {
   ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p + 2, &retry);
   ck_assert(v.flags & ORNIC_AN_READ_RETRY);
   ck_assert(v.flags & ORNIC_AN_RETRANS);
-  ck_assert(v.flags & ORNIC_AN_LOSS);
-  ck_assert_uint_eq(v.loss_count, 2);
+  ck_assert(!(v.flags & ORNIC_AN_LOSS));
   ck_assert_uint_eq(v.read_frame, read_frame);
   uint64_t retry_frame = t->frame;
   opt rfirst = {.len = 1024, .syndrome = 0x1f, .msn = 1},
@@ -449,6 +452,165 @@ START_TEST(read_retry_fills_holes) {
   v = feed(t, B, QA, ORNIC_OP_RC_RDMA_READ_RESP_LAST, p + 3, &last);
   ck_assert(v.flags & ORNIC_AN_RETRANS);
   ck_assert(!(v.flags & ORNIC_AN_DUP));
+  t_free(t);
+}
+END_TEST
+
+/* READ response k of a READ at P, with the opcode its place calls for. */
+static ornic_an_verdict read_resp(T *t, uint32_t p, uint32_t k, uint32_t n, const opt *o) {
+  uint8_t op = k == 0       ? ORNIC_OP_RC_RDMA_READ_RESP_FIRST
+               : k == n - 1 ? ORNIC_OP_RC_RDMA_READ_RESP_LAST
+                            : ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE;
+  opt r = o ? *o : (opt){.len = 1024};
+  if (op != ORNIC_OP_RC_RDMA_READ_RESP_MIDDLE) r.syndrome = 0x1f;
+  return feed(t, B, QA, op, p + k, &r);
+}
+
+/* Issue 26 item 7, at the requester's tap: WRITE 10 lost, the responder
+ * NAKs it and drops the READ at 11 behind it; the requester goes back N and
+ * sends the WRITE and the whole READ again. The READ's responses were never
+ * sent: the resent READ proves nothing lost (8.6), only the NAK does. */
+START_TEST(read_resent_by_go_back_n_proves_nothing) {
+  T *t = t_new(1024);
+  const uint32_t n = 4;
+  opt wr = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64, .ackreq = true};
+  opt rd = {.va = 0x8000, .rkey = 5, .dmalen = n * 1024, .ackreq = true};
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 10, &wr));
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, 11, &rd));
+  opt nak = {.syndrome = 0x60};
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 10, &nak);
+  ck_assert(v.flags & ORNIC_AN_LOSS);
+  ck_assert_uint_eq(v.loss_count, 1);
+  v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 10, &wr);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  v = feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, 11, &rd);
+  ck_assert(v.flags & ORNIC_AN_READ_RETRY);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  ck_assert_msg(!(v.flags & ORNIC_AN_LOSS), "resent READ claims %u lost", v.loss_count);
+  opt ack = ack_msn(1);
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_ACK, 10, &ack));
+  for (uint32_t k = 0; k < n; k++) {
+    v = read_resp(t, 11, k, n, NULL);
+    ck_assert_msg(!(v.flags & (ORNIC_AN_LOSS | ORNIC_AN_DUP)), "response %u flags 0x%x", k,
+                  v.flags);
+  }
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[ORNIC_AN_DIR_AB].loss, 1);
+  t_free(t);
+}
+END_TEST
+
+/* Issue 26 item 7, at the responder's tap: response 3 of a READ of 8 is
+ * lost after the tap; the requester, seeing 4, re-reads from 3 while the
+ * responder is still sending the READ's tail (6, 7 go out after the retry
+ * arrived: they are not lost). Only 3 is proven lost (8.6). */
+START_TEST(read_retry_proves_only_its_first_psn) {
+  T *t = t_new(1024);
+  const uint32_t p = 100, n = 8;
+  opt rd = {.va = 0x20000, .rkey = 6, .dmalen = n * 1024, .ackreq = true};
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p, &rd));
+  for (uint32_t k = 0; k < 6; k++) NO_PROBLEM(read_resp(t, p, k, n, NULL));
+  opt retry = {.va = 0x20000 + 3 * 1024, .rkey = 6, .dmalen = 5 * 1024, .ackreq = true};
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p + 3, &retry);
+  ck_assert(v.flags & ORNIC_AN_READ_RETRY);
+  ck_assert(v.flags & ORNIC_AN_LOSS);
+  ck_assert_uint_eq(v.loss_first_psn, p + 3);
+  ck_assert_uint_eq(v.loss_count, 1);
+  for (uint32_t k = 6; k < n; k++) ck_assert(!(read_resp(t, p, k, n, NULL).flags & ORNIC_AN_LOSS));
+  for (uint32_t k = 0; k < n - 3; k++) { /* the retry's answer: First at 3 .. Last at 7 */
+    v = read_resp(t, p + 3, k, n - 3, NULL);
+    ck_assert_msg(v.flags & ORNIC_AN_RETRANS, "copy of %u flags 0x%x", 3 + k, v.flags);
+    ck_assert(!(v.flags & ORNIC_AN_LOSS));
+  }
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[ORNIC_AN_DIR_AB].loss, 1);
+  t_free(t);
+}
+END_TEST
+
+/* At the requester's tap: response 2 of 6 never arrives, 3 and 4 do; the
+ * retry from 2 proves 2 lost (the responder had answered past it), not the
+ * unseen 5. A second retry from 2 after the copy of 2 arrived (a timeout
+ * that crossed it) proves nothing more. Sprayed responses (two source
+ * ports) prove nothing: 2 may only have been overtaken. */
+static void requester_tap_retry(bool sprayed) {
+  T *t = t_new(1024);
+  const uint32_t p = 200, n = 6;
+  opt rd = {.va = 0x40000, .rkey = 8, .dmalen = n * 1024, .ackreq = true};
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p, &rd));
+  for (uint32_t k = 0; k < 5; k++) {
+    opt r = {.len = 1024, .sport = (uint16_t)(sprayed && k % 2 ? 49153 : 0)};
+    if (k != 2) read_resp(t, p, k, n, &r);
+  }
+  opt retry = {.va = 0x40000 + 2 * 1024, .rkey = 8, .dmalen = 4 * 1024, .ackreq = true};
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p + 2, &retry);
+  ck_assert(v.flags & ORNIC_AN_READ_RETRY);
+  if (sprayed) {
+    ck_assert(!(v.flags & ORNIC_AN_LOSS));
+  } else {
+    ck_assert(v.flags & ORNIC_AN_LOSS);
+    ck_assert_uint_eq(v.loss_first_psn, p + 2);
+    ck_assert_uint_eq(v.loss_count, 1);
+  }
+  opt first = {.len = 1024, .syndrome = 0x1f};
+  v = feed(t, B, QA, ORNIC_OP_RC_RDMA_READ_RESP_FIRST, p + 2, &first);
+  ck_assert(v.flags & ORNIC_AN_RETRANS);
+  v = feed(t, A, QB, ORNIC_OP_RC_RDMA_READ_REQ, p + 2, &retry);
+  ck_assert(v.flags & ORNIC_AN_READ_RETRY);
+  ck_assert(!(v.flags & ORNIC_AN_LOSS));
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[ORNIC_AN_DIR_AB].loss, !sprayed);
+  t_free(t);
+}
+
+START_TEST(read_retry_at_requester_tap) { requester_tap_retry(false); }
+END_TEST
+START_TEST(read_retry_sprayed_proves_nothing) { requester_tap_retry(true); }
+END_TEST
+
+/* 8.1 / 8.6: B's requests into A's QP, seen before anything pairs the QPs,
+ * form a conversation of their own until B's ACK of A's WRITE merges it.
+ * The merged direction keeps the source port its requests came from: one
+ * path, so A's NAK of B's PSN 5005 proves it lost (a port forgotten in the
+ * merge made B's next request look sprayed). */
+START_TEST(merged_direction_keeps_its_port) {
+  T *t = t_new(0);
+  opt wr = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64, .ackreq = true};
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 100, &wr));
+  for (uint32_t p = 5000; p < 5005; p++)
+    NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &wr));
+  opt ack = ack_msn(1);
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 100, &ack);
+  ck_assert(v.flags & ORNIC_AN_PAIRED);
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_RDMA_WRITE_ONLY, 5006, &wr));
+  opt nak = {.syndrome = 0x60};
+  v = feed(t, A, QB, ORNIC_OP_RC_ACK, 5005, &nak);
+  ck_assert(v.flags & ORNIC_AN_NAK);
+  ck_assert_msg(v.flags & ORNIC_AN_LOSS, "flags 0x%x", v.flags);
+  ck_assert_uint_eq(v.loss_first_psn, 5005);
+  ck_assert_uint_eq(v.loss_count, 1);
+  t_free(t);
+}
+END_TEST
+
+/* 8.6, at the responder's tap: WRITEs 3 and 5 lost. The NAK of 3 proves 3
+ * and asks for 3 .. 6; the copy of 5, its original never seen, proves 5. A
+ * NAK of 5 that left the responder after that copy arrived (it waited
+ * behind READ responses) names the same loss: counted once. */
+START_TEST(nak_after_counted_copy_counts_nothing) {
+  T *t = t_new(0);
+  opt wr = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64};
+  for (uint32_t p = 0; p < 7; p++)
+    if (p != 3 && p != 5) NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &wr));
+  opt nak = {.syndrome = 0x60};
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 3, &nak);
+  ck_assert_uint_eq(v.loss_count, 1);
+  for (uint32_t p = 3; p < 7; p++) {
+    v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &wr);
+    ck_assert(v.flags & ORNIC_AN_RETRANS);
+    ck_assert_msg(!(v.flags & ORNIC_AN_LOSS) == (p != 5), "PSN %u flags 0x%x", p, v.flags);
+  }
+  v = feed(t, B, QA, ORNIC_OP_RC_ACK, 5, &nak);
+  ck_assert(v.flags & ORNIC_AN_NAK);
+  ck_assert_msg(!(v.flags & ORNIC_AN_LOSS), "5 counted again: flags 0x%x", v.flags);
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[ORNIC_AN_DIR_AB].loss, 2);
   t_free(t);
 }
 END_TEST
@@ -646,6 +808,12 @@ static Suite *suite(void) {
   tcase_add_test(tc, ornic_stale_ack_is_information);
   tcase_add_test(tc, rc_go_back_n);
   tcase_add_test(tc, read_retry_fills_holes);
+  tcase_add_test(tc, read_resent_by_go_back_n_proves_nothing);
+  tcase_add_test(tc, read_retry_proves_only_its_first_psn);
+  tcase_add_test(tc, read_retry_at_requester_tap);
+  tcase_add_test(tc, read_retry_sprayed_proves_nothing);
+  tcase_add_test(tc, merged_direction_keeps_its_port);
+  tcase_add_test(tc, nak_after_counted_copy_counts_nothing);
   tcase_add_test(tc, vendor_opcodes_not_analysed);
   tcase_add_test(tc, two_qp_pairs_same_hosts);
   tcase_add_test(tc, labels_and_names);

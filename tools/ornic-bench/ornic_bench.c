@@ -10,6 +10,7 @@
  * the typical one. Decode runs in two orders over the same frames: ring
  * order, which a branch predictor learns, and a seeded shuffle, which it
  * cannot, as in a real capture mixing many flows (issue 18). */
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "bench_frames.h"
 #include "bench_ref.h"
 #include "bench_timer.h"
+#include "cli.h"
 #include "ornic/ornic.h"
 
 #define N_SIZES 3
@@ -411,53 +413,62 @@ static void print_json(const results *r, const options *o) {
 
 /* ---- command line ---- */
 
-static void usage(FILE *out) {
-  fprintf(out,
-          "usage: ornic-bench [--quick] [--json]\n"
-          "Measures libornicproto: iCRC verify vs raw CRC-32 on 64 B, 1 KB, 4 KB and mixed\n"
-          "frames; decode (in ring and shuffled order, beside a reference parse; with and\n"
-          "without iCRC) and encode rates on %d mixed small frames. Median and best of\n"
-          "interleaved repetitions, in CPU time.\n"
-          "  --quick  short runs for CI smoke tests (under 3 s)\n"
-          "  --json   one JSON object on stdout instead of the table\n"
-          "  --help   this text\n"
-          "Exit status: 0 success; 1 a measured frame failed to encode, decode or verify;\n"
-          "2 bad command line (stderr names the argument). It takes no numbers.\n",
-          RING_FRAMES);
+#define PROG "ornic-bench"
+
+static void usage(void) {
+  printf(
+      "Usage: ornic-bench [--quick] [--json]\n"
+      "Measures libornicproto: iCRC verify vs raw CRC-32 on 64 B, 1 KB, 4 KB and mixed\n"
+      "frames; decode (in ring and shuffled order, beside a reference parse; with and\n"
+      "without iCRC) and encode rates on %d mixed small frames. Median and best of\n"
+      "interleaved repetitions, in CPU time.\n"
+      "      --quick    short runs for CI smoke tests (under 3 s)\n"
+      "      --json     one JSON object on stdout instead of the table\n"
+      "  -h, --help     this text\n"
+      "  -V, --version  the program's version and libornicproto's\n"
+      "Exit status: 0 success; 1 a measured frame failed to encode, decode or verify;\n"
+      "2 bad command line (stderr names the argument). It takes no numbers.\n",
+      RING_FRAMES);
 }
 
-/* Returns -1 to exit successfully (--help), 1 on a usage error, 0 to run. */
+enum { OPT_QUICK = 256, OPT_JSON };
+
+static const struct option long_opts[] = {{"quick", no_argument, NULL, OPT_QUICK},
+                                          {"json", no_argument, NULL, OPT_JSON},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, 'V'},
+                                          {NULL, 0, NULL, 0}};
+
+/* Returns -1 to run, or the exit status: 0 after --help or --version, 2
+ * after a usage error (its one line on stderr). */
 static int parse_args(options *o, int argc, char **argv) {
   /* Many short repetitions rather than a few long ones: on a shared machine
    * their median is steadier and their best likelier to have caught a quiet
    * moment. */
   *o = (options){.json = false, .quick = false, .reps = 11, .target_s = 0.1};
-  for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json"))
-      o->json = true;
-    else if (!strcmp(argv[i], "--quick"))
-      o->quick = true;
-    else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
-      return -1;
-    else {
-      fprintf(stderr, "ornic-bench: unknown argument '%s'\n", argv[i]);
-      return 1;
+  opterr = 0; /* the messages are libs/ornic-cli's */
+  for (int c; (c = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1;) {
+    if (c == 'h') {
+      usage();
+      return cli_help(PROG, ""); /* the flush and its check */
     }
+    if (c == 'V') return cli_version(PROG, NULL);
+    if (c == '?' || c == ':') return cli_getopt_error(NULL, PROG, c, argv, long_opts);
+    o->json |= c == OPT_JSON;
+    o->quick |= c == OPT_QUICK;
   }
+  if (optind < argc) return cli_unexpected(NULL, PROG, argv[optind]);
   if (o->quick) {
     o->reps = 3;
     o->target_s = 0.01;
   }
-  return 0;
+  return -1;
 }
 
 int main(int argc, char **argv) {
   options o;
   int rc = parse_args(&o, argc, argv);
-  if (rc) {
-    usage(rc < 0 ? stdout : stderr);
-    return rc < 0 ? 0 : 2;
-  }
+  if (rc >= 0) return rc;
   results res;
   memset(&res, 0, sizeof res);
   rc = measure_all(&res, &o);

@@ -11,6 +11,7 @@ int main(int argc, char **argv) {
   options o;
   int rc = options_parse(argc, argv, &o);
   if (rc == 1) return 0;
+  if (rc == 3) return 1;
   if (rc) return 2;
   results r;
   if (results_run(&o, &r) < 0) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "cli_num.h"
 
 #define PROG "ornic-bitmap-sim"
@@ -39,6 +40,7 @@ enum {
   O_JSON,
   O_PLOT,
   O_HELP,
+  O_VERSION,
   O_ARRIVALS,
   O_COST,
   O_LEFT_T,
@@ -71,6 +73,7 @@ static const struct option longopts[] = {{"block-bits", 1, 0, O_BLOCK},
                                          {"json", 0, 0, O_JSON},
                                          {"plot", 1, 0, O_PLOT},
                                          {"help", 0, 0, O_HELP},
+                                         {"version", 0, 0, O_VERSION},
                                          {"arrivals", 1, 0, O_ARRIVALS},
                                          {"cost", 1, 0, O_COST},
                                          {"left-threshold", 1, 0, O_LEFT_T},
@@ -82,7 +85,7 @@ static void usage(FILE *f) {
   fprintf(
       f,
       "Usage: " PROG
-      " [options]\n"
+      " [OPTIONS]\n"
       "Receive-bitmap models (ORNIC's array of blocks, MELO+, LEFT, LEFT+) measured side by side,\n"
       "and ORNIC's OTD loss detector against a RASHPA-style shift register. "
       "docs/BITMAP_MODELS.md.\n"
@@ -152,7 +155,8 @@ static void usage(FILE *f) {
       "  --json              one JSON object on stdout instead of tables\n"
       "  --plot FILE.svg     also draw the figures with gnuplot: SVG, or PNG for a .png name\n"
       "                      (FILE.gp keeps the script)\n"
-      "  --help              this text\n"
+      "  -h, --help          this text\n"
+      "  -V, --version       the program's version and libornicproto's\n"
       "Numbers are decimal or 0x hex (010 is ten), with no sign or spaces. A LIST is\n"
       "comma-separated; every element must be present, valid and given once.\n"
       "Exit status: 0 ok, 1 run failed, 2 bad command line (stderr names the option and\n"
@@ -161,14 +165,12 @@ static void usage(FILE *f) {
 }
 
 static int bad(const char *flag, const char *arg, const char *why) {
-  fprintf(stderr, PROG ": %s '%s': %s (see --help)\n", flag, arg, why);
-  return 2;
+  return cli_usage_error(NULL, PROG, "%s '%s': %s", flag, arg, why);
 }
 
 /* why is cli_num's "expected ..., got '...'", which already echoes the value. */
 static int bad_value(const char *flag, const char *why) {
-  fprintf(stderr, PROG ": %s: %s (see --help)\n", flag, why);
-  return 2;
+  return cli_usage_error(NULL, PROG, "%s: %s", flag, why);
 }
 
 /* Numbers go through tools/common/cli_num, as in every program of the tree:
@@ -195,8 +197,7 @@ static int parse_double(const char *flag, const char *s, double lo, double hi, d
 typedef int (*element_fn)(void *ctx, const char *elem, char *why, size_t cap);
 
 static int bad_element(const char *flag, const char *list, size_t k, const char *why) {
-  fprintf(stderr, PROG ": %s: element %zu of '%s': %s (see --help)\n", flag, k, list, why);
-  return 2;
+  return cli_usage_error(NULL, PROG, "%s: element %zu of '%s': %s", flag, k, list, why);
 }
 
 static int each_element(const char *flag, const char *list, element_fn fn, void *ctx) {
@@ -306,8 +307,7 @@ static int parse_threshold(const char *a, int *out) {
   char why[160];
   uint64_t v;
   if (cli_parse_u64(a, 0, 1u << 20, &v, why, sizeof why) < 0) {
-    fprintf(stderr, PROG ": --left-threshold: 'every' or a number: %s (see --help)\n", why);
-    return 2;
+    return cli_usage_error(NULL, PROG, "--left-threshold: 'every' or a number: %s", why);
   }
   *out = (int)v;
   return 0;
@@ -422,27 +422,25 @@ static int check(options *o) {
   return 0;
 }
 
+/* -h and -V end the parse: 1 (exit 0), or 3 when stdout failed. */
+static int info_option(int c) {
+  if (c == 'h') usage(stdout);
+  int rc = c == 'h' ? cli_help(PROG, "") : cli_version(PROG, NULL); /* help: the flush's check */
+  return rc == CLI_EXIT_OK ? 1 : 3;
+}
+
 int options_parse(int argc, char **argv, options *o) {
   defaults(o);
-  opterr = 0;
+  opterr = 0; /* the messages are libs/ornic-cli's */
   int c;
-  while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-    if (c == O_HELP) {
-      usage(stdout);
-      return 1;
-    }
-    if (c == '?' || c == ':') {
-      const char *what = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
-      fprintf(stderr, PROG ": unknown option or missing value: '%s' (see --help)\n", what);
-      return 2;
-    }
+  while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
+    if (c == O_HELP || c == 'h') return info_option('h');
+    if (c == O_VERSION || c == 'V') return info_option('V');
+    if (c == '?' || c == ':') return cli_getopt_error(NULL, PROG, c, argv, longopts);
     int rc = one(o, c, optarg);
     if (rc) return rc;
   }
-  if (optind < argc) {
-    fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
-    return 2;
-  }
+  if (optind < argc) return cli_unexpected(NULL, PROG, argv[optind]);
   if (o->paper) apply_paper(o);
   return check(o);
 }

@@ -50,7 +50,8 @@ unsigned options_pointer_bits(const options *o);
 const char *options_cost_name(const options *o); /* "context" or "pointer" */
 const char *options_walk_name(const options *o); /* "forward" or "both" */
 
-/* 0: run; 1: help was printed (exit 0); 2: bad command line, message printed (exit 2). */
+/* 0: run; 1: help or version was printed (exit 0); 2: bad command line, its
+ * one line printed (exit 2); 3: help or version could not be written (exit 1). */
 int options_parse(int argc, char **argv, options *o);
 
 #endif

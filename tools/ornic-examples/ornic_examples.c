@@ -10,6 +10,7 @@
  * Exit status: 0; 1 if an example fails to encode, decode or verify, or output
  * cannot be written; 2 for a bad command line (as ornic-pcapgen and
  * ornic-bitmap-sim), with a message on stderr naming the bad argument. */
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -18,9 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
+#include "cli_outfile.h"
 #include "pcap_out.h"
 
 #include <ornic/ornic.h>
+
+#define PROG "ornic-examples"
 
 #define PMTU 256u
 #define FRAME_MAX 2048u
@@ -628,17 +633,6 @@ static void print_intro(void) {
 
 /* Where --pcap writes: a file, or stdout for "-" (so the capture can be piped
  * into ornic-decode or tshark without a temporary file). */
-static FILE *pcap_open(const char *path) {
-  return strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
-}
-
-/* Closes what pcap_open opened; stdout is only flushed. 0, or -1 if any
- * write failed. */
-static int pcap_close(FILE *fp) {
-  if (fp == stdout) return fflush(fp) != 0 || ferror(fp) ? -1 : 0;
-  return fclose(fp) != 0 ? -1 : 0;
-}
-
 static int pcap_frames(FILE *fp, const bool *wanted) {
   for (size_t i = 0; i < NEXAMPLES; i++) {
     uint8_t frame[FRAME_MAX];
@@ -652,17 +646,22 @@ static int pcap_frames(FILE *fp, const bool *wanted) {
 
 /* --pcap FILE: each wanted example as one frame of a capture, 1 us apart
  * (the demo's input). A file left half written is removed. */
+/* The capture appears under its name only when complete (cli_outfile.h:
+ * a temporary file renamed at the end), as every program's outputs do. */
 static int write_pcap(const char *path, const bool *wanted) {
-  const char *name = strcmp(path, "-") == 0 ? "standard output" : path;
-  FILE *fp = pcap_open(path);
-  if (!fp) {
-    fprintf(stderr, "ornic-examples: cannot write %s\n", name);
+  cli_outfile out;
+  char err[512];
+  if (cli_outfile_open(&out, path, err, sizeof err) < 0) {
+    fprintf(stderr, PROG ": %s\n", err);
     return EXIT_FAILURE;
   }
-  int bad = pcap_out_begin(fp) < 0 || pcap_frames(fp, wanted) < 0;
-  if (pcap_close(fp) < 0 || bad) {
-    fprintf(stderr, "ornic-examples: writing %s failed\n", name);
-    if (fp != stdout) remove(path);
+  if (pcap_out_begin(out.fp) < 0 || pcap_frames(out.fp, wanted) < 0) {
+    cli_outfile_discard(&out);
+    fprintf(stderr, PROG ": cannot write %s\n", strcmp(path, "-") ? path : "standard output");
+    return EXIT_FAILURE;
+  }
+  if (cli_outfile_commit(&out, err, sizeof err) < 0) {
+    fprintf(stderr, PROG ": %s\n", err);
     return EXIT_FAILURE;
   }
   return EXIT_SUCCESS;
@@ -678,14 +677,15 @@ typedef struct {
 
 static void usage(void) {
   printf(
-      "usage: ornic-examples [NAME...]\n"
-      "       ornic-examples --pcap FILE [NAME...]\n"
+      "Usage: ornic-examples [NAME...]\n"
+      "  or:  ornic-examples --pcap FILE [NAME...]\n"
       "Prints the worked examples of docs/PROTOCOL.md section 6 (docs/examples.txt is\n"
       "this output), or only the named ones in document order.\n"
-      "  --pcap FILE  write the examples (all, or the named ones) as the frames of a\n"
-      "               classic pcap instead, 1 us apart; FILE '-' is standard output,\n"
-      "               refused when that is a terminal\n"
-      "  -h, --help   this text\n"
+      "      --pcap FILE  write the examples (all, or the named ones) as the frames of a\n"
+      "                   classic pcap instead, 1 us apart; FILE '-' is standard output,\n"
+      "                   refused when that is a terminal\n"
+      "  -h, --help       this text\n"
+      "  -V, --version    the program's version and libornicproto's\n"
       "NAME is one of:\n");
   for (size_t i = 0; i < NEXAMPLES; i++) printf("  %s\n", examples[i].name);
   printf(
@@ -695,29 +695,13 @@ static void usage(void) {
       "on stderr naming the argument.\n");
 }
 
-#if defined(__GNUC__)
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#endif
-
-/* Every command-line error: one line naming the argument, then the hint
- * ornic-pcapgen and ornic-decode give. Returns the exit status, 2. */
-static int usage_error(const char *fmt, ...) {
-  va_list ap;
-  fprintf(stderr, "ornic-examples: ");
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fprintf(stderr, "\nTry 'ornic-examples --help'.\n");
-  return 2;
-}
-
 static int unknown_example(const char *name) {
   char known[512] = "";
   for (size_t i = 0; i < NEXAMPLES; i++) {
     if (i) strncat(known, ", ", sizeof known - strlen(known) - 1);
     strncat(known, examples[i].name, sizeof known - strlen(known) - 1);
   }
-  return usage_error("unknown example '%s' (known: %s)", name, known);
+  return cli_usage_error(NULL, PROG, "unknown example '%s' (known: %s)", name, known);
 }
 
 static int want(cmdline *c, const char *name) {
@@ -729,45 +713,52 @@ static int want(cmdline *c, const char *name) {
   return unknown_example(name);
 }
 
-/* --pcap FILE or --pcap=FILE; *i moves past a separate FILE. */
-static int pcap_arg(cmdline *c, int argc, char **argv, int *i) {
-  const char *a = argv[*i], *file = NULL;
-  if (strncmp(a, "--pcap=", 7) == 0)
-    file = a + 7;
-  else if (*i + 1 < argc)
-    file = argv[++*i];
-  if (!file || !*file) return usage_error("--pcap: missing FILE (use '-' for standard output)");
+static int pcap_arg(cmdline *c, const char *file) {
   /* "--pcap --json" is a forgotten FILE, not a file named "--json" (./--json is). */
-  if (file[0] == '-' && file[1]) return usage_error("--pcap: missing FILE before '%s'", file);
-  if (c->pcap) return usage_error("--pcap given twice ('%s' and '%s')", c->pcap, file);
+  if (!*file || (file[0] == '-' && file[1]))
+    return cli_usage_error(NULL, PROG, "--pcap: expected a file name or '-', got '%s'", file);
+  if (c->pcap)
+    return cli_usage_error(NULL, PROG, "--pcap given twice ('%s' and '%s')", c->pcap, file);
   c->pcap = file;
   return 0;
 }
 
-/* 0: run; -1: --help printed; 2: bad command line (message printed). */
-static int parse_args(cmdline *c, int argc, char **argv) {
-  memset(c, 0, sizeof *c);
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    int rc = 0;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+static const struct option long_opts[] = {{"pcap", required_argument, NULL, 'p'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"version", no_argument, NULL, 'V'},
+                                          {NULL, 0, NULL, 0}};
+
+/* The options; -1 to go on, else the exit status. */
+static int parse_options(cmdline *c, int argc, char **argv) {
+  opterr = 0; /* the messages are libs/ornic-cli's */
+  for (int o; (o = getopt_long(argc, argv, ":hV", long_opts, NULL)) != -1;) {
+    if (o == 'h') {
       usage();
-      return -1;
+      return cli_help(PROG, ""); /* the flush and its check */
     }
-    if (strcmp(a, "--pcap") == 0 || strncmp(a, "--pcap=", 7) == 0)
-      rc = pcap_arg(c, argc, argv, &i);
-    else if (a[0] == '-')
-      rc = usage_error("unknown option '%s'", a);
-    else
-      rc = want(c, a);
+    if (o == 'V') return cli_version(PROG, NULL);
+    if (o == '?' || o == ':') return cli_getopt_error(NULL, PROG, o, argv, long_opts);
+    int rc = pcap_arg(c, optarg);
     if (rc) return rc;
   }
+  return -1;
+}
+
+/* -1: run; else the exit status (0 after --help or --version, 2 after a
+ * usage error, whose one line is on stderr). */
+static int parse_args(cmdline *c, int argc, char **argv) {
+  memset(c, 0, sizeof *c);
+  int rc = parse_options(c, argc, argv);
+  if (rc >= 0) return rc;
+  for (int i = optind; i < argc; i++)
+    if ((rc = want(c, argv[i])) != 0) return rc;
   /* A capture is binary: on a terminal it is garbage and can upset the terminal. */
   if (c->pcap && strcmp(c->pcap, "-") == 0 && isatty(STDOUT_FILENO))
-    return usage_error("--pcap -: standard output is a terminal; redirect it to a file or pipe");
+    return cli_usage_error(
+        NULL, PROG, "--pcap -: standard output is a terminal; redirect it to a file or pipe");
   if (!c->named)
     for (size_t i = 0; i < NEXAMPLES; i++) c->wanted[i] = true;
-  return 0;
+  return -1;
 }
 
 static int print_text(const cmdline *c) {
@@ -786,6 +777,6 @@ static int print_text(const cmdline *c) {
 int main(int argc, char **argv) {
   cmdline c;
   int rc = parse_args(&c, argc, argv);
-  if (rc) return rc < 0 ? EXIT_SUCCESS : rc;
+  if (rc >= 0) return rc;
   return c.pcap ? write_pcap(c.pcap, c.wanted) : print_text(&c);
 }

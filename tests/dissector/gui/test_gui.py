@@ -16,12 +16,18 @@ MODE is one of
            PSN-over-time data per path (`-z io,stat`); and the profile installed as a
            global one (`cmake --install --component wireshark-plugin`, or a copy) is found
            through Wireshark's data folder.
-  screens  the GUI under Xvfb: wireshark -C ORNIC on a pcapgen trace with a loss; the packet
-           list, a NAK's details, Statistics > ORNIC conversations, and an I/O Graph of PSN
-           against time per path, as PNG files in --out (copied to --docs if given). The
-           second instance has no personal profile: it must copy the global one. Exits 77
-           (skipped) when Xvfb, wireshark, xdotool or ImageMagick's import is missing, and
-           fails, saying which step, when a window never appears.
+  screens  the GUI under Xvfb, as PNG files in --out (copied to --docs if given; SHOTS):
+           wireshark -C ORNIC on a pcapgen trace with a loss: the packet list, a NAK's
+           details, Statistics > ORNIC conversations, Analyze > Follow > ORNIC Stream (4.2
+           on; 4.0 has no such menu entry: a note); on a two-way RC trace (standard
+           opcodes): the packet list with its Rel PSN column, Statistics > Service Response
+           Time > ORNIC; with no personal profile (the global one must be copied): an I/O
+           Graph of PSN against time per path (4.0: a 0.1 Gb/s trace at 1 ms; 4.4 on: a
+           100 Gb/s trace at 10 us, the profile's Rel PSN rows). Menus are walked by
+           mnemonics and keys, each dialog checked by its title. A screenshot step that
+           fails prints NOT TAKEN and leaves NAME-failed.png (--strict: the test fails).
+           Exits 77 (skipped) when Xvfb, wireshark, xdotool or ImageMagick's import is
+           missing, and fails, saying which step, when a main window never appears.
 
 Everything runs as `nobody` when run as root (Wireshark ignores personal plugins for root)
 with HOME in a private temporary folder. Every process the test starts is killed at its
@@ -43,8 +49,10 @@ from dissector_common import Fail, Tshark, check, pcap_records, write_records  #
 
 PROFILE = "ORNIC"
 COLUMNS = [("No.", "%m"), ("Time", "%t"), ("Source", "%s"), ("Destination", "%d"),
-           ("Protocol", "%p"), ("Length", "%L"), ("QP", "%Cus:ornic.bth.destqp:0:R"),
-           ("PSN", "%Cus:ornic.bth.psn:0:R"),
+           ("Protocol", "%p"), ("Length", "%L"),
+           ("QP", "%Cus:ornic.bth.destqp || infiniband.bth.destqp:0:R"),
+           ("PSN", "%Cus:ornic.bth.psn || infiniband.bth.psn:0:R"),
+           ("Rel PSN", "%Cus:ornic.analysis.psn_relative:0:R"),
            ("OOO distance", "%Cus:ornic.analysis.ooo_distance:0:R"),
            ("WQE time", "%Cus:ornic.analysis.wqe_time:0:R"), ("Info", "%i")]
 # Named by the profile before the plugin registers them: their column stays empty.
@@ -79,7 +87,16 @@ RULE_FIELDS = ["ornic.invariant.crc.status", "ornic.malformed", "ornic.analysis.
 SCREEN_W, SCREEN_H = 1600, 1000
 UPPER_PANE = 330  # packet list height in the screenshots (test-only `recent`)
 SHOTS = ["ornic-packet-list.png", "ornic-nak-details.png", "ornic-conversations.png",
-         "ornic-psn-io-graph.png"]
+         "ornic-follow.png", "ornic-rc-packet-list.png", "ornic-srt.png", "ornic-psn-io-graph.png"]
+# Analyze > Follow lists plugins' followers from 4.2 on (4.0's menu is a fixed list).
+FOLLOW_SINCE = (4, 2)
+# The I/O Graph's Interval offers 1 us .. 10 min from 4.4 on (4.0: 1 ms .. 10 min): the PSN
+# graph is then of a trace at 100 Gb/s at 10 us, with the profile's "Rel PSN" rows.
+MICRO_INTERVALS_SINCE = (4, 4)
+# Statistics > Service Response Time lists the SRT tables by name: ORNIC's place in it,
+# counted from the first item, as seen on each version (the test corrects a wrong guess
+# from the title of the dialog that opens, the list being sorted).
+SRT_DOWNS = {"4.0": 12, "4.4": 15, "4.6": 15}
 
 
 class Budget:
@@ -215,7 +232,8 @@ def used_fields(files):
     (not its ornic.* preference names)."""
     names = set()
     for fmt in (f for _, f in column_format(files["preferences"]) if f.startswith("%Cus:")):
-        names.add(fmt.split(":")[1])
+        # "ornic.bth.psn || infiniband.bth.psn": the first field present shows
+        names |= {f.strip() for f in fmt.split(":")[1].split("||") if f.strip().startswith("ornic")}
     for name, text in files.items():
         if name == "preferences":
             continue
@@ -270,11 +288,15 @@ def check_colors(ts, files, loss, frames, reg):
     check(names[:len(RULES)] == ornic_rules, "the ORNIC rules must come before the stock ones")
     check("ORNIC" in names and "UDP" in names and names.index("ORNIC") < names.index("UDP"),
           "the rule \"ORNIC\" must come before \"UDP\"")
-    cols = [("_ws.col.QP", "ornic.bth.destqp"), ("_ws.col.PSN", "ornic.bth.psn"),
-            ("_ws.col.OOO distance", "ornic.analysis.ooo_distance")]
+    # A column names the plugin's field and stock's: ORNIC opcodes fill the first,
+    # standard opcodes (every real capture's) the second.
+    cols = [("_ws.col.QP", ("ornic.bth.destqp", "infiniband.bth.destqp")),
+            ("_ws.col.PSN", ("ornic.bth.psn", "infiniband.bth.psn")),
+            ("_ws.col.Rel PSN", ("ornic.analysis.psn_relative",)),
+            ("_ws.col.OOO distance", ("ornic.analysis.ooo_distance",))]
     wqe_time = "ornic.analysis.wqe_time" in reg
-    fields = ["frame.number", "frame.coloring_rule.name", "_ws.col.WQE time"] + \
-        [x for c in cols for x in c] + RULE_FIELDS + (["ornic.analysis.wqe_time"] if wqe_time else [])
+    fields = ["frame.number", "frame.coloring_rule.name"] + \
+        [f for _, fs in cols for f in fs] + RULE_FIELDS + (["ornic.analysis.wqe_time"] if wqe_time else [])
     args = ["-C", PROFILE, "--color", "-r", loss, "-T", "fields", "-E", "header=y",
             "-E", "separator=/t", "-E", "occurrence=f"]
     for f in fields:
@@ -284,14 +306,18 @@ def check_colors(ts, files, loss, frames, reg):
     lines = out.splitlines()
     head = lines[0].split("\t")
     rows = [dict(zip(head, l.split("\t") + [""] * len(head))) for l in lines[1:]]
+    add_columns(ts, rows, ["-C", PROFILE, "-r", loss])
     errs, seen = [], {}
     for r in rows:
         fr = r["frame.number"]
         got = r["frame.coloring_rule.name"]
         seen.setdefault(got, []).append(int(fr))
-        for col, fld in cols:
-            if r[col] != r[fld]:
-                errs.append(f"frame {fr}: column {col[8:]} shows {r[col]!r}, {fld} is {r[fld]!r}")
+        for col, flds in cols:
+            want = next((r[f] for f in flds if r[f]), "")
+            if r[col] != want:
+                errs.append(f"frame {fr}: column {col[8:]} shows {r[col]!r}, {flds} give {want!r}")
+            if col in ("_ws.col.QP", "_ws.col.PSN") and r["frame.coloring_rule.name"] and not want:
+                errs.append(f"frame {fr}: column {col[8:]} is blank")
         if wqe_time and bool(r["_ws.col.WQE time"]) != bool(r["ornic.analysis.wqe_time"]):
             errs.append(f"frame {fr}: column WQE time {r['_ws.col.WQE time']!r}, "
                         f"field {r['ornic.analysis.wqe_time']!r}")
@@ -311,7 +337,33 @@ def check_colors(ts, files, loss, frames, reg):
     for rule in ("ORNIC OOO", "ORNIC"):
         check(seen.get(rule), f"no frame colored {rule!r}")
     print("ok: coloring rules: " + ", ".join(f"{n} x{len(v)}" for n, v in sorted(seen.items())) +
-          "; QP, PSN and OOO distance columns equal their fields")
+          "; QP, PSN, Rel PSN and OOO distance columns equal their fields")
+
+
+def add_columns(ts, rows, args):
+    """Each row (by frame.number) gets the packet list's columns as "_ws.col.<title>": read
+    from tshark -T psml, since 4.6 gives custom columns no field of their own."""
+    cols = {c["No."]: c for c in ts.columns(args)}
+    for r in rows:
+        for title, text in cols.get(r["frame.number"], {}).items():
+            r["_ws.col." + title] = text
+
+
+def check_std_columns(a, ts):
+    """On standard opcodes (pcapgen's two-way RC: every real capture is such), the QP and
+    PSN columns show stock's BTH fields and Rel PSN the relative PSN: none is blank."""
+    rc = pcapgen(a, ts, "rc-columns.pcap", ["--profile", "rc", "--wqes", "8", "--loss", "0"])
+    out, err = tshark(ts, ["-C", PROFILE, "-r", rc, "-T", "fields", "-E", "separator=/t",
+                           "-E", "occurrence=f", "-e", "frame.number", "-e", "infiniband.bth.destqp",
+                           "-e", "infiniband.bth.psn", "-e", "ornic.analysis.psn_relative"])
+    no_config_warnings(err, "tshark -C ORNIC (rc)")
+    cols = {c["No."]: c for c in ts.columns(["-C", PROFILE, "-r", rc])}
+    rows = [l.split("\t") for l in out.splitlines()]
+    rows = [[r[0], cols[r[0]]["QP"], cols[r[0]]["PSN"], cols[r[0]]["Rel PSN"]] + r[1:] for r in rows]
+    bad = [r for r in rows if r[1] != r[4] or r[2] != r[5] or r[3] != r[6] or not r[1] or not r[3]]
+    check(rows and not bad, f"{len(bad)} of {len(rows)} RC frames with blank or wrong QP/PSN/Rel PSN "
+          f"columns, first: {bad[:3]}")
+    print(f"ok: QP, PSN and Rel PSN columns on {len(rows)} standard-opcode frames")
 
 
 def check_taps(ts):
@@ -432,6 +484,7 @@ def mode_profile(a):
         check_prefs(ts, files)
         reg = check_fields(ts, files)
         check_colors(ts, files, loss, frames, reg)
+        check_std_columns(a, ts)
         check_taps(ts)
         check_io_graphs(ts, files, psn)
         check_global(a, loss, frames)
@@ -497,8 +550,10 @@ class Gui:
     def start_x(self):
         r, w = os.pipe()
         log = open(os.path.join(self.out, "xvfb.log"), "w")
+        # -noreset: no server reset (keymaps compiled again, connections refused meanwhile)
+        # when the last client leaves, as between two Wireshark instances.
         self.spawn(["Xvfb", "-displayfd", str(w), "-screen", "0", f"{SCREEN_W}x{SCREEN_H}x24",
-                    "-nolisten", "tcp", "-ac"],
+                    "-nolisten", "tcp", "-ac", "-noreset"],
                    log, pass_fds=(w,))
         os.close(w)
         buf = b""
@@ -525,18 +580,70 @@ class Gui:
     def focus(self, window):
         self.x("xdotool", "windowfocus", "--sync", window)
 
-    def menu(self, main, opener, *keys):
+    def menu(self, main, opener, *keys, sub=None, confirm=True):
         """Open a menu of the main window (alt+LETTER), wait for its popup window, then walk
-        it with keys and Return."""
-        before = set(self.visible_class())
+        it with keys (a letter: the item of that mnemonic); with sub, wait for the submenu
+        those keys open (Right on an item without one goes to the next menu of the menu
+        bar instead, closing this one: a Fail) and walk it with sub; then Return."""
         self.focus(main)
-        self.key(opener)
+        popup = self.keys_then_popup([opener], f"the menu ({opener})")
+        if sub is not None:
+            what = f"the submenu ({opener} {' '.join(keys)})"
+            self.keys_then_popup(keys, what)
+            if not popup <= set(self.visible_class()):
+                self.key("Escape", "Escape")
+                raise Fail(f"{what}: not an item with a submenu")
+            keys = sub
+        self.key(*keys, *(["Return"] if confirm else []))
+
+    def keys_then_popup(self, keys, what):
+        """Press keys, then wait until a new window shows (a menu's popup): its windows."""
+        before = set(self.visible_class())
+        self.key(*keys)
         end = time.monotonic() + self.budget.cap(8)
         while not set(self.visible_class()) - before:
             if time.monotonic() > end:
-                raise Fail(f"the menu ({opener}) did not open")
+                raise Fail(f"{what} did not open")
             time.sleep(0.2)
-        self.key(*keys, "Return")
+        return set(self.visible_class()) - before
+
+    def geometry(self, window):
+        """(x, y, width, height) of a window."""
+        geo = dict(l.split("=", 1) for l in self.x("xdotool", "getwindowgeometry", "--shell",
+                                                    window).split())
+        return int(geo["X"]), int(geo["Y"]), int(geo["WIDTH"]), int(geo["HEIGHT"])
+
+    def name(self, window):
+        return self.x("xdotool", "getwindowname", window, check_rc=False).strip()
+
+    def close_dialog(self, window):
+        """Escape to a dialog (QDialog::reject), then wait until its window is gone."""
+        self.focus(window)
+        self.key("Escape")
+        end = time.monotonic() + self.budget.cap(5)
+        while window in self.visible_class() and time.monotonic() < end:
+            time.sleep(0.2)
+
+    def open_combo(self, dlg, tries=16):
+        """Tab through a dialog until alt+Down opens a combo box's popup: a new window at
+        least 100 px high (a tooltip is smaller). The popup of the dialog's only combo box
+        is found so whatever the layout or the buttons a version has (alt+Down elsewhere:
+        the I/O Graph pans its plot, reset after; F4 opens no popup under the roots' Xvfb).
+        Returns its window."""
+        self.focus(dlg)
+        seen = set(self.visible_class())
+        for _ in range(tries):
+            self.x("xdotool", "key", "--delay", "60", "Tab", "alt+Down")
+            time.sleep(0.3)
+            new = [w for w in self.visible_class() if w not in seen]
+            for w in new:
+                try:
+                    if self.geometry(w)[3] >= 100:
+                        return w
+                except Fail:  # gone again (a tooltip)
+                    pass
+            seen |= set(new)
+        raise Fail(f"no combo box popup after {tries} x Tab, alt+Down")
 
     def wireshark(self, home, args, name, env=()):
         runtime = os.path.join(os.path.dirname(home), f"xdg-runtime-{name}")
@@ -612,10 +719,15 @@ class Gui:
         return path
 
 
+def ws_version(a):
+    """(major, minor) of the Wireshark the plugin is built for."""
+    return tuple(int(x) for x in a.ws_version.split(".")[:2])
+
+
 def gui_home(a, ts, name, personal):
     """A HOME for one Wireshark instance: the plugin, a 1600x1000 main window, and (personal)
-    the profile as install_personal.cmake installs it plus a test-only `recent` (no bytes
-    pane, a shorter packet list) for the screenshots."""
+    the profile as install_personal.cmake installs it plus test-only `recent` lines (no bytes
+    pane, a shorter packet list; Follow shows a hex dump) for the screenshots."""
     home = ts.path(name)
     pdir = os.path.join(home, ".local", "lib", "wireshark", "plugins", a.ws_version, "epan")
     os.makedirs(pdir)
@@ -623,8 +735,12 @@ def gui_home(a, ts, name, personal):
     conf = os.path.join(home, ".config", "wireshark")
     if personal:
         dest = install_personal(a, home)
-        with open(os.path.join(dest, "recent"), "w") as f:
+        # Appended: the profile's own `recent` holds the columns' widths.
+        with open(os.path.join(dest, "recent"), "a") as f:
+            f.write("\n")
             f.write(f"gui.byte_view_show: FALSE\ngui.geometry_main_upper_pane: {UPPER_PANE}\n")
+            if ws_version(a) >= FOLLOW_SINCE:
+                f.write("gui.follow_show: HEX_DUMP\n")
     os.makedirs(conf, exist_ok=True)
     with open(os.path.join(conf, "recent_common"), "w") as f:
         f.write(f"gui.geometry_main_x: 0\ngui.geometry_main_y: 0\n"
@@ -633,6 +749,20 @@ def gui_home(a, ts, name, personal):
     open_up(home)
     os.chmod(home, 0o777)
     return home
+
+
+def screen_traces(a, ts):
+    """The screens' own traces. ornic-rc.pcap: pcapgen's two-way RC (standard opcodes, as
+    every real capture): 4 SEND / WRITE / READ WQEs of 8 KiB per host, 78 frames.
+    ornic-psn-fast.pcap: 6 x 1 MiB WRITEs at pcapgen's 100 Gb/s over 4 paths of 5 to 65 us
+    (1.1 ms captured), one drop: the PSN graph at 10 us where the I/O Graph offers it."""
+    rc = pcapgen(a, ts, "ornic-rc.pcap", ["--profile", "rc", "--wqes", "4", "--wqe-size", "8K",
+                                          "--pmtu", "1024", "--loss", "0"])
+    fast = pcapgen(a, ts, "ornic-psn-fast.pcap",
+                   ["--pmtu", "1024", "--wqes", "6", "--wqe-size", "1M", "--loss", "0",
+                    "--base-delay-us", "5", "--delay-spread-us", "60", "--drop", "1:100",
+                    "--seed", "3"])
+    return rc, fast
 
 
 def mode_screens(a):
@@ -644,25 +774,45 @@ def mode_screens(a):
         sys.exit(77)
     budget = Budget(a.budget)
     os.makedirs(a.out, exist_ok=True)
-    for f in SHOTS:
+    for f in SHOTS + [s.replace(".png", "-failed.png") for s in SHOTS]:
         if os.path.exists(os.path.join(a.out, f)):
             os.remove(os.path.join(a.out, f))
     ts = Tshark(a.plugin, a.ws_version)
     gui = Gui(budget, a.out)
+    ver = ws_version(a)
+    micro = ver >= MICRO_INTERVALS_SINCE
+    # The shots this version's GUI has the feature of.
+    shots = [s for s in SHOTS if s != "ornic-follow.png" or ver >= FOLLOW_SINCE]
     done, failed = [], []
 
     def step(name, fn):
-        """A screenshot step after the window is up: best effort, reported (--strict: fatal)."""
+        """A screenshot step after the window is up: best effort, reported (--strict: fatal);
+        the screen as the step left it in NAME-failed.png."""
         try:
             done.append(fn())
         except (Fail, subprocess.TimeoutExpired) as e:
             failed.append(name)
-            print(f"WARN: screenshot {name} not taken: {e}")
+            print(f"WARN: screenshot {name} NOT TAKEN: {e}")
+            bad = os.path.join(a.out, name.replace(".png", "-failed.png"))
+            try:
+                gui.x("import", "-window", "root", bad, check_rc=False)
+            except subprocess.TimeoutExpired:
+                pass
+            if os.path.exists(bad):
+                print(f"the screen then: {bad}")
             if a.strict:
                 raise
 
+    def start(home, trace, name, what, args=(), env=()):
+        t0 = time.monotonic()
+        proc = gui.wireshark(home, ["-C", PROFILE, "-r", trace] + list(args), name, env=env)
+        win = gui.wait_window("^" + re.escape(os.path.basename(trace)) + "$", proc, what, 40)
+        print(f"main window after {time.monotonic() - t0:.1f} s")
+        return proc, win
+
     try:
         loss, psn, frames = make_traces(a, ts)
+        rc, fast = screen_traces(a, ts)
         home_a = gui_home(a, ts, "home-a", personal=True)
         home_b = gui_home(a, ts, "home-b", personal=False)
         data = global_datadir(ts, a, ts.path("global"))
@@ -670,11 +820,8 @@ def mode_screens(a):
 
         # Instance A: personal profile; the list scrolled to show the NAK and its neighbours.
         nak = frames["nak"]
-        t0 = time.monotonic()
-        wa = gui.wireshark(home_a, ["-C", PROFILE, "-r", loss, "-g", str(nak + 7)], "a")
-        main = gui.wait_window(r"^ornic-loss\.pcap$", wa, "wireshark -C ORNIC -r ornic-loss.pcap",
-                               40)
-        print(f"main window after {time.monotonic() - t0:.1f} s")
+        wa, main = start(home_a, loss, "a", "wireshark -C ORNIC -r ornic-loss.pcap",
+                         ["-g", str(nak + 7)])
         gui.settle(seconds=15)
         step("ornic-packet-list.png", lambda: gui.shot("ornic-packet-list.png"))
 
@@ -700,38 +847,113 @@ def mode_screens(a):
             gui.settle(dlg)
             return gui.shot("ornic-conversations.png", dlg)
         step("ornic-conversations.png", conversations)
+
+        def follow():
+            # Analyze > Follow: second from the bottom (Up wraps to the last item), third when
+            # Show Packet Bytes below it is enabled (a field is selected, as the NAK's BTH
+            # here: Right there goes to the next menu, which menu() detects). Its submenu
+            # opens at the first enabled follower: on an ORNIC packet (the NAK, selected)
+            # ORNIC Stream, whose only enabled neighbour is UDP Stream.
+            for ups in (2, 3):
+                try:
+                    gui.menu(main, "alt+a", *["Up"] * ups, "Right", sub=[])
+                    break
+                except Fail as e:
+                    print(f"note: Analyze, {ups} x Up: {e}; one up")
+            else:
+                raise Fail("Analyze > Follow not found")
+            dlg = gui.wait_window("Follow", wa, "Analyze > Follow > ORNIC Stream", 15,
+                                  exclude=(main,))
+            name = gui.name(dlg)
+            check("Follow ORNIC Stream" in name, f"Analyze > Follow opened {name!r}")
+            gui.x("xdotool", "windowsize", "--sync", dlg, "1000", "700")
+            gui.settle(dlg, 10)
+            return gui.shot("ornic-follow.png", dlg)
+        if ver >= FOLLOW_SINCE:
+            step("ornic-follow.png", follow)  # last: it filters the packet list
+        else:
+            print(f"note: ornic-follow.png not taken: Wireshark {a.ws_version}'s Analyze > "
+                  "Follow lists a fixed set of protocols, not plugins' followers (4.2 on)")
         gui.stop(wa)
 
+        # Instance C: the same personal profile on standard opcodes (two-way RC): the Rel PSN
+        # column, and Statistics > Service Response Time > ORNIC. Frame 52, host B's SEND Last,
+        # is among host A's READ responses and ACKs: both PSN spaces show.
+        wc, main = start(home_a, rc, "c", "wireshark -C ORNIC -r ornic-rc.pcap",
+                         ["-g", "52"])
+        gui.settle(seconds=15)
+        step("ornic-rc-packet-list.png", lambda: gui.shot("ornic-rc-packet-list.png"))
+
+        def srt():
+            # Statistics > Service Response Time (mnemonic R) > ORNIC: the submenu is sorted;
+            # a dialog of another protocol says which way ORNIC is.
+            downs = SRT_DOWNS.get(a.ws_version, 15)
+            for _ in range(4):
+                gui.menu(main, "alt+s", "r", sub=["Down"] * downs)
+                dlg = gui.wait_window("Service Response Time", wc, "Statistics > Service "
+                                      "Response Time > ORNIC", 15, exclude=(main,))
+                m = re.search(r"([^·]*?)\s*Service Response Time", gui.name(dlg))
+                proto = m.group(1).strip() if m else ""
+                if proto == "ORNIC":
+                    break
+                print(f"note: item {downs + 1} of Service Response Time is {proto!r}, not ORNIC")
+                gui.close_dialog(dlg)
+                downs += 1 if proto.upper() < "ORNIC" else -1
+            else:
+                raise Fail("Statistics > Service Response Time: no ORNIC item found")
+            gui.x("xdotool", "windowsize", "--sync", dlg, "760", "440")
+            gui.settle(dlg, 10)
+            return gui.shot("ornic-srt.png", dlg)
+        step("ornic-srt.png", srt)
+        gui.stop(wc)
+
         # Instance B: no personal profile, the global one (WIRESHARK_DATA_DIR); the I/O Graph.
-        t0 = time.monotonic()
-        wb = gui.wireshark(home_b, ["-C", PROFILE, "-r", psn], "b",
-                           env=[f"WIRESHARK_DATA_DIR={data}"])
-        main = gui.wait_window(r"^ornic-psn\.pcap$", wb, "wireshark -C ORNIC (global profile)",
-                               40)
-        print(f"main window after {time.monotonic() - t0:.1f} s")
+        trace = fast if micro else psn
+        wb, main = start(home_b, trace, "b", "wireshark -C ORNIC (global profile)",
+                         env=[f"WIRESHARK_DATA_DIR={data}"])
         copied = os.path.join(home_b, ".config", "wireshark", "profiles", PROFILE, "io_graphs")
         check(os.path.exists(copied), f"the GUI did not copy the global profile ({copied} missing)")
         print("ok: the GUI took the global profile ORNIC (copied to the personal profiles)")
         gui.settle(seconds=15)
 
         def io_graph():
-            gui.menu(main, "alt+s", *["Down"] * 6)  # Statistics > I/O Graphs
+            gui.menu(main, "alt+s", "i", confirm=False)  # Statistics > I/O Graphs (mnemonic I)
             dlg = gui.wait_window("I/O Graphs", wb, "Statistics > I/O Graphs", 15,
                                   exclude=(main,))
             gui.settle(dlg, 12)
-            # Interval 1 ms (the dialog opens at 1 s and does not save it): the mouse wheel
-            # up over its combo box, 56 px above the dialog's bottom and 415 px from its
-            # left, walks to the first item; then Reset, at the right end of that row, fits
-            # the axes to the 1 ms data.
-            geo = dict(l.split("=", 1) for l in gui.x("xdotool", "getwindowgeometry",
-                                                       "--shell", dlg).split())
-            w, h = int(geo["WIDTH"]), int(geo["HEIGHT"])
-            gui.x("xdotool", "mousemove", "--window", dlg, "415", str(h - 56),
-                  "click", "--repeat", "12", "--delay", "60", "4")
+            h = gui.geometry(dlg)[3]
+            if micro:
+                # The profile's "Rel PSN" rows (ornic.analysis.psn_relative) instead of the
+                # absolute ones: a click in the graph list's first row, right of its Enabled
+                # check box (113 px above the dialog's bottom on 4.4 and 4.6), then Space on
+                # each row whose Enabled changes, Down to the next.
+                gui.x("xdotool", "mousemove", "--window", dlg, "80", str(h - 113), "click", "1")
+                time.sleep(0.3)
+                keys = []
+                with open(os.path.join(a.profile, "io_graphs")) as f:
+                    rows = uat_rows(f.read())
+                for i, row in enumerate(rows):
+                    keys += ["Down"] if i else []
+                    if (row[0] == "Enabled") != row[1].startswith("Rel "):
+                        keys.append("space")
+                gui.key(*keys)
+                gui.settle(dlg, 15)  # the retap of the graphs enabled
+            # Park the pointer outside the dialog: a tracer follows it over the plot.
+            gui.x("xdotool", "mousemove", "5", str(SCREEN_H - 60))
+            # Interval (the dialog opens at 1 s and does not save it): its popup, by keyboard
+            # (Home: 1 us on 4.4 and 4.6, 1 ms on 4.0). Then 0 on the next widget (a check
+            # box, which passes it on) resets the axes, which the probe's alt+Down panned;
+            # twice: the first one can come before the new data (4.0).
+            popup = gui.open_combo(dlg)
+            height = gui.geometry(popup)[3]
+            print(f"Interval list: {height} px, about {height / 22:.0f} items")
+            check(micro == (height > 20 * 22), f"the Interval list has about {height / 22:.0f} "
+                  f"items: {'no ' if micro else ''}microseconds on Wireshark {a.ws_version}?")
+            gui.key("Home", *(["Down"] * 3 if micro else []), "Return")  # 10 us or 1 ms
             gui.settle(dlg, 15)
-            gui.x("xdotool", "mousemove", "--window", dlg, str(w - 50), str(h - 56),
-                  "click", "1")
-            time.sleep(0.5)
+            gui.key("Tab", "0")
+            gui.settle(dlg, 8)
+            gui.key("0")
             gui.settle(dlg, 8)
             return gui.shot("ornic-psn-io-graph.png", dlg)
         step("ornic-psn-io-graph.png", io_graph)
@@ -739,7 +961,7 @@ def mode_screens(a):
     finally:
         gui.close()
         ts.close()
-    print(f"screenshots: {len(done)} of {len(SHOTS)} in {a.out}" +
+    print(f"screenshots: {len(done)} of {len(shots)} in {a.out}" +
           (f"; NOT TAKEN: {', '.join(failed)}" if failed else ""))
     if a.docs:
         os.makedirs(a.docs, exist_ok=True)
@@ -760,7 +982,7 @@ def main():
     ap.add_argument("--build", help="build folder with ORNIC_INSTALL: check the system install")
     ap.add_argument("--out", default="gui-artefacts", help="screens: where the PNGs go")
     ap.add_argument("--docs", help="screens: also copy the PNGs here (docs/screenshots)")
-    ap.add_argument("--budget", type=float, default=80, help="screens: seconds for everything")
+    ap.add_argument("--budget", type=float, default=120, help="screens: seconds for everything")
     ap.add_argument("--strict", action="store_true",
                     help="screens: a screenshot not taken fails the test (else reported)")
     ap.add_argument("mode", choices=["profile", "screens"])

@@ -9,9 +9,11 @@
  * blocking, so a Ctrl-C right after the traffic loses none of it. */
 #include "live.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "linktype.h"
 
@@ -53,17 +55,30 @@ static const char *activate_text(pcap_t *p, int code) {
   return e && e[0] ? e : pcap_statustostr(code);
 }
 
+/* The program's own path, for a setcap command that can be pasted as it
+ * is; a generic one when /proc is not mounted. */
+static void self_path(char *buf, size_t len) {
+  ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+  if (n > 0) {
+    buf[n] = 0;
+    return;
+  }
+  snprintf(buf, len, "$(command -v ornic-decode)");
+}
+
 static void activate_error(pcap_t *p, const char *iface, int rc, char *err, size_t errlen) {
   const char *name = pcap_code_name_of(rc), *text = activate_text(p, rc);
+  char self[PATH_MAX];
   switch (rc) {
   case PCAP_ERROR_NO_SUCH_DEVICE:
     snprintf(err, errlen, "no such interface: %s (%s)", iface, name);
     return;
   case PCAP_ERROR_PERM_DENIED:
+    self_path(self, sizeof self);
     snprintf(err, errlen,
              "%s: permission denied (%s: %s): capturing needs the CAP_NET_RAW capability; "
-             "run as root, or give it to the program: setcap cap_net_raw+ep /path/to/ornic-decode",
-             iface, name, text);
+             "run as root, or give it to the program: setcap cap_net_raw+ep %s",
+             iface, name, text, self);
     return;
   case PCAP_ERROR_PROMISC_PERM_DENIED:
     snprintf(err, errlen,
@@ -81,14 +96,18 @@ static void activate_error(pcap_t *p, const char *iface, int rc, char *err, size
 /* Everything that must be set before activation. Only the precision may be
  * refused (by a platform without nanosecond stamps): then microseconds,
  * scaled in dec_live_next. */
-static void set_options(dec_capture *c, const dec_live_cfg *cfg) {
+static int set_options(dec_capture *c, const dec_live_cfg *cfg) {
   bool any = strcmp(cfg->iface, "any") == 0;
   unsigned kib = cfg->buffer_kib ? cfg->buffer_kib : DEC_LIVE_BUFFER_KIB;
-  pcap_set_snaplen(c->pcap, DEC_LIVE_SNAPLEN);
-  pcap_set_buffer_size(c->pcap, (int)(kib * 1024u));
-  pcap_set_promisc(c->pcap, cfg->promisc && !any); /* "any" would only warn that it cannot */
-  pcap_set_immediate_mode(c->pcap, 1);
+  unsigned snap = cfg->snaplen ? cfg->snaplen : DEC_LIVE_SNAPLEN; /* tcpdump's -s 0 too */
+  /* These fail only on an activated handle (PCAP_ERROR_ACTIVATED); newer
+   * libpcap headers make their results must-use. */
+  int rc = pcap_set_snaplen(c->pcap, (int)snap);
+  if (!rc) rc = pcap_set_buffer_size(c->pcap, (int)(kib * 1024u));
+  if (!rc) rc = pcap_set_promisc(c->pcap, cfg->promisc && !any); /* "any" would only warn */
+  if (!rc) rc = pcap_set_immediate_mode(c->pcap, 1);
   c->usec = pcap_set_tstamp_precision(c->pcap, PCAP_TSTAMP_PRECISION_NANO) != 0;
+  return rc;
 }
 
 /* LINKTYPE_LINUX_SLL2 over SLL where offered (Linux "any"), as tcpdump
@@ -134,8 +153,12 @@ static int activate(dec_capture *c, const dec_live_cfg *cfg, char *err, size_t e
     snprintf(err, errlen, "%s: cannot capture: %s", cfg->iface, pe);
     return -1;
   }
-  set_options(c, cfg);
-  int rc = pcap_activate(c->pcap);
+  int rc = set_options(c, cfg);
+  if (rc != 0) {
+    snprintf(err, errlen, "%s: cannot set capture options: %s", cfg->iface, pcap_statustostr(rc));
+    return -1;
+  }
+  rc = pcap_activate(c->pcap);
   if (rc < 0) {
     activate_error(c->pcap, cfg->iface, rc, err, errlen);
     return -1;
@@ -236,6 +259,15 @@ void dec_live_describe(const dec_capture *c, char *buf, size_t len) {
   const char *desc = pcap_datalink_val_to_description(c->dlt);
   snprintf(buf, len, "listening on %s, link-type %s (%s), snapshot length %d bytes", c->in.name,
            name ? name : "?", desc ? desc : "?", pcap_snapshot(c->pcap));
+}
+
+int dec_live_counts(const dec_capture *c, uint64_t *recv, uint64_t *drop, uint64_t *ifdrop) {
+  struct pcap_stat ps;
+  if (pcap_stats(c->pcap, &ps) < 0) return -1;
+  *recv = ps.ps_recv;
+  *drop = ps.ps_drop;
+  *ifdrop = ps.ps_ifdrop;
+  return 0;
 }
 
 void dec_live_summary(const dec_capture *c, char *buf, size_t len) {

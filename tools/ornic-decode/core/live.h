@@ -22,13 +22,15 @@ typedef struct {
   const char *filter;  /* BPF filter expression, or NULL for every packet */
   bool promisc;        /* promiscuous mode (never asked of "any", which cannot) */
   unsigned buffer_kib; /* kernel capture buffer in KiB; 0: DEC_LIVE_BUFFER_KIB */
+  unsigned snaplen;    /* bytes kept of each frame (-s); 0: DEC_LIVE_SNAPLEN */
 } dec_live_cfg;
 
 /* Opens cfg->iface: immediate mode (each packet as it arrives), snaplen
- * DEC_LIVE_SNAPLEN, nanosecond timestamps, LINKTYPE_LINUX_SLL2 on "any".
+ * cfg->snaplen or DEC_LIVE_SNAPLEN, nanosecond timestamps, LINKTYPE_LINUX_SLL2 on "any".
  * Returns 0, with any warning of pcap_activate's in warn (empty if none), or
  * -1 with a message in err that names libpcap's code (PCAP_ERROR_...) and,
- * for a permission error, the capability needed. The messages start with the
+ * for a permission error, the capability needed and the setcap command for
+ * this very program (its path from /proc/self/exe). The messages start with the
  * interface's name or say "no such interface: NAME". */
 int dec_live_open(dec_capture *c, const dec_live_cfg *cfg, char *err, size_t errlen, char *warn,
                   size_t warnlen);
@@ -52,5 +54,8 @@ void dec_live_describe(const dec_capture *c, char *buf, size_t len);
  * it reports any). Drops matter here: the analysis reads a gap the capture
  * missed as a loss. */
 void dec_live_summary(const dec_capture *c, char *buf, size_t len);
+/* libpcap's counters now: received by the filter, dropped by the kernel and
+ * by the interface. -1 when the platform keeps none. */
+int dec_live_counts(const dec_capture *c, uint64_t *recv, uint64_t *drop, uint64_t *ifdrop);
 
 #endif

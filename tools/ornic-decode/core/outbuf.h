@@ -122,8 +122,8 @@ static inline char *dec_put_name(char *p, dec_name nm) {
 /* A string literal: a few moves. */
 #define DEC_PUT_LIT(p, lit) dec_put_mem((p), "" lit, sizeof(lit) - 1)
 
-extern const char dec_digit_pairs[200]; /* "00" "01" ... "99" */
-extern const char dec_hex_pairs[512];   /* "00" "01" ... "ff" */
+extern const char dec_digit_pairs[201]; /* "00" "01" ... "99" */
+extern const char dec_hex_pairs[513];   /* "00" "01" ... "ff" */
 
 extern const uint32_t dec_pow10_32[10];
 

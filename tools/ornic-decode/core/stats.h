@@ -26,7 +26,11 @@ typedef struct {
   const ornic_analysis *an;
   ornic_analysis_cfg an_cfg;
   uint64_t an_untracked; /* packets of conversations past an_cfg.max_convs */
-  bool have_qp;          /* -q: list only the conversations of this QP */
+  /* A live capture: libpcap's counters at the end (a frame the kernel dropped
+   * reads as a loss in the analysis, so --stats carries them). */
+  bool live;
+  uint64_t live_recv, live_drop, live_ifdrop;
+  bool have_qp; /* -q: list only the conversations of this QP */
   uint32_t qp;
 } dec_stats;
 

@@ -25,8 +25,13 @@ static const char *opcode_short(uint8_t op) {
 /* ---- text ---- */
 
 static void text_summary(dec_out *o, const dec_stats *st, const char *name) {
-  dec_out_printf(o, "capture   %s%s\n", name,
+  dec_out_printf(o, "capture   %s%s", name,
                  st->damaged ? " (damaged: statistics cover the packets before the damage)" : "");
+  if (st->live)
+    dec_out_printf(o, " (live: %llu received by filter, %llu dropped by kernel, %llu by interface)",
+                   (unsigned long long)st->live_recv, (unsigned long long)st->live_drop,
+                   (unsigned long long)st->live_ifdrop);
+  dec_out_printf(o, "\n");
   dec_out_printf(o, "packets   %llu total: %llu RoCE, %llu skipped, %llu broken",
                  (unsigned long long)st->total, (unsigned long long)st->roce,
                  (unsigned long long)skipped_total(st), (unsigned long long)st->broken);
@@ -340,6 +345,11 @@ void dec_stats_print_json(dec_out *o, const dec_stats *st, const char *name) {
   dec_out_str(o, "{\"capture\":");
   dec_out_json_str(o, name);
   dec_out_printf(o, ",\"damaged\":%s,", st->damaged ? "true" : "false");
+  if (st->live)
+    dec_out_printf(o,
+                   "\"live\":{\"received\":%llu,\"kernel_drops\":%llu,\"interface_drops\":%llu},",
+                   (unsigned long long)st->live_recv, (unsigned long long)st->live_drop,
+                   (unsigned long long)st->live_ifdrop);
   json_counts(o, st);
   json_time(o, st);
   json_opcodes(o, st);

@@ -80,7 +80,7 @@ has cases.pcap 1 "1700000001.000001000 10.0.0.1 > 10.0.0.2"
 has cases_ns.pcap 1 "1700000001.000001001 10.0.0.1 > 10.0.0.2"
 check "skipped lines only with -v" test -z "$("$DEC" cases.pcap | grep skipped)"
 check "--port 4792 decodes frame 35" grep -q '^35 .*RC_SEND_ONLY' <("$DEC" --port 4792 cases.pcap)
-check "-q 0x33 keeps 5 frames" test "$("$DEC" -q 0x33 cases.pcap | wc -l)" -eq 5
+check "--qp 0x33 keeps 5 frames" test "$("$DEC" --qp 0x33 cases.pcap | wc -l)" -eq 5
 check "-c 3 stops after 3" test "$("$DEC" -c 3 cases.pcap | wc -l)" -eq 3
 check "--no-icrc" grep -q '^18 .*icrc=unchecked' <("$DEC" --no-icrc cases.pcap)
 
@@ -339,18 +339,18 @@ check "stats table: A->B row" grep -qE '^  1 +A->B +4 +256 +2 ' pair_stats.txt
 check "stats table: B->A row" grep -qE '^  1 +B->A +3 +192 +2 ' pair_stats.txt
 check "stats table: the pair" grep -q '^  1: A 10.0.0.1 QP 0x000100 <-> B 10.0.0.2 QP 0x000200' pair_stats.txt
 check "stats table: not captured" test "$(awk '$2 == "A->B" {print $13}' unseen_stats.txt)" = 2
-# -q prints one QP's packets, but the engine still sees both directions
-check "-q: analysed with the other direction" \
-  test "$("$DEC" -q 0x100 pair.pcap | grep -c ' conv=1')" -eq 5
-check "-q --stats: the QP's conversation" grep -q '"qp_a":256,"qp_b":512' <("$DEC" -q 0x100 --stats --json pair.pcap)
-check "-q --stats: other QPs' conversations left out" \
-  grep -q '"conversations":\[\]' <("$DEC" -q 0x999 --stats --json pair.pcap)
+# --qp prints one QP's packets, but the engine still sees both directions
+check "--qp: analysed with the other direction" \
+  test "$("$DEC" --qp 0x100 pair.pcap | grep -c ' conv=1')" -eq 5
+check "--qp --stats: the QP's conversation" grep -q '"qp_a":256,"qp_b":512' <("$DEC" --qp 0x100 --stats --json pair.pcap)
+check "--qp --stats: other QPs' conversations left out" \
+  grep -q '"conversations":\[\]' <("$DEC" --qp 0x999 --stats --json pair.pcap)
 check "--no-analysis: no tokens" test -z "$("$DEC" --no-analysis pair.pcap | grep conv=)"
 check "--no-analysis: no JSON analysis" test -z "$("$DEC" --no-analysis --json pair.pcap | grep analysis)"
 check "--no-analysis: no conversations" grep -q '"analysis":null,"conversations":null' \
   <("$DEC" --no-analysis --stats --json pair.pcap)
 check "--pmtu 1024 accepted" "$DEC" --pmtu 1024 pair.pcap > /dev/null
-"$DEC" --pmtu 1000 pair.pcap > /dev/null 2>&1; check "--pmtu 1000 refused" test $? -eq 1
+"$DEC" --pmtu 1000 pair.pcap > /dev/null 2>&1; check "--pmtu 1000 refused" test $? -eq 2
 
 # ---- malformed frames shown as far as their bytes go (PROTOCOL.md D3) ----
 # 1: IP total length 108, UDP length 28 (a packet generator's frame), good iCRC;
@@ -411,10 +411,10 @@ sys.exit(0 if (i["ok"], i["bad"], i["unverifiable"], p["roce"], p["broken"]) == 
 
 # ---- exit codes ----
 "$DEC" --strict cases.pcap > /dev/null; check "--strict: exit 3" test $? -eq 3
-"$DEC" --strict -q 0x33 cases.pcap > /dev/null; check "--strict clean: exit 0" test $? -eq 0
+"$DEC" --strict --qp 0x33 cases.pcap > /dev/null; check "--strict clean: exit 0" test $? -eq 0
 "$DEC" cases.pcap > /dev/null; check "bad iCRC alone: exit 0" test $? -eq 0
 "$DEC" /nonexistent.pcap 2> /dev/null; check "missing file: exit 1" test $? -eq 1
-"$DEC" --bogus 2> /dev/null; check "bad option: exit 1" test $? -eq 1
+"$DEC" --bogus 2> /dev/null; check "bad option: exit 2 (README.md, command-line conventions)" test $? -eq 2
 "$DEC" run_tests_not_a_capture 2> /dev/null < /dev/null; check "not a capture: exit 1" test $? -eq 1
 : > empty.pcap; "$DEC" empty.pcap 2> /dev/null; check "empty file: exit 1" test $? -eq 1
 check "--help" grep -q "Exit status" <("$DEC" --help)
