@@ -17,6 +17,7 @@ int proto_ornic = -1;
 int ornic_tap = -1;
 
 static dissector_handle_t ornic_handle;
+static dissector_table_t udp_port_table;       /* "udp.port", found at hand-off */
 static dissector_handle_t rocev1_handle;       /* EtherType 0x8915: stock's decode, our checks */
 static dissector_handle_t stock_rroce_handle;  /* packet-infiniband.c's RoCEv2 handle */
 static dissector_handle_t stock_rocev1_handle; /* and its RoCEv1 (EtherType) handle */
@@ -314,6 +315,9 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
  * Retransmission]" (the column's end is what a narrow window cuts off), and
  * fenced so that nothing later replaces them. */
 static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
+  const guint32 tagged = ORNIC_AN_DUP | ORNIC_AN_RETRANS | ORNIC_AN_OOO | ORNIC_AN_NAK |
+                         ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_LOSS | ORNIC_AN_NOT_CAPTURED;
+  if (icrc != PROTO_CHECKSUM_E_BAD && !(an && (an->v.flags & tagged))) return; /* most packets */
   wmem_strbuf_t *t = wmem_strbuf_new(pinfo->pool, "");
   if (an) {
     const ornic_an_verdict *v = &an->v;
@@ -450,13 +454,11 @@ static int stock_then_located(dissector_handle_t stock, tvbuff_t *tvb, tvbuff_t 
  * them at the QPs. */
 static void claim_udp_conversation(packet_info *pinfo) {
   if (PINFO_FD_VISITED(pinfo) || pinfo->ptype != PT_UDP || pinfo->flags.in_error_pkt ||
-      pinfo->srcport >= pinfo->destport)
+      pinfo->srcport >= pinfo->destport || !udp_port_table ||
+      dissector_get_uint_handle(udp_port_table, pinfo->destport) != ornic_handle)
     return;
-  range_t *ports = prefs_get_range_value("ornic", "udp.port");
-  dissector_table_t udp = find_dissector_table("udp.port");
-  dissector_handle_t rival = udp ? dissector_get_uint_handle(udp, pinfo->srcport) : NULL;
-  if (!ports || !value_is_in_range(ports, pinfo->destport) || !rival || rival == ornic_handle)
-    return;
+  dissector_handle_t rival = dissector_get_uint_handle(udp_port_table, pinfo->srcport);
+  if (!rival || rival == ornic_handle) return;
   conversation_t *c = find_or_create_conversation(pinfo);
   if (conversation_get_dissector(c, pinfo->num) != ornic_handle)
     conversation_set_dissector(c, ornic_handle);
@@ -502,13 +504,15 @@ static guint32 layer_after_udp(const packet_info *pinfo) {
  * shows its verdict. */
 static int claim_missed_flow(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree _U_,
                              void *data _U_) {
-  if (PINFO_FD_VISITED(pinfo) || pinfo->ptype != PT_UDP || decoded_as_roce(pinfo)) return 0;
-  range_t *ports = prefs_get_range_value("ornic", "udp.port");
+  /* A port UDP gives to this dissector (ornic.udp.port or Decode As): one
+   * table lookup, before the walk of the layers. */
+  if (PINFO_FD_VISITED(pinfo) || pinfo->ptype != PT_UDP || !udp_port_table ||
+      dissector_get_uint_handle(udp_port_table, pinfo->destport) != ornic_handle ||
+      decoded_as_roce(pinfo))
+    return 0;
   ornic_link link;
   guint start = 0, cap = tvb_captured_length(tvb);
-  if (!ports || !value_is_in_range(ports, pinfo->destport) || !record_link(pinfo, &link, &start) ||
-      start >= cap)
-    return 0;
+  if (!record_link(pinfo, &link, &start) || start >= cap) return 0;
   ornic_frame f;
   const guint8 *p = tvb_get_ptr(tvb, (gint)start, (gint)(cap - start));
   if (ornic_frame_decode(&f, p, cap - start, link, ORNIC_UDP_PORT_ANY) != ORNIC_OK ||
@@ -647,7 +651,7 @@ void proto_register_ornic(void) {
 void proto_reg_handoff_ornic(void) {
   /* Plugins hand off after the built-in dissectors, so the port still
    * holds packet-infiniband.c's RoCEv2 handle: keep it for standard opcodes. */
-  dissector_table_t udp = find_dissector_table("udp.port");
+  dissector_table_t udp = udp_port_table = find_dissector_table("udp.port");
   dissector_handle_t cur = udp ? dissector_get_uint_handle(udp, ORNIC_ROCEV2_UDP_PORT) : NULL;
   if (cur && cur != ornic_handle) stock_rroce_handle = cur;
   dissector_add_uint_with_preference("udp.port", ORNIC_ROCEV2_UDP_PORT, ornic_handle);

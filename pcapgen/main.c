@@ -211,10 +211,9 @@ static int run_failed(const options *o, const stats *st, const char *msg) {
 static void size_notice(const options *o) {
   bool whole =
       !o->snaplen && o->capture_drop == 0 && o->capture_start_us == 0 && !o->ncapture_drop_frames;
-  uint64_t floor = wl_capture_floor(o);
-  if (!whole || floor < 1000000000u || o->bench_packets || !strcmp(o->output, "/dev/null")) return;
-  size_t n = strlen(o->output);
-  bool gz = n > 3 && !strcmp(o->output + n - 3, ".gz");
+  double floor = wl_capture_floor(o);
+  if (!whole || floor < 1e9 || o->bench_packets || !strcmp(o->output, "/dev/null")) return;
+  bool gz = writer_is_gz(o->output);
   fprintf(stderr, "ornic-pcapgen: '%s' will hold at least %.2f GB%s%s\n", o->output, floor / 1e9,
           gz ? " before compression" : "", o->max_output ? "" : " (--max-output SIZE caps it)");
 }

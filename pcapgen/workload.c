@@ -61,19 +61,23 @@ uint64_t wl_total_packets(const options *o) {
   return n;
 }
 
-static uint64_t total_payload(const options *o) {
-  if (!o->nplan) return (uint64_t)o->qps * o->wqes * o->wqe_size;
-  uint64_t n = 0;
+/* In double: the options allow products past 2^64 bytes (--wqes up to 2^40
+ * of up to 1 GiB), which only need to compare with a gigabyte. */
+static double total_payload(const options *o) {
+  if (!o->nplan) return (double)o->qps * (double)o->wqes * (double)o->wqe_size;
+  double n = 0;
   for (size_t i = 0; i < o->nplan; i++)
-    n += o->plan[i].count * (o->plan[i].qp_hi - o->plan[i].qp_lo + 1) * o->plan[i].size;
+    n += (double)o->plan[i].count * (double)(o->plan[i].qp_hi - o->plan[i].qp_lo + 1) *
+         (double)o->plan[i].size;
   return n;
 }
 
-uint64_t wl_capture_floor(const options *o) {
+double wl_capture_floor(const options *o) {
   /* 16-byte pcap record header; Ethernet 14, IPv4 20, UDP 8, BTH 12, iCRC 4;
    * an ACK adds its 4-byte AETH. */
-  const uint64_t rec = 16, hdrs = 14 + 20 + 8 + 12 + 4, ack = rec + hdrs + 4;
-  uint64_t one = total_payload(o) + wl_total_packets(o) * (rec + hdrs) + wl_total_wqes(o) * ack;
+  const double rec = 16, hdrs = 14 + 20 + 8 + 12 + 4, ack = rec + hdrs + 4;
+  double one = total_payload(o) + (double)wl_total_packets(o) * (rec + hdrs) +
+               (double)wl_total_wqes(o) * ack;
   return o->profile->caps & PROFILE_TWO_HOSTS ? 2 * one : one;
 }
 

@@ -47,7 +47,7 @@ uint64_t wl_total_packets(const options *o);
  * data packet once, with its Ethernet/IPv4/UDP/BTH/iCRC headers, and one ACK
  * per WQE; both hosts' workloads under the rc profile. Retransmissions, more
  * ACKs and NAKs only add to it (go-back-N can multiply it). */
-uint64_t wl_capture_floor(const options *o);
+double wl_capture_floor(const options *o);
 
 /* Packets of a WQE: max(1, ceil(len / PMTU)), and the bytes of its last packet. */
 uint32_t wl_npkts(uint64_t len, uint32_t pmtu);

@@ -50,6 +50,8 @@ static bool ends_with(const char *s, const char *suffix) {
   return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
+bool writer_is_gz(const char *path) { return ends_with(path, ".gz"); }
+
 out_format writer_format_for(const char *path, out_format requested) {
   if (requested != FMT_AUTO) return requested;
   return ends_with(path, ".pcapng") || ends_with(path, ".pcapng.gz") ? FMT_PCAPNG : FMT_PCAP;
@@ -67,9 +69,8 @@ void writer_limit(writer *w, uint64_t bytes) { w->limit = bytes; }
 
 static int over_limit(writer *w) {
   snprintf(w->err, sizeof w->err,
-           "the capture would grow past --max-output %llu bytes (%llu written); stopped, "
-           "'%s' not written",
-           (unsigned long long)w->limit, (unsigned long long)w->bytes, w->final_path);
+           "'%s' would grow past --max-output %llu bytes (%llu written): stopped", w->final_path,
+           (unsigned long long)w->limit, (unsigned long long)w->bytes);
   w->failed = true;
   return -1;
 }
@@ -305,7 +306,7 @@ writer *writer_open(const char *path, out_format fmt, uint32_t snaplen, int gz_l
   w->fd = -1;
   w->op.fd = -1;
   w->fmt = writer_format_for(path, fmt);
-  w->gzip = ends_with(path, ".gz");
+  w->gzip = writer_is_gz(path);
   w->snaplen = snaplen;
   if (open_fd(w) < 0 || open_format(w, gz_level) < 0) {
     snprintf(err, errlen, "%s", w->err);

@@ -49,6 +49,9 @@ int writer_finish(writer *w, char *err, size_t errlen);
 /* Closes and removes the temporary file; frees w. */
 void writer_abort(writer *w);
 
+/* Whether a path's capture is gzip-compressed (its name ends in .gz). */
+bool writer_is_gz(const char *path);
+
 /* The format a path gets under FMT_AUTO. */
 out_format writer_format_for(const char *path, out_format requested);
 

@@ -51,10 +51,7 @@ pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev wireshark-dev
       tshark python3 check valgrind xvfb xdotool imagemagick wireshark xauth fonts-dejavu-core)
 mirror=${ORNIC_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
-command -v mmdebstrap >/dev/null || {
-  echo "wireshark-matrix: installing mmdebstrap" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
-}
+command -v mmdebstrap >/dev/null || "$root/scripts/deps.sh" test # installs mmdebstrap
 
 root_dir() { # suite -> its cached root directory (built when missing)
   local suite=$1 key dir
@@ -68,12 +65,12 @@ root_dir() { # suite -> its cached root directory (built when missing)
     mkdir -p "$cache"
     echo "=== $suite: building the root filesystem (mmdebstrap, about 4 minutes)" >&2
     # unstable's Release file can look expired against a machine's clock
-    rm -rf "$dir.part"
+    rm -rf --one-file-system "$dir.part"
     mmdebstrap --variant=apt --format=directory --include="$(IFS=,; echo "${pkgs[*]}")" \
       --aptopt='Acquire::Check-Valid-Until "false"' \
       --essential-hook='echo "wireshark-common wireshark-common/install-setuid boolean false" | chroot "$1" debconf-set-selections' \
       "$suite" "$dir.part" "$mirror" >"$cache/$suite.mmdebstrap.log" 2>&1 ||
-      { tail -30 "$cache/$suite.mmdebstrap.log" >&2; rm -rf "$dir.part"; exec {lock}>&-; return 1; }
+      { tail -30 "$cache/$suite.mmdebstrap.log" >&2; rm -rf --one-file-system "$dir.part"; exec {lock}>&-; return 1; }
     mv "$dir.part" "$dir"
     # Roots of an older package list (about 1 GB each) go. A run still in
     # one has it bind-mounted in its own mount namespace only: deleting the
@@ -98,7 +95,8 @@ b=/build/$NAME
 echo "=== $SUITE: $(tshark --version | sed -n 1p), $(gcc --version | sed -n 1p)"
 cmake -S /src -B "$b" -DCMAKE_BUILD_TYPE=Release -DORNIC_WERROR=ON -DORNIC_BUILD_FUZZ=OFF \
   >"$b.configure.log" 2>&1 || { cat "$b.configure.log"; exit 1; }
-grep "ORNIC Wireshark plugin" "$b.configure.log"
+grep "ORNIC Wireshark plugin: building" "$b.configure.log" ||
+  { echo "=== $SUITE: the plugin is not built"; cat "$b.configure.log"; exit 1; }
 # What the dissector suite runs: the plugin, the tools it compares with, the
 # encoder bridge.
 cmake --build "$b" -j"$(nproc)" --target ornic_wireshark ornic-decode ornic-pcapgen ornic-test-icrc \
@@ -128,7 +126,7 @@ run_in_root() { # suite root
 
 rc=0
 for s in "${suites[@]}"; do
-  dir=$(root_dir "$s")
+  if ! dir=$(root_dir "$s"); then echo "=== $s: FAILED (no root filesystem)"; rc=1; continue; fi
   if run_in_root "$s" "$dir"; then echo "=== $s: passed"; else echo "=== $s: FAILED"; rc=1; fi
 done
 exit $rc

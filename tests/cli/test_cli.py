@@ -18,8 +18,10 @@ import shutil
 import subprocess
 import sys
 
-failures = []
-passed = 0
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from cli_common import Checks  # noqa: E402
+
 
 # Small enough that a bad argument the program wrongly accepts costs a
 # fraction of a second instead of the default ~30 s run.
@@ -27,13 +29,8 @@ SIM_SMALL = ["--qps", "96", "--active", "24", "--pool", "600", "--seeds", "1", "
              "--stream-pkts", "1024", "--delay-diffs", "2", "--otd", "16"]
 
 
-def check(name, cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {what}")
-    return cond
+CHECKS = Checks()
+check = CHECKS.check
 
 
 def run(binary, args, cwd, stdout=subprocess.PIPE, timeout=120):
@@ -224,10 +221,7 @@ def main():
         shutil.rmtree(cwd, ignore_errors=True)
         os.makedirs(cwd)
         test(os.path.abspath(binary), cwd)
-    for f in failures:
-        print("FAIL:", f, file=sys.stderr)
-    print(f"{passed} checks passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return CHECKS.report()
 
 
 if __name__ == "__main__":

@@ -15,24 +15,24 @@ Exit 0 when every check passes, 1 otherwise (each failure listed), 77 when a too
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
 
-failures = []
-passed = 0
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+from cli_common import Checks  # noqa: E402
+from e2e_common import write_pcap  # noqa: E402
+
 
 # The convention's one line: "PROG: WHAT (see PROG --help)".
 USAGE_LINE = "{prog}: {what} (see {prog} --help)\n"
 
 
-def check(name, cond, what):
-    global passed
-    if cond:
-        passed += 1
-    else:
-        failures.append(f"{name}: {what}")
-    return cond
+CHECKS = Checks()
+check = CHECKS.check
 
 
 def run(cmd, cwd=None, stdin=subprocess.DEVNULL, env=None, timeout=120, **kw):
@@ -180,7 +180,7 @@ def decode_write(dec, gen, workdir):
         return 1
     write_qp(dec, cap, workdir)
     write_stdout(dec, cap, workdir)
-    write_failures(dec, cap, workdir)
+    write_failures(dec, gen, cap, workdir)
     filter_file(dec, cap, workdir)
     return 0
 
@@ -226,7 +226,7 @@ def write_stdout(dec, cap, workdir):
     report(name, ok)
 
 
-def write_failures(dec, cap, workdir):
+def write_failures(dec, gen, cap, workdir):
     """No half file looks complete: a failed or killed run leaves the old file as it was."""
     name = "decode_write_atomic"
     old = os.path.join(workdir, "old.pcap")
@@ -249,7 +249,35 @@ def write_failures(dec, cap, workdir):
     for f in os.listdir(workdir):
         if f.startswith(".old.pcap.tmp."):
             os.unlink(os.path.join(workdir, f))
+    ok &= write_signalled(dec, gen, workdir, old)
     report(name, ok)
+
+
+def write_signalled(dec, gen, workdir, old):
+    """Killed by a signal while writing (SIGPIPE of `--print | head`; SIGTERM): the
+    temporary file goes with the process, the old file stays."""
+    name = "decode_write_signal"
+    big = os.path.join(workdir, "big.pcap")
+    p = run([gen, "-o", big, "-q", "--wqes", "64", "--wqe-size", "1M", "--pmtu", "1024"])
+    if not check(name, p.returncode == 0, f"ornic-pcapgen: {text(p.stderr)}"):
+        return False
+    ok = True
+    for sig in (signal.SIGPIPE, signal.SIGTERM):
+        pr = subprocess.Popen([dec, "-r", big, "-w", old, "--print"], cwd=workdir,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        pr.stdout.readline()
+        if sig == signal.SIGPIPE:
+            pr.stdout.close()  # the reader goes, as head does
+        else:
+            pr.send_signal(sig)
+        rc = pr.wait(timeout=60)
+        if sig != signal.SIGPIPE:
+            pr.stdout.close()
+        left = [f for f in os.listdir(workdir) if f.startswith(".old.pcap.tmp.")]
+        ok &= check(name, rc == -sig and not left and open(old, "rb").read() == b"old contents",
+                    f"{sig.name}: exit {rc}, temporary files left {left}")
+    os.unlink(big)
+    return ok
 
 
 def filter_file(dec, cap, workdir):
@@ -280,13 +308,6 @@ def eth_ipv4_udp(dport, payload=b"x" * 10):
 
 def arp():
     return b"\xff" * 6 + b"\x04" * 6 + b"\x08\x06" + bytes(28)
-
-
-def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)) + fr)
 
 
 NOTE = ("ornic-decode: {n} frames read, none RoCE (UDP port {port} or EtherType 0x8915): {seen}; offloaded RDMA "
@@ -465,12 +486,7 @@ def main():
     else:
         print(__doc__)
         return 2
-    for f in failures:
-        print("FAIL:", f, file=sys.stderr)
-    print(f"{passed} checks passed, {len(failures)} failed")
-    if failures:
-        return 1
-    return rc
+    return CHECKS.report() or rc
 
 
 if __name__ == "__main__":

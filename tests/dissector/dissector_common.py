@@ -105,6 +105,15 @@ class Tshark:
             check("ornic.so" not in out, "the stock tshark run sees the ORNIC plugin")
         return line[0]
 
+    def trace(self, name, frames):
+        """A classic pcap of Ethernet frames in the private folder, readable by tshark's user."""
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+        from e2e_common import write_pcap
+        cap = self.path(name)
+        write_pcap(cap, frames)
+        os.chmod(cap, 0o644)
+        return cap
+
     def col(self, kind):
         """The field of a standard column: "_ws.col.info" ("protocol", ...) on the
         versions that name column fields by type (4.6 knows no other), "_ws.col.Info"

@@ -32,19 +32,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 from dissector_common import (OWN_OPCODES, Fail, Tshark, check, compare_frame,  # noqa: E402
-                              expected_fields, ornic_decode, pcap_records, run_main, value,
-                              write_records)
+                              expected_fields, ornic_decode, pcap_records, run_main, run_pcapgen,
+                              value, write_records)
 
 PMTU = 1024
 
 
 def pcapgen(a, ts, name, args):
-    out = ts.path(name)
-    cmd = [os.path.join(a.bin, "ornic-pcapgen"), "-o", out, "-q", "--pmtu", str(PMTU)] + args
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    check(p.returncode == 0, f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
-    os.chmod(out, 0o644)
-    return out
+    return run_pcapgen(a.bin, ts.path(name), ["--pmtu", str(PMTU)] + args)
 
 
 def documented_fields(readme):
@@ -387,14 +382,12 @@ def synth_frames(helper):
 
 
 def do_synthetic(a, ts):
-    from e2e_common import Helper, write_pcap
+    from e2e_common import Helper
     names = field_names(a)
     h = Helper(a.helper)
     frames = synth_frames(h)
     h.close()
-    cap = ts.path("synthetic.pcap")
-    write_pcap(cap, frames)
-    os.chmod(cap, 0o644)
+    cap = ts.trace("synthetic.pcap", frames)
     dec, got = compare_with_decoder(a, ts, cap, names)
     no_malformed(ts, cap)
     check(len(dec) == len(frames), f"ornic-decode sees {len(dec)} of {len(frames)} frames")
@@ -424,7 +417,7 @@ def do_synthetic(a, ts):
 
 def check_ports_and_reserved(a, ts):
     """The UDP port preference and Decode As; a reserved ORNIC opcode (0xCB) stays ORNIC."""
-    from e2e_common import Helper, write_pcap
+    from e2e_common import Helper
     h = Helper(a.helper)
     fspot = ["opcode=0xc0", "psn=5", "destqp=0x12", "reth.va=0x1000", "reth.rkey=1",
              "reth.dmalen=2048", "offeth=0", "payload=" + "ab" * PMTU]
@@ -434,9 +427,7 @@ def check_ports_and_reserved(a, ts):
     h.close()
     ack[14 + 20 + 8] = 0xCB  # covered by the iCRC: it turns bad
     frames.append(bytes(ack))
-    cap = ts.path("ports.pcap")
-    write_pcap(cap, frames)
-    os.chmod(cap, 0o644)
+    cap = ts.trace("ports.pcap", frames)
     opts = ["-o", "ornic.udp.port:4791,4792", "-d", "udp.port==4793,ornic"]
     cols = ["-T", "fields", "-e", ts.col("protocol"), "-e", "ornic.invariant.crc.status", "-e",
             ts.col("info")]

@@ -64,16 +64,15 @@ def small_sends(helper):
 
 
 def do_stockthrow(a, ts):
-    from e2e_common import Helper, write_pcap
+    from e2e_common import Helper
     h = Helper(a.helper)
     frames = small_sends(h)
     h.close()
-    cap = ts.path("small-sends.pcap")
-    write_pcap(cap, frames)
-    os.chmod(cap, 0o644)
+    cap = ts.trace("small-sends.pcap", frames)
     n = len(frames)
     stock_bad = frames_of(ts, cap, "_ws.malformed", ["-2"], plugin=False)
     print(f"stock tshark: {len(stock_bad)} of {n} frames Malformed (a sub-dissector threw)")
+    check(stock_bad, "stock tshark no longer throws on small SENDs: this trace tests nothing")
     for passes in ([], ["-2"]):
         what = "two passes" if passes else "one pass"
         lost = frames_of(ts, cap, "infiniband && !ornic", passes)

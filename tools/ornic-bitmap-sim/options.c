@@ -39,8 +39,6 @@ enum {
   O_NODET,
   O_JSON,
   O_PLOT,
-  O_HELP,
-  O_VERSION,
   O_ARRIVALS,
   O_COST,
   O_LEFT_T,
@@ -72,8 +70,8 @@ static const struct option longopts[] = {{"block-bits", 1, 0, O_BLOCK},
                                          {"no-detectors", 0, 0, O_NODET},
                                          {"json", 0, 0, O_JSON},
                                          {"plot", 1, 0, O_PLOT},
-                                         {"help", 0, 0, O_HELP},
-                                         {"version", 0, 0, O_VERSION},
+                                         {"help", 0, 0, 'h'},
+                                         {"version", 0, 0, 'V'},
                                          {"arrivals", 1, 0, O_ARRIVALS},
                                          {"cost", 1, 0, O_COST},
                                          {"left-threshold", 1, 0, O_LEFT_T},
@@ -434,8 +432,7 @@ int options_parse(int argc, char **argv, options *o) {
   opterr = 0; /* the messages are libs/ornic-cli's */
   int c;
   while ((c = getopt_long(argc, argv, ":hV", longopts, NULL)) != -1) {
-    if (c == O_HELP || c == 'h') return info_option('h');
-    if (c == O_VERSION || c == 'V') return info_option('V');
+    if (c == 'h' || c == 'V') return info_option(c);
     if (c == '?' || c == ':') return cli_getopt_error(NULL, PROG, c, argv, longopts);
     int rc = one(o, c, optarg);
     if (rc) return rc;

@@ -238,6 +238,8 @@ static int open_io(const dec_opts *o, dec_io *io, const dec_capture *cap) {
     int snap = cap->live ? pcap_snapshot(cap->pcap) : DEC_LIVE_SNAPLEN;
     if (dec_dump_open(&io->dump, o->write, cap->dlt, snap, err, sizeof err) < 0) goto fail;
     io->dumping = true;
+    /* A live capture's signals end it cleanly (the file is committed). */
+    if (!cap->live) dec_discard_on_signals(io->dump.out.tmp);
   }
   return 0;
 fail:

@@ -5,6 +5,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <unistd.h>
 
 #include "live.h"
 
@@ -27,4 +28,24 @@ void dec_stop_on_signals(dec_capture *c) {
   stop_target = c;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+}
+
+static const char *volatile discard_path;
+
+static void on_discard_signal(int sig) {
+  if (discard_path) unlink(discard_path); /* async-signal-safe */
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void dec_discard_on_signals(const char *tmp) {
+  if (!tmp) return;
+  struct sigaction sa = {0};
+  sa.sa_handler = on_discard_signal;
+  sigemptyset(&sa.sa_mask);
+  discard_path = tmp;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sigaction(SIGPIPE, &sa, NULL);
 }

@@ -10,4 +10,10 @@
  * kills the process as usual, for when stopping hangs (a blocked write). */
 void dec_stop_on_signals(dec_capture *c);
 
+/* Reading a file with -w: SIGINT, SIGTERM, SIGHUP and SIGPIPE (`--print |
+ * head`) remove the temporary file tmp (NULL: nothing to remove) and then
+ * kill the process as usual, so no `.NAME.tmp.*` is left behind. tmp must
+ * outlive the process's run. */
+void dec_discard_on_signals(const char *tmp);
+
 #endif

@@ -45,7 +45,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from dissector_common import Fail, Tshark, check, pcap_records, write_records  # noqa: E402
+from dissector_common import (Fail, Tshark, check, pcap_records, run_pcapgen,  # noqa: E402
+                              write_records)
 
 PROFILE = "ORNIC"
 COLUMNS = [("No.", "%m"), ("Time", "%t"), ("Source", "%s"), ("Destination", "%d"),
@@ -119,12 +120,7 @@ def run(cmd, **kw):
 
 
 def pcapgen(a, ts, name, args):
-    out = ts.path(name)
-    cmd = [os.path.join(a.bin, "ornic-pcapgen"), "-o", out, "-q"] + args
-    p = run(cmd)
-    check(p.returncode == 0, f"{' '.join(cmd)} failed ({p.returncode}): {p.stderr.strip()}")
-    os.chmod(out, 0o644)
-    return out
+    return run_pcapgen(a.bin, ts.path(name), args)
 
 
 def make_traces(a, ts):
