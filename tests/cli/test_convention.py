@@ -360,11 +360,15 @@ def setcap_hint(dec, workdir):
     if os.geteuid() != 0 or not setpriv:
         print(f"SKIP {name}: needs root and setpriv to run as nobody")
         return
+    # A copy nobody can reach: CI's clone sits in a folder only root may enter.
+    import tempfile
+    home = tempfile.mkdtemp(prefix="ornic-setcap-")
+    os.chmod(home, 0o755)
+    dec = shutil.copy(dec, os.path.join(home, "ornic-decode"))
+    os.chmod(dec, 0o755)
     p = run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", dec, "-i", "lo", "-c", "1"])
     err = text(p.stderr)
-    if p.returncode == 126 or "Permission denied" in err and "PCAP_ERROR" not in err:
-        print(f"SKIP {name}: nobody cannot run {dec} (the build tree is not world-readable)")
-        return
+    shutil.rmtree(home, ignore_errors=True)
     real = os.path.realpath(dec)
     ok = check(name, p.returncode == 1 and f"setcap cap_net_raw+ep {real}" in err,
                f"exit {p.returncode}, stderr {err!r}, expected the path {real}")
