@@ -3,10 +3,10 @@
  * libornicproto's engine (ornic/analysis.h), which holds every rule.
  *
  * One engine per capture file: created by the init routine with the
- * preferences' PMTU and OTD, freed by the cleanup routine, re-created when
- * the preferences change. In the first pass each packet is fed once, in
- * capture order; its verdict is stored packed (file scope), so the second
- * pass and random access show the same. The engine reports later
+ * preferences' PMTU, OTD and memory budget, freed by the cleanup routine,
+ * re-created when the preferences change. In the first pass each packet is
+ * fed once, in capture order; its verdict is stored packed (file scope), so
+ * the second pass and random access show the same. The engine reports later
  * resolutions (an ACK covering an earlier packet) through cfg.on_acked.
  *
  * Memory (dissector/README.md "Cost"): a verdict is about 250 bytes, most of
@@ -35,6 +35,7 @@
 #include <stddef.h>
 
 static ornic_analysis *engine;
+static ornic_analysis_cfg engine_cfg; /* what engine was created with */
 
 /* ---- dictionaries -------------------------------------------------------------- */
 
@@ -460,6 +461,32 @@ static void pack(const ornic_pkt *p, guint32 frame, guint32 layer, guint32 psn) 
   chunk_at = at;
 }
 
+/* The first packet (frame, layer) the engine did not track for the memory
+ * budget, and for the conversation table: the one each that carries its
+ * reason's expert note (ornic_pkt.first_untracked). Frame 0: none yet. */
+typedef struct {
+  guint32 frame, layer;
+} pkt_at;
+static pkt_at first_over_budget, first_table_full;
+
+static pkt_at *untracked_first(guint32 flags) {
+  if (!(flags & ORNIC_AN_UNTRACKED)) return NULL;
+  return flags & ORNIC_AN_OVER_BUDGET ? &first_over_budget : &first_table_full;
+}
+
+static void note_untracked(guint32 frame, guint32 layer, guint32 flags) {
+  pkt_at *f = untracked_first(flags);
+  if (f && !f->frame) {
+    f->frame = frame;
+    f->layer = layer;
+  }
+}
+
+static gboolean is_first_untracked(guint32 frame, guint32 layer, guint32 flags) {
+  const pkt_at *f = untracked_first(flags);
+  return f && f->frame == frame && f->layer == layer;
+}
+
 static ornic_pkt *unpack(const rec_view *r, guint32 psn, wmem_allocator_t *pool) {
   ornic_pkt *p = wmem_new0(pool, ornic_pkt);
   const shape_key *s = r->shape;
@@ -482,6 +509,7 @@ static ornic_pkt *unpack(const rec_view *r, guint32 psn, wmem_allocator_t *pool)
   for (guint i = 0; i < G_N_ELEMENTS(rfields); i++)
     restore(p, i, s->mask >> i & 1 ? get_varint(&in) : 0, psn, r->frame);
   p->acked_in = get_acked(r);
+  p->first_untracked = is_first_untracked(r->frame, s->layer, s->flags);
   return p;
 }
 
@@ -514,6 +542,8 @@ static void state_free(void) {
   chunk_at = chunk_end = NULL;
   last_frame = 0;
   memset(&cursor, 0, sizeof(cursor));
+  memset(&first_over_budget, 0, sizeof(first_over_budget));
+  memset(&first_table_full, 0, sizeof(first_table_full));
 }
 
 static void state_new(void) {
@@ -523,13 +553,24 @@ static void state_new(void) {
   cfg.otd = ornic_pref_otd;
   cfg.pmtu = (uint32_t)ornic_pref_pmtu;
   cfg.on_acked = on_acked;
+  /* ornic.max_memory 0 means no limit; the library reads 0 as its default. */
+  cfg.max_memory = ornic_pref_max_memory ? (uint64_t)ornic_pref_max_memory << 20 : UINT64_MAX;
   engine = ornic_analysis_new(&cfg);
+  engine_cfg = cfg;
   chunks = g_ptr_array_new_with_free_func(g_free);
   blocks = g_array_new(FALSE, FALSE, sizeof(block));
   overflow = g_hash_table_new(g_direct_hash, g_direct_equal);
   psn_bases = g_hash_table_new(g_direct_hash, g_direct_equal);
   dict_init(&shapes, sizeof(shape_key), shape_hash, shape_equal);
   dict_init(&ctxs, sizeof(ctx_key), ctx_hash, ctx_equal);
+  /* Context 0 is that of untracked packets (conversation 0, QPs unknown), so
+   * that their records name it in one byte: past the budget most packets of a
+   * hostile capture are untracked, and each then costs about 3 bytes (frame,
+   * shape, context), no more than a tracked packet's record. */
+  ctx_key untracked;
+  memset(&untracked, 0, sizeof(untracked));
+  untracked.req_qp = untracked.resp_qp = G_MAXUINT32;
+  dict_id(&ctxs, &untracked);
 }
 
 static void analysis_init(void) {
@@ -550,6 +591,8 @@ void ornic_analysis_register(void) {
 }
 
 const ornic_analysis *ornic_analysis_engine(void) { return engine; }
+
+const ornic_analysis_cfg *ornic_analysis_config(void) { return &engine_cfg; }
 
 static gpointer psn_base_key(guint32 conv, guint8 dir) {
   return GUINT_TO_POINTER((conv << 1) | (dir & 1u));
@@ -608,6 +651,8 @@ const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input 
   p = wmem_new0(pinfo->pool, ornic_pkt);
   p->v = v;
   p->acked_in = cur_acked <= G_MAXUINT32 ? (guint32)cur_acked : 0;
+  note_untracked(pinfo->num, layer, v.flags);
+  p->first_untracked = is_first_untracked(pinfo->num, layer, v.flags);
   note_psn_base(&v, psn);
   note_qps(p);
   /* Records stay sorted by frame; a frame before the last one stored (not

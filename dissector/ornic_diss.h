@@ -39,7 +39,8 @@ typedef struct {
       an_loss_first_psn, an_loss_count, an_nak, an_nak_lost, an_ack_stale, an_not_captured,
       an_not_captured_first, an_not_captured_count, an_acked_in, an_ack_prev, an_ack_newly,
       an_ack_frame_of, an_msn_delta, an_wqe_completed, an_ecn, an_before_capture, an_untracked,
-      an_paired, an_psn_relative, an_time_delta, an_ack_rtt, an_wqe_time, an_read_time;
+      an_over_budget, an_work_limit, an_paired, an_psn_relative, an_time_delta, an_ack_rtt,
+      an_wqe_time, an_read_time;
 } ornic_hf_ids;
 extern ornic_hf_ids hf;
 
@@ -52,7 +53,7 @@ extern ornic_ett_ids ett;
 typedef struct {
   expert_field icrc_bad, icrc_not_captured, malformed, truncated, unknown_opcode, lint,
       addr_unknown, ooo, dup, retrans, loss, nak, ecn, ack_stale, not_captured, before_capture,
-      no_ip, pmtu_unknown, wqe_done, otd_exceeded;
+      no_ip, pmtu_unknown, wqe_done, otd_exceeded, over_budget, table_full, work_limit;
 } ornic_ei_ids;
 extern ornic_ei_ids ei;
 
@@ -61,6 +62,7 @@ extern gint ornic_pref_pmtu; /* 0: learn from traffic */
 extern guint ornic_pref_otd;
 extern ornic_ws_bool ornic_pref_analyze;      /* FALSE: no analysis, no engine */
 extern ornic_ws_bool ornic_pref_relative_psn; /* ornic.analysis.psn_relative shown */
+extern guint ornic_pref_max_memory;           /* the engine's memory budget in MiB; 0: none */
 
 void ornic_register_fields(void (*prefs_apply)(void));
 
@@ -86,6 +88,10 @@ typedef struct {
   ornic_an_verdict v;
   guint32 acked_in;        /* first ACK covering it (filled by the engine's on_acked) */
   guint32 req_qp, resp_qp; /* of the packet's direction, as known then; G_MAXUINT32 unknown */
+  /* The capture's first packet not tracked for its reason (the memory budget,
+   * or the conversation table): it carries the capture's one expert note of
+   * that reason, so `-z expert` says it once, not once per packet. */
+  gboolean first_untracked;
 } ornic_pkt;
 
 void ornic_analysis_register(void);
@@ -104,6 +110,9 @@ gboolean ornic_analysis_stored_conv(packet_info *pinfo, guint32 *conv, guint8 *d
 gboolean ornic_analysis_psn_base(guint32 conv, guint8 dir, guint32 *base);
 /* The capture's engine (NULL outside a capture file), for the statistics. */
 const ornic_analysis *ornic_analysis_engine(void);
+/* The configuration the capture's engine was created with (the limits'
+ * values for the expert notes). */
+const ornic_analysis_cfg *ornic_analysis_config(void);
 /* "10.0.0.1 QP 0x000011 <-> 10.0.0.2 QP 0x000022" with the QPs known when
  * the packet was analysed. */
 void ornic_analysis_label(const ornic_pkt *an, char *out, size_t cap);

@@ -316,11 +316,19 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
  * fenced so that nothing later replaces them. */
 static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
   const guint32 tagged = ORNIC_AN_DUP | ORNIC_AN_RETRANS | ORNIC_AN_OOO | ORNIC_AN_NAK |
-                         ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_LOSS | ORNIC_AN_NOT_CAPTURED;
+                         ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_LOSS | ORNIC_AN_NOT_CAPTURED |
+                         ORNIC_AN_UNTRACKED | ORNIC_AN_WORK_LIMIT;
   if (icrc != PROTO_CHECKSUM_E_BAD && !(an && (an->v.flags & tagged))) return; /* most packets */
   wmem_strbuf_t *t = wmem_strbuf_new(pinfo->pool, "");
   if (an) {
     const ornic_an_verdict *v = &an->v;
+    /* The limits first, with ornic-decode's words: what follows is not
+     * judged the usual way (tools/ornic-decode/README.md, its tags). */
+    if (v->flags & ORNIC_AN_OVER_BUDGET)
+      wmem_strbuf_append(t, "[Untracked: memory budget] ");
+    else if (v->flags & ORNIC_AN_UNTRACKED)
+      wmem_strbuf_append(t, "[Untracked: conversation table full] ");
+    if (v->flags & ORNIC_AN_WORK_LIMIT) wmem_strbuf_append(t, "[Work limit: window cut] ");
     if (v->flags & ORNIC_AN_DUP)
       wmem_strbuf_append(t, "[Duplicate] ");
     else if (v->flags & ORNIC_AN_RETRANS)
@@ -432,8 +440,13 @@ static int stock_then_located(dissector_handle_t stock, tvbuff_t *tvb, tvbuff_t 
                               packet_info *pinfo, proto_tree *tree, void *data,
                               const located *loc) {
   volatile int n = 0;
+  /* An exception leaves pinfo->current_proto at the dissector that threw
+   * (call_dissector_work restores it on return only), and an expert info
+   * takes its protocol from it: ours would be listed under RPCoRDMA. */
+  const char *proto = pinfo->current_proto;
   TRY { n = call_dissector_with_data(stock, tvb, pinfo, tree, data); }
   CATCH_ALL {
+    pinfo->current_proto = proto;
     if (ours) dissect_located(ours, pinfo, stock_parent(tree), loc, FALSE);
     RETHROW;
   }

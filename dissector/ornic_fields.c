@@ -320,7 +320,18 @@ static hf_register_info field_table[] = {
     F(an_before_capture, "Before the capture", "ornic.analysis.before_capture", FT_NONE, BASE_NONE,
       NULL, 0, "About PSNs sent before the capture started: not judged"),
     F(an_untracked, "Not tracked", "ornic.analysis.untracked", FT_NONE, BASE_NONE, NULL, 0,
-      "The conversation table is full: this packet is not analysed"),
+      "A new conversation the analysis has no room for (the conversation table is full, or "
+      "ornic.analysis.over_budget): this packet is not analysed"),
+    /* The engine's limits (ornic/analysis.h "Memory" and "Work"; docs/RELIABILITY.md
+     * "Hostile captures"). */
+    F(an_over_budget, "Over memory budget", "ornic.analysis.over_budget", FT_NONE, BASE_NONE, NULL,
+      0,
+      "The analysis memory budget (preference ornic.max_memory) is reached: this packet's new "
+      "conversation is not analysed"),
+    F(an_work_limit, "Work limit", "ornic.analysis.work_limit", FT_NONE, BASE_NONE, NULL, 0,
+      "This direction has cost more work than its packets earn (a hostile capture): its PSN "
+      "window shrank to the smallest, and PSNs further back are not judged until its packets "
+      "have earned their allowance back"),
     F(an_paired, "QPs paired", "ornic.analysis.paired", FT_NONE, BASE_NONE, NULL, 0,
       "This packet paired the conversation's two QPs (a response fitted the requests)"),
     /* Timing (PROTOCOL.md 8.8), as tcp.time_delta and tcp.analysis.ack_rtt. */
@@ -376,6 +387,17 @@ static ei_register_info expert_table[] = {
     E(wqe_done, "ornic.analysis.wqe_done", PI_SEQUENCE, PI_CHAT, "WQE completed"),
     E(otd_exceeded, "ornic.analysis.otd_exceeded.expert", PI_SEQUENCE, PI_NOTE,
       "OTD exceeded: the responder should declare the hole lost"),
+    /* The two reasons a conversation is not tracked: one note per capture each, on the
+     * first packet it concerns (a per-packet note would repeat one fact thousands of
+     * times); ornic.analysis.untracked and .over_budget mark every packet. The text
+     * shown names the limit (ornic_tree.c). */
+    E(over_budget, "ornic.analysis.over_budget.expert", PI_SEQUENCE, PI_NOTE,
+      "Analysis memory budget reached: new conversations are not analysed (preference "
+      "ornic.max_memory)"),
+    E(table_full, "ornic.analysis.table_full.expert", PI_SEQUENCE, PI_NOTE,
+      "Conversation table full: new conversations are not analysed"),
+    E(work_limit, "ornic.analysis.work_limit.expert", PI_SEQUENCE, PI_NOTE,
+      "Analysis work limit: this direction's PSN window shrank; older PSNs are not judged"),
 };
 #undef E
 
@@ -395,6 +417,7 @@ gint ornic_pref_pmtu = 0;
 guint ornic_pref_otd = 64;
 ornic_ws_bool ornic_pref_analyze = TRUE;
 ornic_ws_bool ornic_pref_relative_psn = TRUE;
+guint ornic_pref_max_memory = (guint)(ORNIC_AN_MAX_MEMORY >> 20);
 
 /* ---- the headers' layouts ------------------------------------------------------ */
 
@@ -545,4 +568,13 @@ void ornic_register_fields(void (*prefs_apply)(void)) {
       "(ornic.analysis.psn_relative), beside the absolute BTH PSN, as TCP's relative "
       "sequence numbers; usable in columns and I/O graphs",
       &ornic_pref_relative_psn);
+  prefs_register_uint_preference(
+      mod, "max_memory", "Analysis memory budget (MiB)",
+      "Memory the conversation analysis may take for its conversations and PSN windows "
+      "(0: no limit). When it is reached, PSN windows stop growing and new conversations "
+      "are not analysed: their packets are marked ornic.analysis.untracked and "
+      "ornic.analysis.over_budget, and one expert note says so; conversations already "
+      "tracked are analysed as before. The plugin's per-packet records (a few bytes per "
+      "packet) are not counted",
+      10, &ornic_pref_max_memory);
 }

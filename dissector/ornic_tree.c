@@ -72,9 +72,18 @@ static void append_run(wmem_strbuf_t *s, guint32 first, guint32 last) {
  * received, and the lost set (PROTOCOL.md 4.4), walked by the library. The
  * tree shows runs of PSNs ("2131510, 2131512-2131513"); one item per PSN
  * stays, hidden, so that ornic.nak.received_psn and ornic.nak.missing_psn
- * filter on every PSN. */
+ * filter on every PSN.
+ * A NAK of 255 blocks of alternating bits has 2,040 runs and 4,080 PSNs: text
+ * and items for them cost 0.7 ms per packet in tshark -2, 27 times stock's cost
+ * of the packet (issue 28, dissector/README.md "Cost"). So the runs' text is made
+ * for a tree someone sees only, and the per-PSN items for such a tree or a
+ * filter, column or -T fields that names them (proto_field_is_referenced): a
+ * first pass under a display filter or coloring rules builds neither. */
 static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, int off,
                             const ornic_naketh *nak, guint32 nlost) {
+  gboolean shown = t && PTREE_DATA(t)->visible;
+  gboolean want_recv = proto_field_is_referenced(t, hf.nak_received_psn);
+  gboolean want_miss = proto_field_is_referenced(t, hf.nak_missing_psn);
   int blocks = off + ORNIC_NAKETH_FIXED_LEN;
   proto_tree *bt = proto_tree_add_subtree_format(
       t, tvb, blocks, 2 * nak->nblocks, ett.nak_blocks, NULL, "Bitmap: %u block%s, PSNs %u-%u",
@@ -86,22 +95,24 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, in
   for (unsigned k = 0; k < nak->nblocks; k++) {
     int boff = blocks + 2 * (int)k;
     guint32 first = ornic_psn_add(nak->base_psn, 16 * (gint32)k);
-    int in_block = 0;
-    for (gint32 i = 0; i < 16; i++)
-      in_block += ornic_naketh_psn_state(nak, ornic_psn_add(first, i)) == 1;
-    proto_item *bi =
-        proto_tree_add_uint(bt, hf.nak_block, tvb, boff, 2, ornic_naketh_block(nak, k));
-    proto_item_append_text(bi, " (block %u: PSNs %u-%u, %d received)", k, first,
-                           ornic_psn_add(first, 15), in_block);
+    guint16 bits = ornic_naketh_block(nak, k);
+    /* Which bit is which PSN is the library's; how many are set is not. */
+    int in_block = __builtin_popcount(bits);
+    /* Base itself (bit 0 of block 0) is the first missing PSN, never received. */
+    nrecv += (guint32)in_block - (k == 0 && ornic_naketh_psn_state(nak, first) == 1);
+    proto_item *bi = proto_tree_add_uint(bt, hf.nak_block, tvb, boff, 2, bits);
+    if (!shown && !want_recv) continue;
+    if (shown)
+      proto_item_append_text(bi, " (block %u: PSNs %u-%u, %d received)", k, first,
+                             ornic_psn_add(first, 15), in_block);
     proto_tree *rt = NULL;
     wmem_strbuf_t *runs = wmem_strbuf_new(pinfo->pool, "");
     gint32 run_start = -1;
-    /* Base itself (bit 0 of block 0) is the first missing PSN, never received. */
     for (gint32 i = (k == 0); i <= 16; i++) {
       guint32 psn = ornic_psn_add(first, i);
       gboolean got = i < 16 && ornic_naketh_psn_state(nak, psn) == 1;
       if (!got) {
-        if (run_start >= 0)
+        if (run_start >= 0 && shown)
           append_run(runs, ornic_psn_add(first, run_start), ornic_psn_add(first, i - 1));
         run_start = -1;
         continue;
@@ -111,7 +122,6 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, in
       proto_item *pi = proto_tree_add_uint(rt, hf.nak_received_psn, tvb, boff, 2, psn);
       proto_item_set_generated(pi);
       proto_item_set_hidden(pi);
-      nrecv++;
     }
     if (wmem_strbuf_get_len(runs))
       proto_item_append_text(bi, ": received %s", wmem_strbuf_get_str(runs));
@@ -121,6 +131,7 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, in
   proto_item_set_generated(ci);
   ci = proto_tree_add_uint(t, hf.nak_missing_count, tvb, off, ORNIC_NAKETH_FIXED_LEN, nlost);
   proto_item_set_generated(ci);
+  if (!shown && !want_miss) return;
   proto_tree *mt = proto_item_add_subtree(ci, ett.nak_missing);
   /* Each missing PSN on its bitmap block; Base itself on the Base PSN field. */
   const ornic_field_layout *base = ornic_fl_nak_base;
@@ -129,12 +140,12 @@ static void tree_nak_bitmap(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, in
   ornic_naketh_lost_begin(&it, nak);
   while (ornic_naketh_lost_next_run(&it, &first, &n)) {
     guint32 last = ornic_psn_add(first, (gint32)n - 1);
-    if (n == 1)
+    if (shown && n == 1)
       proto_tree_add_subtree_format(mt, tvb, off, 0, ett.nak_missing, NULL, "Missing: %u", first);
-    else
+    else if (shown)
       proto_tree_add_subtree_format(mt, tvb, off, 0, ett.nak_missing, NULL,
                                     "Missing: %u-%u (%u PSNs)", first, last, n);
-    for (guint32 i = 0; i < n; i++) {
+    for (guint32 i = 0; want_miss && i < n; i++) {
       guint32 psn = ornic_psn_add(first, (gint32)i);
       gint32 rel = ornic_psn_diff(psn, nak->base_psn);
       int boff = rel > 0 ? blocks + 2 * (rel / 16) : off + base->offset;
@@ -351,6 +362,36 @@ static void tree_ack(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const orn
   }
 }
 
+/* The engine's limits (ornic/analysis.h "Memory" and "Work"). An untracked
+ * packet's reason is said once per capture, on its first packet (a note on
+ * each would repeat one fact for every packet past the limit); a direction
+ * cut for its work is noted on each packet it happens to. */
+static void tree_limits(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const ornic_pkt *an) {
+  const ornic_an_verdict *v = &an->v;
+  if (v->flags & ORNIC_AN_UNTRACKED) {
+    proto_item *pi = gen_flag(t, hf.an_untracked, tvb);
+    const ornic_analysis_cfg *cfg = ornic_analysis_config();
+    if (v->flags & ORNIC_AN_OVER_BUDGET) {
+      pi = gen_flag(t, hf.an_over_budget, tvb);
+      if (an->first_untracked)
+        expert_add_info_format(pinfo, pi, &ei.over_budget,
+                               "Analysis memory budget (%" PRIu64
+                               " MiB) reached: new conversations are not analysed "
+                               "(preference ornic.max_memory)",
+                               cfg->max_memory >> 20);
+    } else if (an->first_untracked) {
+      expert_add_info_format(pinfo, pi, &ei.table_full,
+                             "Conversation table full (%u conversations): new conversations "
+                             "are not analysed",
+                             cfg->max_convs);
+    }
+  }
+  if (v->flags & ORNIC_AN_WORK_LIMIT) {
+    proto_item *pi = gen_flag(t, hf.an_work_limit, tvb);
+    expert_add_info(pinfo, pi, &ei.work_limit);
+  }
+}
+
 void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,
                          const ornic_pkt *an) {
   const ornic_an_verdict *v = &an->v;
@@ -368,7 +409,7 @@ void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, co
   if (an->req_qp != G_MAXUINT32) gen_uint(t, hf.an_req_qp, tvb, an->req_qp);
   if (an->resp_qp != G_MAXUINT32) gen_uint(t, hf.an_resp_qp, tvb, an->resp_qp);
   if (v->flags & ORNIC_AN_PAIRED) gen_flag(t, hf.an_paired, tvb);
-  if (v->flags & ORNIC_AN_UNTRACKED) gen_flag(t, hf.an_untracked, tvb);
+  tree_limits(t, tvb, pinfo, an);
   if (v->flags & ORNIC_AN_BEFORE_CAPTURE) {
     proto_item *pi = gen_flag(t, hf.an_before_capture, tvb);
     expert_add_info(pinfo, pi, &ei.before_capture);

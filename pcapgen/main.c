@@ -16,6 +16,7 @@
 #include "progress.h"
 #include "records.h"
 #include "sim.h"
+#include "space.h"
 #include "summary.h"
 #include "truth.h"
 #include "workload.h"
@@ -209,22 +210,24 @@ static int run_failed(const options *o, const stats *st, const char *msg) {
  * floor: go-back-N's resends can multiply it; --max-output caps it). Not
  * when the tap keeps less than every frame whole: the floor would not hold. */
 static void size_notice(const options *o) {
-  bool whole =
-      !o->snaplen && o->capture_drop == 0 && o->capture_start_us == 0 && !o->ncapture_drop_frames;
   double floor = wl_capture_floor(o);
-  if (!whole || floor < 1e9 || o->bench_packets || !strcmp(o->output, "/dev/null")) return;
+  if (!wl_capture_whole(o) || floor < 1e9 || o->bench_packets || !strcmp(o->output, "/dev/null"))
+    return;
   bool gz = writer_is_gz(o->output);
   fprintf(stderr, "ornic-pcapgen: '%s' will hold at least %.2f GB%s%s\n", o->output, floor / 1e9,
           gz ? " before compression" : "", o->max_output ? "" : " (--max-output SIZE caps it)");
 }
 
-/* Everything that can be refused is refused before the run: memory, gnuplot,
- * every output path. EXIT_* or 0. */
+/* Everything that can be refused is refused before the run: memory, disk
+ * space, gnuplot, every output path. EXIT_* or 0. */
 static int prepare(const options *o, side_outputs *so, plot **pl, writer **w) {
   char msg[700];
   *pl = NULL;
   *w = NULL;
   if (budget_check(o, stderr) < 0) return EXIT_BAD_OPTION;
+  /* Before any output is opened: discarding one written in place (outpath.h)
+   * would truncate it. */
+  if (space_check(o, stderr) < 0) return EXIT_RUN_FAILED;
   if (o->plot && !plot_gnuplot_available()) {
     fprintf(stderr,
             "ornic-pcapgen: --plot needs gnuplot, which is not installed "

@@ -8,6 +8,7 @@
 #include "budget.h"
 #include "cli.h"
 #include "cli_num.h"
+#include "pathcheck.h"
 #include "profile.h"
 #include "scenario.h"
 #include "sizing.h"
@@ -61,6 +62,7 @@ enum {
   O_CAPTURE_DROP_FRAMES,
   O_MAX_MEMORY,
   O_MAX_OUTPUT,
+  O_SPACE_CHECK,
   O_LIST_PROFILES,
   O_REORDER_MAX,
   O_UDP_SPORT,
@@ -132,6 +134,7 @@ static const struct option long_opts[] = {
     {"capture-drop-frames", required_argument, NULL, O_CAPTURE_DROP_FRAMES},
     {"max-memory", required_argument, NULL, O_MAX_MEMORY},
     {"max-output", required_argument, NULL, O_MAX_OUTPUT},
+    {"space-check", required_argument, NULL, O_SPACE_CHECK},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {"list-profiles", no_argument, NULL, O_LIST_PROFILES},
@@ -218,6 +221,9 @@ static void usage(FILE *f) {
       "                         grow past it stops (exit 1) and writes nothing. A run\n"
       "                         whose capture holds at least 1 GB whatever happens\n"
       "                         (data, headers, an ACK per WQE) says so first, on stderr\n"
+      "      --space-check on|off  on (default): a capture whose least size (as above;\n"
+      "                         .gz: its payload) exceeds the free space of its folder\n"
+      "                         is refused before the run (exit 1); off: run anyway\n"
       "      --max-memory SIZE  memory the run may use, suffixes K M G T (default:\n"
       "                         half of the physical memory). A configuration that\n"
       "                         needs more (per-packet state, bitmap pool, per-QP\n"
@@ -357,18 +363,22 @@ static void usage(FILE *f) {
       "  -h, --help             this text\n"
       "  -V, --version          the program's version and libornicproto's\n"
       "\n"
+      "No two of the files (--scenario, -o, --summary-json, --plot) may be one\n"
+      "file (the same inode, or the same folder and name; -o - and --summary-json -\n"
+      "are both stdout): that is refused before anything is written (exit 2).\n"
       "Every output (-o, --summary-json, --plot) is opened before the run and\n"
       "replaced atomically at the end (hidden temporary file + rename; a symbolic\n"
       "link's target is replaced, an existing file keeps its mode); in a directory\n"
       "we cannot create files in, an existing writable file is written in place.\n"
       "\n"
       "Exit status: 0 success; 1 run failed (integrity check, protocol error, retry\n"
-      "limit, I/O error, an output that cannot be created: checked before the run);\n"
-      "2 bad option or scenario, or a configuration over --max-memory (nothing run);\n"
-      "3 no progress: a run that cannot complete (e.g. --bitmap-pool too small) is\n"
-      "stopped after 2^18 + 256 x window events without a new packet accepted (no\n"
-      "capture written); 128+N stopped by\n"
-      "signal N: 130 SIGINT, 143 SIGTERM, 129 SIGHUP (the capture so far is kept\n"
+      "limit, I/O error, an output that cannot be created or a capture that does not\n"
+      "fit in its folder's free space: checked before the run); 2 bad option or\n"
+      "scenario, two files that are one, or a configuration over --max-memory\n"
+      "(nothing run); 3 no progress: a run that cannot complete (e.g. --bitmap-pool\n"
+      "too small) is stopped after 2^18 + 256 x window events without a new packet\n"
+      "accepted (no capture written); 128+N stopped by signal N: 130 SIGINT,\n"
+      "143 SIGTERM, 129 SIGHUP (the capture so far is kept\n"
       "and valid; a FIFO or pipe that stopped reading may hold a partial frame).\n",
       f);
 }
@@ -533,19 +543,30 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+/* Room for one more of n elements in *a (capacity *cap): doubles, so a list of
+ * n numbers costs about log2(n) realloc calls, not n (issue 28). 0, or -1 with
+ * *a unchanged. */
+static int grow_u64(uint64_t **a, size_t n, size_t *cap) {
+  if (n < *cap) return 0;
+  size_t want = *cap ? 2 * *cap : 16;
+  uint64_t *g = want > SIZE_MAX / sizeof *g ? NULL : realloc(*a, want * sizeof *g);
+  if (!g) return -1;
+  *a = g;
+  *cap = want;
+  return 0;
+}
+
 /* A comma-separated list of frame numbers (from 1); kept sorted, repeats merged. */
 static int parse_frames(options *o, FILE *err, const char *s) {
   static const char want[] = "comma-separated frame numbers from 1";
   char buf[32];
-  size_t n = 0;
+  size_t n = 0, cap = 0;
   uint64_t *a = NULL;
   for (const char *p = s;; p++) {
     size_t len = strcspn(p, ",");
     uint64_t v;
-    uint64_t *g = realloc(a, (n + 1) * sizeof *a);
-    if (!g || len == 0 || len >= sizeof buf)
-      return free(g ? g : a), bad(err, "--capture-drop-frames", want, s);
-    a = g;
+    if (grow_u64(&a, n, &cap) < 0 || len == 0 || len >= sizeof buf)
+      return free(a), bad(err, "--capture-drop-frames", want, s);
     memcpy(buf, p, len);
     buf[len] = 0;
     if (options_parse_number(buf, &v, false) < 0 || v == 0)
@@ -684,6 +705,12 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
     return parse_range(err, "--max-memory", a, 1u << 20, UINT64_MAX, true, &o->max_memory);
   case O_MAX_OUTPUT:
     return parse_range(err, "--max-output", a, 1, UINT64_MAX, true, &o->max_output);
+  case O_SPACE_CHECK: {
+    static const char *const onoff[] = {"off", "on", NULL};
+    rc = set_choice(err, "--space-check", a, onoff, "on or off", &i);
+    o->space_check_off = i == 0;
+    return rc;
+  }
   case O_CAPTURE_START:
     return parse_double(err, "--capture-start", a, 0, 1e12, &o->capture_start_us);
   case O_CAPTURE_DROP: return parse_double(err, "--capture-drop", a, 0, 1, &o->capture_drop);
@@ -1068,6 +1095,7 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     cli_usage_error(err, PROG, "no output file: give -o FILE");
     return -1;
   }
+  if (pathcheck_distinct(o, err) < 0) return -1;
   if (o->rnic.given && !(o->profile->caps & PROFILE_RNIC)) {
     cli_usage_error(err, PROG,
                     "--rnic*: the %s profile does not take them (they model a "

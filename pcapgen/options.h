@@ -109,6 +109,7 @@ typedef struct {
   uint64_t bench_packets; /* 0: not a benchmark */
   uint64_t max_memory;    /* bytes the run may use (--max-memory; budget.h) */
   uint64_t max_output;    /* bytes the capture may hold (--max-output); 0: no limit */
+  bool space_check_off;   /* --space-check off: no free-space check before the run (space.h) */
   /* run */
   uint64_t seed;
   const profile *profile; /* never NULL after options_parse */
@@ -118,6 +119,7 @@ typedef struct {
   wqe_group *plan;   /* the scenario's `wqe` lines (workload.h reads them) */
   size_t nplan;
   char *scenario_text;  /* the scenario file; option values point into it */
+  size_t scenario_len;  /* its bytes (lines are cut with NULs as they are read) */
   const char *scenario; /* its path */
   unsigned wqes_line;   /* the scenario line that set wqes / wqe-size, 0: none */
   op_kind op;

@@ -148,6 +148,8 @@ int outpath_open(outpath *op, const char *path, const char *what, char *err, siz
   return 0;
 }
 
+char *outpath_resolve(const char *path) { return follow_links(path); }
+
 const char *outpath_current(const outpath *op) {
   return op->tmp_path ? op->tmp_path : op->final_path;
 }

@@ -33,6 +33,10 @@ typedef struct {
  * message in err (nothing created). */
 int outpath_open(outpath *op, const char *path, const char *what, char *err, size_t errlen);
 
+/* The file outpath_open(path) would replace: path with its chain of symbolic
+ * links followed, existing or not (malloc'd; NULL when out of memory). */
+char *outpath_resolve(const char *path);
+
 /* The name the bytes go to now: the temporary file, or the target itself. */
 const char *outpath_current(const outpath *op);
 

@@ -124,6 +124,7 @@ int scenario_load(options *o, const char *path, FILE *err) {
     return -1;
   }
   if (!(o->scenario_text = read_all(path, err))) return -1;
+  o->scenario_len = strlen(o->scenario_text); /* before apply_line cuts it */
   o->scenario = path;
   where w = {path, 0, err};
   for (char *line = o->scenario_text; line;) {

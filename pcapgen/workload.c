@@ -81,6 +81,15 @@ double wl_capture_floor(const options *o) {
   return o->profile->caps & PROFILE_TWO_HOSTS ? 2 * one : one;
 }
 
+double wl_capture_payload(const options *o) {
+  return o->profile->caps & PROFILE_TWO_HOSTS ? 2 * total_payload(o) : total_payload(o);
+}
+
+bool wl_capture_whole(const options *o) {
+  return !o->snaplen && o->capture_drop == 0 && o->capture_start_us == 0 &&
+         !o->ncapture_drop_frames;
+}
+
 /* Room for the largest WQE: consecutive WQEs never overlap. */
 static uint64_t stride(const options *o) { return (wl_max_wqe_len(o) + 4095) & ~4095ull; }
 

@@ -48,6 +48,13 @@ uint64_t wl_total_packets(const options *o);
  * per WQE; both hosts' workloads under the rc profile. Retransmissions, more
  * ACKs and NAKs only add to it (go-back-N can multiply it). */
 double wl_capture_floor(const options *o);
+/* Its payload part alone (both hosts' under the rc profile): what a .gz capture
+ * holds at least, the payload being pattern bytes (pattern.h) that deflate
+ * does not shrink. */
+double wl_capture_payload(const options *o);
+/* Whether the tap writes every frame whole (no --snaplen, --capture-start,
+ * --capture-drop*): only then does the floor above hold. */
+bool wl_capture_whole(const options *o);
 
 /* Packets of a WQE: max(1, ceil(len / PMTU)), and the bytes of its last packet. */
 uint32_t wl_npkts(uint64_t len, uint32_t pmtu);

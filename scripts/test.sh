@@ -111,7 +111,8 @@ fi
 # ORNIC_FUZZ_SMOKE_SECONDS (20 here, to keep CI under 15 minutes; 0 skips
 # this part; longer campaigns: scripts/fuzz.sh): a crash, leak, sanitizer
 # report or an input slower than 10 s fails the build. About 70 s for the five
-# harnesses on 2 cores, and 1 minute more for the AFL++ check at the end.
+# harnesses on 2 cores (fuzz_reader, the sixth, adds its 20 s on one core),
+# and 1 minute more for the AFL++ check at the end.
 smoke=${ORNIC_FUZZ_SMOKE_SECONDS:-20}
 if [[ $sanitize == 1 && "$smoke" != 0 ]]; then
   echo "=== fuzz: libFuzzer build (build/ci-fuzz)"

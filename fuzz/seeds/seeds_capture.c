@@ -3,7 +3,9 @@
  * ornic-decode reads (pcap micro/nano, both byte orders, Kuznetzov's
  * modified pcap, pcapng, gzip of each), then damaged ones. Captures of whole
  * simulated conversations are added by scripts/fuzz-corpus.sh from
- * ornic-pcapgen. */
+ * ornic-pcapgen. And the few small ones of fuzz_reader (reader/): every
+ * record format the reader and libpcap share, and the files on which they
+ * differ by design. */
 #include <stdio.h>
 #include <string.h>
 
@@ -312,10 +314,135 @@ static void every_opcode(void) {
   write_variants(&c, "pcap-every-opcode-and-cuts");
 }
 
+/* ---- fuzz_reader: small captures for the reader-vs-libpcap harness ---- */
+
+/* pcapng blocks in c's byte order; the body goes through a second buffer of
+ * the same order, so that every field is written as the section says. */
+static void ng_blk(cap *c, const cap *body, uint32_t type) {
+  pcapng_block(c, type, body->b, body->n);
+}
+
+static void ng_shb(cap *c) {
+  static cap b;
+  b.n = 0, b.be = c->be;
+  u32(&b, 0x1a2b3c4du), u16(&b, 1), u16(&b, 0), u32(&b, 0xffffffffu), u32(&b, 0xffffffffu);
+  ng_blk(c, &b, 0x0a0d0d0au);
+}
+
+/* tsresol: the if_tsresol byte (0: none, microseconds); tsoffset: seconds added (0: none). */
+static void ng_idb(cap *c, uint16_t linktype, uint32_t snaplen, uint8_t tsresol,
+                   uint32_t tsoffset) {
+  static cap b;
+  b.n = 0, b.be = c->be;
+  u16(&b, linktype), u16(&b, 0), u32(&b, snaplen);
+  if (tsresol) u16(&b, 9), u16(&b, 1), u8(&b, tsresol), u8(&b, 0), u8(&b, 0), u8(&b, 0);
+  if (tsoffset) {
+    u16(&b, 14), u16(&b, 8);
+    if (c->be)
+      u32(&b, 0), u32(&b, tsoffset);
+    else
+      u32(&b, tsoffset), u32(&b, 0);
+  }
+  if (tsresol || tsoffset) u16(&b, 0), u16(&b, 0);
+  ng_blk(c, &b, 1);
+}
+
+/* An Enhanced Packet Block, or with pb the obsolete Packet Block. */
+static void ng_pkt(cap *c, uint32_t iface, uint64_t ticks, const uint8_t *fr, size_t caplen,
+                   size_t len, int pb) {
+  static cap b;
+  b.n = 0, b.be = c->be;
+  if (pb)
+    u16(&b, (uint16_t)iface), u16(&b, 0);
+  else
+    u32(&b, iface);
+  u32(&b, (uint32_t)(ticks >> 32)), u32(&b, (uint32_t)ticks), u32(&b, (uint32_t)caplen);
+  u32(&b, (uint32_t)len), bytes(&b, fr, caplen);
+  while (b.n % 4) u8(&b, 0);
+  ng_blk(c, &b, pb ? 2 : 6);
+}
+
+static void reader_pcaps(void) {
+  static cap c;
+  uint8_t fr[2048];
+  /* Microseconds, little-endian, a header snaplen of 100: libpcap reads the
+   * longer record whole and cuts it. */
+  c.n = 0, c.be = 0;
+  pcap_header(&c, 0xa1b2c3d4u, 1, 100);
+  for (unsigned i = 0; i < 3; i++) {
+    size_t n = frame_n(fr, i, ORNIC_LINK_ETHERNET, 4);
+    pcap_record(&c, fr, n, n, 0);
+  }
+  seed_write("reader", NULL, 0, c.b, c.n, "pcap-usec-le-snaplen-100");
+  seed_write("reader", NULL, 0, c.b, c.n - 9, "damaged-pcap-cut-mid-record");
+  /* Nanoseconds, big-endian, seconds past 2^31 (libpcap's signed field). */
+  c.n = 0, c.be = 1;
+  pcap_header(&c, 0xa1b23c4du, 101, 65535);
+  for (unsigned i = 0; i < 2; i++) {
+    size_t n = frame_n(fr, i + 1, ORNIC_LINK_RAW_IP, 4);
+    u32(&c, 0x80000015u + i), u32(&c, 999999999u), u32(&c, (uint32_t)n), u32(&c, (uint32_t)n);
+    bytes(&c, fr, n);
+  }
+  seed_write("reader", NULL, 0, c.b, c.n, "pcap-nsec-be-raw-ip-after-2038");
+  c.n = 0, c.be = 0;
+  pcap_header(&c, 0xa1b2cd34u, 1, 65535);
+  size_t n = frame_n(fr, 3, ORNIC_LINK_ETHERNET, 4);
+  pcap_record(&c, fr, n, n, 1);
+  seed_write("reader", NULL, 0, c.b, c.n, "pcap-kuznetzov");
+}
+
+static void reader_pcapngs(void) {
+  static cap c;
+  uint8_t fr[2048];
+  size_t n = frame_n(fr, 1, ORNIC_LINK_ETHERNET, 4);
+  /* Two interfaces of one link type: nanoseconds; 2^-10 s with an offset.
+   * EPBs on both, the obsolete PB, an SPB, and a custom block (skipped). */
+  c.n = 0, c.be = 0;
+  ng_shb(&c);
+  ng_idb(&c, 1, 0, 9, 0);
+  ng_idb(&c, 1, 0, 0x8a, 100);
+  ng_pkt(&c, 0, 1704067200123456789ull, fr, n, n, 0);
+  ng_pkt(&c, 1, 1704067200ull << 10 | 1023, fr, 40, n, 0);
+  ng_pkt(&c, 1, 5, fr, n, n, 1);
+  static cap b;
+  b.n = 0, b.be = 0;
+  u32(&b, (uint32_t)n), bytes(&b, fr, n);
+  while (b.n % 4) u8(&b, 0);
+  ng_blk(&c, &b, 3);
+  b.n = 0;
+  u32(&b, 32473), bytes(&b, (const uint8_t *)"note", 4);
+  ng_blk(&c, &b, 0x40000bad);
+  seed_write("reader", NULL, 0, c.b, c.n, "pcapng-two-interfaces-tsresol-spb-pb");
+  seed_write("reader", NULL, 0, c.b, c.n - 6, "damaged-pcapng-cut-mid-block");
+  /* Sections of different byte orders (issue 28 item 7): libpcap stops at
+   * the second, the reader reads it. */
+  c.n = 0, c.be = 0;
+  ng_shb(&c), ng_idb(&c, 1, 0, 9, 0), ng_pkt(&c, 0, 1000, fr, n, n, 0);
+  c.be = 1;
+  ng_shb(&c), ng_idb(&c, 1, 0, 9, 0), ng_pkt(&c, 0, 2000, fr, n, n, 0);
+  seed_write("reader", NULL, 0, c.b, c.n, "pcapng-sections-le-then-be");
+  /* An empty first section, then one of the other order: libpcap cannot
+   * even open it. */
+  c.n = 0, c.be = 1;
+  ng_shb(&c);
+  c.be = 0;
+  ng_shb(&c), ng_idb(&c, 1, 0, 9, 0), ng_pkt(&c, 0, 3000, fr, n, n, 0);
+  seed_write("reader", NULL, 0, c.b, c.n, "pcapng-empty-be-section-then-le");
+  /* A second interface of another link type: libpcap refuses it. */
+  c.n = 0, c.be = 1;
+  ng_shb(&c), ng_idb(&c, 1, 0, 9, 0), ng_idb(&c, 101, 0, 9, 0);
+  ng_pkt(&c, 0, 1000, fr, n, n, 0);
+  n = frame_n(fr, 2, ORNIC_LINK_RAW_IP, 4);
+  ng_pkt(&c, 1, 2000, fr, n, n, 0);
+  seed_write("reader", NULL, 0, c.b, c.n, "pcapng-be-mixed-link-types");
+}
+
 void seeds_capture(void) {
   every_opcode();
   verdicts();
   pcaps();
   pcapngs();
   others();
+  reader_pcaps();
+  reader_pcapngs();
 }

@@ -29,14 +29,44 @@ static an_half *resolve(ornic_analysis *a, an_half *h) {
   return h;
 }
 
+/* What a new conversation will take before it shows it needs more: its
+ * entry, the first window and WQE ring of each direction, its two halves
+ * and their map entries (at the map's load of at most 1/2). */
+static uint64_t conv_cost(void) {
+  return sizeof(an_conv) + 2 * (AN_WIN_MIN * sizeof(an_slot) + 4 * sizeof(an_wqe)) +
+         2 * (sizeof(an_half) + 2 * (sizeof(an_key) + sizeof(uint32_t)));
+}
+
+static uint64_t mem_room(const ornic_analysis *a) {
+  uint64_t used = a->lim.memory_used, budget = a->lim.memory_budget;
+  return used < budget ? budget - used : 0;
+}
+
+/* Room in the table for one more conversation: doubled, or less when the
+ * budget has no room for the double. */
+static int convs_grow(ornic_analysis *a) {
+  uint32_t cap = a->convs_cap ? a->convs_cap * 2 : 16;
+  uint64_t room = mem_room(a) / sizeof(an_conv);
+  if (cap - a->convs_cap > room) cap = a->convs_cap + (uint32_t)(room < 16 ? room : room / 2);
+  if (cap == a->convs_cap) return -1;
+  an_conv *c = realloc(a->convs, (size_t)cap * sizeof *c);
+  if (!c) return -1;
+  an_mem_take(a, (uint64_t)(cap - a->convs_cap) * sizeof *c, true);
+  a->convs = c;
+  a->convs_cap = cap;
+  return 0;
+}
+
 static int conv_new(ornic_analysis *a, const an_key *k) {
+  a->over_budget = false;
   if (a->nconvs >= a->cfg.max_convs) return -1;
+  a->over_budget = mem_room(a) < conv_cost();
+  if (a->over_budget) return -1;
   if (a->nconvs == a->convs_cap) {
-    uint32_t cap = a->convs_cap ? a->convs_cap * 2 : 16;
-    an_conv *c = realloc(a->convs, (size_t)cap * sizeof *c);
-    if (!c) return -1;
-    a->convs = c;
-    a->convs_cap = cap;
+    if (convs_grow(a) < 0) {
+      a->over_budget = true;
+      return -1;
+    }
     /* dir.st points into the struct it is in: re-aim after moving */
     for (uint32_t i = 0; i < a->nconvs; i++)
       for (int d = 0; d < 2; d++) a->convs[i].dir[d].st = &a->convs[i].pub.dir[d];
@@ -44,7 +74,7 @@ static int conv_new(ornic_analysis *a, const an_key *k) {
   an_key pk;
   pair_key(&pk, k->alen, k->src, k->dst);
   uint32_t head = an_map_get(&a->map, &pk);
-  if (an_map_put(&a->map, &pk, a->nconvs) < 0) return -1;
+  if (an_map_put(a, &pk, a->nconvs) < 0) return -1;
   an_conv *c = &a->convs[a->nconvs];
   memset(c, 0, sizeof *c);
   c->pub.id = a->nconvs + 1;
@@ -54,7 +84,10 @@ static int conv_new(ornic_analysis *a, const an_key *k) {
   c->pub.qp_b = k->qp;
   c->pub.qp_b_known = true;
   c->next_pair = head;
-  for (int d = 0; d < 2; d++) c->dir[d].st = &c->pub.dir[d];
+  for (int d = 0; d < 2; d++) {
+    c->dir[d].st = &c->pub.dir[d];
+    an_dir_init(a, &c->dir[d]);
+  }
   return (int)a->nconvs++;
 }
 
@@ -63,10 +96,11 @@ static an_half *half_new(ornic_analysis *a, const an_key *k, uint32_t conv, uint
     uint32_t cap = a->halves_cap ? a->halves_cap * 2 : 32;
     an_half *h = realloc(a->halves, (size_t)cap * sizeof *h);
     if (!h) return NULL;
+    an_mem_take(a, (uint64_t)(cap - a->halves_cap) * sizeof *h, true);
     a->halves = h;
     a->halves_cap = cap;
   }
-  if (an_map_put(&a->map, k, a->nhalves) < 0) return NULL;
+  if (an_map_put(a, k, a->nhalves) < 0) return NULL;
   an_half *h = &a->halves[a->nhalves++];
   h->conv = conv;
   h->side = side;
@@ -196,7 +230,7 @@ static void add_stats(ornic_an_dir_stats *d, const ornic_an_dir_stats *s) {
 }
 
 /* Copies what src's slots know into dst's window. */
-static void merge_slots(an_dir *dst, an_dir *src) {
+static void merge_slots(ornic_analysis *a, an_dir *dst, an_dir *src) {
   if (!src->slots) return;
   if (!dst->slots) {
     dst->slots = src->slots;
@@ -216,8 +250,11 @@ static void merge_slots(an_dir *dst, an_dir *src) {
     if (!t->resp_frame) t->resp_frame = s->resp_frame;
     if (!t->asked) t->asked = s->asked;
   }
+  an_work(dst, src->valid);
+  an_mem_give(a, (uint64_t)src->cap * sizeof *src->slots);
   free(src->slots);
   src->slots = NULL;
+  src->cap = 0;
 }
 
 /* The UDP source ports seen, which the proofs of loss on one path need
@@ -237,7 +274,7 @@ static void absorb_ports(an_dir *dst, const an_dir *src) {
 }
 
 /* dst (the keeper's direction) takes the parts of src it lacks. */
-static void dir_absorb(an_dir *dst, an_dir *src) {
+static void dir_absorb(ornic_analysis *a, an_dir *dst, an_dir *src) {
   absorb_ports(dst, src);
   if (!dst->have_req && src->have_req) {
     dst->have_req = true;
@@ -248,7 +285,9 @@ static void dir_absorb(an_dir *dst, an_dir *src) {
     dst->last_psn = src->last_psn;
     dst->hole_flagged = src->hole_flagged;
     dst->hole_limit = src->hole_limit;
+    an_wqe_free(a, &dst->wqes);
     dst->wqes = src->wqes;
+    memset(&src->wqes, 0, sizeof src->wqes);
   }
   if (!dst->have_cum && src->have_cum) {
     dst->have_cum = true;
@@ -262,14 +301,14 @@ static void dir_absorb(an_dir *dst, an_dir *src) {
     dst->have_resp = true;
     dst->resp_hpsn = src->resp_hpsn;
   }
-  if (!src->have_req || dst->have_req) merge_slots(dst, src);
+  if (!src->have_req || dst->have_req) merge_slots(a, dst, src);
   add_stats(dst->st, src->st);
 }
 
 /* keep's A is gone's B, so keep.dir[AB] meets gone.dir[BA] and vice versa. */
 static void merge(ornic_analysis *a, uint32_t keep, uint32_t gone) {
   an_conv *k = &a->convs[keep], *g = &a->convs[gone];
-  for (int d = 0; d < 2; d++) dir_absorb(&k->dir[d], &g->dir[1 - d]);
+  for (int d = 0; d < 2; d++) dir_absorb(a, &k->dir[d], &g->dir[1 - d]);
   k->pub.qp_a = g->pub.qp_b;
   k->pub.qp_a_known = true;
   k->pub.transport_ornic |= g->pub.transport_ornic;

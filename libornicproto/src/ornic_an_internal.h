@@ -60,8 +60,10 @@ typedef struct {
 void an_map_free(an_map *m);
 /* The value for k, or AN_NONE. */
 uint32_t an_map_get(const an_map *m, const an_key *k);
-/* Inserts or replaces; -1 when out of memory. */
-int an_map_put(an_map *m, const an_key *k, uint32_t v);
+/* Inserts or replaces into a->map; -1 when out of memory. The map's
+ * memory counts against the budget (the conversation that needs the entry
+ * was admitted by it, ornic_an_conv.c). */
+int an_map_put(ornic_analysis *a, const an_key *k, uint32_t v);
 
 /* ---- the PSN window of one direction ------------------------------------- */
 enum {
@@ -119,7 +121,8 @@ typedef struct {
 #define AN_NP_NONE UINT64_MAX
 
 typedef struct {
-  an_wqe ring[AN_WQE_HIST];
+  an_wqe *ring;     /* cap entries, grown by an_wqe_push up to AN_WQE_HIST */
+  uint32_t cap;     /* 0 until the first WQE */
   uint32_t n, head; /* head: index of the newest */
   uint32_t count;   /* WQEs created in the direction */
 } an_wqe_hist;
@@ -141,7 +144,12 @@ typedef struct {
   uint32_t resend_next; /* the PSN after it: where such a resend continues */
   /* window */
   an_slot *slots;
-  uint32_t cap;   /* 0 until the first PSN */
+  uint32_t cap; /* 0 until the first PSN */
+  uint32_t
+      evidence;   /* packets seen and PSNs reserved: what the window may grow to (ornic_an_seq.c) */
+  int64_t credit; /* work steps the direction may still take (ornic_an_seq.c) */
+  uint64_t steps; /* work steps taken (ornic_an_limits.work_steps) */
+  bool limited;   /* held at the smallest window for its work (ORNIC_AN_WORK_LIMIT) */
   uint32_t valid; /* slots known: (top - valid, top]; valid <= cap */
   uint32_t top;   /* highest PSN in the window */
   bool have_top;
@@ -179,8 +187,11 @@ typedef struct {
 
 struct ornic_analysis {
   ornic_analysis_cfg cfg;
-  uint32_t op[256]; /* per opcode: ORNIC_OPF_* | AN_OP_* */
-  an_map map;       /* half keys -> half index; pair keys -> first conversation index */
+  ornic_an_limits lim; /* memory and what the limits did */
+  int64_t work_burst;  /* what a direction may borrow: 4 windows (an_work_earn) */
+  bool over_budget;    /* the last conversation refused was refused for memory */
+  uint32_t op[256];    /* per opcode: ORNIC_OPF_* | AN_OP_* */
+  an_map map;          /* half keys -> half index; pair keys -> first conversation index */
   an_half *halves;
   uint32_t nhalves, halves_cap;
   an_conv *convs;
@@ -190,6 +201,12 @@ struct ornic_analysis {
   an_key qp_key[AN_QP_CACHE]; /* behind those: one half per qp_slot(DestQP) */
   uint32_t qp_half[AN_QP_CACHE];
 };
+
+/* ---- memory (ornic_analysis.c): every allocation counts against the budget ---- */
+/* Whether `more` bytes fit the budget; when they do (or `force`), they are
+ * counted as used. */
+bool an_mem_take(ornic_analysis *a, uint64_t more, bool force);
+static inline void an_mem_give(ornic_analysis *a, uint64_t less) { a->lim.memory_used -= less; }
 
 /* ornic_an_conv.c */
 /* The addresses packet `in` is keyed by (PROTOCOL.md 8.1): the caller's,
@@ -269,7 +286,10 @@ bool an_try_pair(ornic_analysis *a, an_half *h, const ornic_an_input *in);
 static inline an_conv *an_conv_at(ornic_analysis *a, uint32_t idx) { return &a->convs[idx]; }
 
 /* ornic_an_wqe.c */
-an_wqe *an_wqe_push(an_wqe_hist *h, const an_wqe *w);
+/* Adds w as the newest WQE; NULL when there is no room at all (the first
+ * allocation failed). */
+an_wqe *an_wqe_push(ornic_analysis *a, an_wqe_hist *h, const an_wqe *w);
+void an_wqe_free(ornic_analysis *a, an_wqe_hist *h);
 /* an_wqe_find without its inline first try: the whole history, newest first. */
 an_wqe *an_wqe_search(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu);
 /* Close the newest WQE: the next message starts at psn. */
@@ -285,13 +305,44 @@ static inline an_slot *an_slot_at(an_dir *d, uint32_t psn) {
   return &d->slots[psn & (d->cap - 1)];
 }
 /* an_window_touch for a psn past the top, or the first one. */
-int an_window_advance(an_dir *d, uint32_t psn, uint32_t max_cap);
+int an_window_advance(ornic_analysis *a, an_dir *d, uint32_t psn);
 /* Makes psn the top if newer; -1 when out of memory. Inline: most PSNs
  * touched (NAKs' asks, READ responses, repeats) are not newer. */
-static inline int an_window_touch(an_dir *d, uint32_t psn, uint32_t max_cap) {
+static inline int an_window_touch(ornic_analysis *a, an_dir *d, uint32_t psn) {
   if (d->have_top && ornic_psn_diff(psn, d->top) <= 0) return 0;
-  return an_window_advance(d, psn, max_cap);
+  return an_window_advance(a, d, psn);
 }
+/* The part of the n PSNs from *first that has slots: *first and the count
+ * returned are clipped to the window (top - valid, top]. What every loop
+ * over a range a packet names goes through, so that a packet costs at most
+ * a window's worth of steps whatever range it names. */
+uint32_t an_window_clip(const an_dir *d, uint32_t *first, uint32_t n);
+/* Steps of work taken for the packet being analysed (docs/RELIABILITY.md
+ * "Hostile captures"): each packet earns AN_WORK_PER_PACKET. */
+#define AN_WORK_PER_PACKET 64
+static inline void an_work(an_dir *d, uint32_t steps) {
+  d->credit -= steps;
+  d->steps += steps;
+}
+/* A direction that spent more than it may borrow (an_work_settle). */
+void an_work_limit(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v);
+/* Once per packet of d, before its analysis: its earnings (and one packet
+ * more of evidence for its window, ornic_an_seq.c); a direction limited for
+ * its work is free again once it has earned the whole burst back. */
+static inline void an_work_earn(const ornic_analysis *a, an_dir *d) {
+  if (d->evidence < a->cfg.window) d->evidence++;
+  if (d->credit < a->work_burst) d->credit += AN_WORK_PER_PACKET;
+  if (d->limited && d->credit >= a->work_burst) d->limited = false;
+}
+/* After the packet: a direction that borrowed more than it may is limited. */
+static inline void an_work_settle(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v) {
+  if (d->credit < 0 && !d->limited) an_work_limit(a, d, v);
+}
+
+/* A new conversation's directions: their first allowance of work. */
+void an_dir_init(const ornic_analysis *a, an_dir *d);
+/* The window a direction starts with and is limited to. */
+#define AN_WIN_MIN 256u
 /* fl: the opcode's role flags (an_op_flags). */
 void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
                 ornic_an_verdict *restrict v);

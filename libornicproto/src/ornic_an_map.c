@@ -37,7 +37,7 @@ uint32_t an_map_get(const an_map *m, const an_key *k) {
   return m->cap ? m->vals[find(m, k)] : AN_NONE;
 }
 
-static int grow(an_map *m) {
+static int grow(ornic_analysis *a, an_map *m) {
   uint32_t cap = m->cap ? m->cap * 2 : 256;
   an_map old = *m;
   m->keys = malloc((size_t)cap * sizeof *m->keys);
@@ -58,11 +58,13 @@ static int grow(an_map *m) {
   }
   free(old.keys);
   free(old.vals);
+  an_mem_take(a, (uint64_t)(cap - old.cap) * (sizeof *m->keys + sizeof *m->vals), true);
   return 0;
 }
 
-int an_map_put(an_map *m, const an_key *k, uint32_t v) {
-  if ((m->n + 1) * 2 > m->cap && grow(m) < 0) return -1; /* load factor at most 1/2 */
+int an_map_put(ornic_analysis *a, const an_key *k, uint32_t v) {
+  an_map *m = &a->map;
+  if ((m->n + 1) * 2 > m->cap && grow(a, m) < 0) return -1; /* load factor at most 1/2 */
   uint32_t i = find(m, k);
   if (m->vals[i] == AN_NONE) m->n++;
   m->keys[i] = *k;

@@ -5,35 +5,60 @@
  * sent again, what they declare lost), MSN progress. */
 #include "ornic_an_internal.h"
 
-/* One PSN newly covered by a cumulative acknowledgement. Returns 1 when the
- * capture should have seen it and did not. */
+/* One PSN of the window newly covered by a cumulative acknowledgement.
+ * Returns 1 when the capture should have seen it and did not. */
 static uint32_t cover(ornic_analysis *a, an_dir *d, uint32_t q, const ornic_an_input *in,
                       uint32_t margin, const an_slot **newest) {
   an_slot *s = an_slot_at(d, q);
-  if (s && (s->bits & S_REQ)) {
+  if (s->bits & S_REQ) {
     if (!(s->bits & S_ACKED) && a->cfg.on_acked) a->cfg.on_acked(a->cfg.user, s->frame, in->frame);
     s->bits |= S_ACKED;
     *newest = s;
     return 0;
   }
-  if (s && (s->bits & (S_RESV | S_RESP))) return 0;
-  if (!d->have_req || ornic_psn_diff(q, d->first) < (int32_t)margin) return 0;
-  /* past the window's top: requests never captured; below it: a gap */
-  return s || ornic_psn_diff(q, d->top) > 0;
+  if (s->bits & (S_RESV | S_RESP)) return 0;
+  return d->have_req && ornic_psn_diff(q, d->first) >= (int32_t)margin; /* a gap */
+}
+
+/* Of the n PSNs from `from`, those past the window's top (requests never
+ * captured) that the capture should have seen: counted, not walked, so
+ * that an ACK far ahead costs no more than one near. *first: the first. */
+static uint32_t unseen_past_top(const an_dir *d, uint32_t from, uint32_t n, uint32_t margin,
+                                uint32_t *first) {
+  if (!d->have_req || !d->have_top || !n) return 0;
+  /* PSN from + j is counted when ornic_psn_diff(q, top) > 0 and
+   * ornic_psn_diff(q, first) >= margin, as a walk would find: in distances
+   * from `from`, below the half circle where those differences wrap. */
+  const int64_t half = (int64_t)1 << 23;
+  int64_t t0 = ornic_psn_diff(from, d->top), f0 = ornic_psn_diff(from, d->first);
+  int64_t lo = 0, hi = (int64_t)n - 1;
+  if (lo < 1 - t0) lo = 1 - t0;
+  if (hi > half - 1 - t0) hi = half - 1 - t0;
+  if (lo < (int64_t)margin - f0) lo = (int64_t)margin - f0;
+  if (hi > half - 1 - f0) hi = half - 1 - f0;
+  if (lo > hi) return 0;
+  *first = ornic_psn_add(from, (int32_t)lo);
+  return (uint32_t)(hi - lo + 1);
 }
 
 /* The n PSNs from `from` that a cumulative acknowledgement newly covers:
  * out of line, as most acknowledgements cover none (aggregated or repeated
- * ACKs, 4.3). */
+ * ACKs, 4.3). Below the window nothing is known; in it, each slot; past its
+ * top, a count. */
 static AN_NOINLINE void cover_range(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t from,
                                     uint32_t n, const ornic_an_input *in, bool is_ack,
                                     ornic_an_verdict *restrict v) {
   const an_slot *newest = NULL;
   uint32_t unseen = 0, first = 0, margin = an_not_captured_margin(a, c, d);
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t q = ornic_psn_add(from, (int32_t)i);
+  uint32_t w0 = from, wn = an_window_clip(d, &w0, n), past_first = 0;
+  an_work(d, wn);
+  for (uint32_t i = 0; i < wn; i++) {
+    uint32_t q = ornic_psn_add(w0, (int32_t)i);
     if (cover(a, d, q, in, margin, &newest) && !unseen++) first = q;
   }
+  uint32_t past = unseen_past_top(d, from, n, margin, &past_first);
+  if (past && !unseen) first = past_first;
+  unseen += past;
   if (newest) {
     v->ack_frame_of = newest->frame;
     /* The round trip of the newest PSN it covers, from that request's first
@@ -85,16 +110,37 @@ static inline void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t
 
 /* A PSN a NAK asks for again; returns 1 when it is newly declared lost:
  * `declare` and, with `only_seen`, the capture saw it. */
-static uint32_t ask(ornic_analysis *a, an_dir *d, uint32_t q, uint64_t frame, bool declare,
-                    bool only_seen) {
-  if (an_window_touch(d, q, a->cfg.window) < 0) return 0;
+static uint32_t ask(an_dir *d, uint32_t q, uint64_t frame, bool declare, bool only_seen) {
   an_slot *s = an_slot_at(d, q);
-  if (!s) return 0;
   an_ask(s, S_ASKED);
   s->asked = (uint32_t)frame;
   if (!declare || (s->bits & S_DECLARED) || (only_seen && !(s->bits & S_REQ))) return 0;
   s->bits |= S_DECLARED;
   return 1;
+}
+
+/* The n PSNs from q0 a NAK asks for again, as far as the window holds them
+ * once it has moved to the last (never more than a window past its top: a
+ * hostile NAK names any PSN). declare: the first is declared lost (RC);
+ * all are (ORNIC, only_seen). Returns how many it declares; *first. */
+static uint32_t ask_range(ornic_analysis *a, an_dir *d, uint32_t q0, uint32_t n,
+                          const ornic_an_input *in, bool declare_all, bool declare_first,
+                          uint32_t *first) {
+  if (!n) return 0;
+  if (!d->have_top && an_window_touch(a, d, ornic_psn_add(q0, (int32_t)(n - 1))) < 0) return 0;
+  int64_t k0 = ornic_psn_diff(q0, d->top), k1 = k0 + (int64_t)n - 1; /* from the top */
+  if (k1 > (int64_t)d->cap) k1 = d->cap;
+  if (k1 < k0) return 0;
+  if (k1 > 0 && an_window_touch(a, d, ornic_psn_add(q0, (int32_t)(k1 - k0))) < 0) return 0;
+  uint32_t q1 = q0, lost = 0;
+  n = an_window_clip(d, &q1, (uint32_t)(k1 - k0 + 1));
+  an_work(d, n);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t q = ornic_psn_add(q1, (int32_t)i);
+    bool declare = declare_all || (declare_first && q == q0);
+    if (ask(d, q, in->frame, declare, declare_all) && !lost++) *first = q;
+  }
+  return lost;
 }
 
 static void declare_loss(an_dir *d, ornic_an_verdict *restrict v, uint32_t first, uint32_t n) {
@@ -105,6 +151,22 @@ static void declare_loss(an_dir *d, ornic_an_verdict *restrict v, uint32_t first
   d->st->loss += n;
 }
 
+/* The runs of a NAK's lost set that lie before the window or more than a
+ * window past its top are skipped without a walk: only the bits the window
+ * can hold are read (a NAK of 255 blocks is 4080 bits). */
+static void skip_unheld_runs(const an_dir *d, ornic_naketh_lost_iter *it) {
+  if (!d->have_top) return;
+  /* bit j is the PSN b + j from the top; held: 1 - valid .. cap */
+  int64_t b = ornic_psn_diff(it->nak->base_psn, d->top);
+  int64_t from = 1 - (int64_t)d->valid - b, to = (int64_t)d->cap - b;
+  if (to < 0) {
+    it->d = it->span;
+    return;
+  }
+  if (from > (int64_t)it->d) it->d = from < (int64_t)it->span ? (uint32_t)from : it->span;
+  if (to + 1 < (int64_t)it->span) it->span = (uint32_t)(to + 1);
+}
+
 /* ORNIC NAK (4.4): its lost set, read from the NAK alone (its Limit PSN,
  * not cfg.otd), is asked for again. The NAK proves lost only the PSNs the
  * capture saw sent (a tap on the requester's side); one not seen yet may
@@ -113,17 +175,18 @@ static void declare_loss(an_dir *d, ornic_an_verdict *restrict v, uint32_t first
  * shows up is the one the NAK asked for (8.3). */
 static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in,
                       ornic_an_verdict *restrict v) {
-  uint32_t lost = 0, first = 0, set = 0, run, n;
+  const ornic_naketh *nak = &in->f->ext.naketh;
+  uint32_t lost = 0, first = 0, f1 = 0, run, n;
   ornic_naketh_lost_iter it;
-  ornic_naketh_lost_begin(&it, &in->f->ext.naketh);
+  ornic_naketh_lost_begin(&it, nak);
+  skip_unheld_runs(d, &it);
   while (ornic_naketh_lost_next_run(&it, &run, &n)) {
-    set += n;
-    for (uint32_t i = 0; i < n; i++) {
-      uint32_t q = ornic_psn_add(run, (int32_t)i);
-      if (ask(a, d, q, in->frame, true, true) && !lost++) first = q;
-    }
+    uint32_t k = ask_range(a, d, run, n, in, true, true, &f1);
+    if (k && !lost) first = f1;
+    lost += k;
+    skip_unheld_runs(d, &it);
   }
-  v->nak_lost = set;
+  v->nak_lost = ornic_naketh_lost_count(nak);
   declare_loss(d, v, first, lost);
 }
 
@@ -136,11 +199,9 @@ static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
   if (!d->have_req) return;
   int32_t n = ornic_psn_diff(d->hpsn, psn);
   if (n < 0 || (uint32_t)n >= a->cfg.window) n = 0;
-  uint32_t lost = 0;
+  uint32_t first = psn;
   bool proof = seq_error && !d->sprayed;
-  for (int32_t i = 0; i <= n; i++)
-    lost += ask(a, d, ornic_psn_add(psn, i), in->frame, proof && i == 0, false);
-  declare_loss(d, v, psn, lost);
+  declare_loss(d, v, psn, ask_range(a, d, psn, (uint32_t)n + 1, in, false, proof, &first));
 }
 
 static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *restrict v) {
@@ -254,7 +315,7 @@ static void read_response(ornic_analysis *a, an_dir *d, const ornic_an_input *in
   if ((an_op_flags(in->f->bth.opcode) & ORNIC_OPF_LAST) &&
       an_elapsed(d->now, w->first_ns, &v->msg_time_ns))
     v->flags |= ORNIC_AN_MSG_TIME;
-  if (an_window_touch(d, q, a->cfg.window) < 0) return;
+  if (an_window_touch(a, d, q) < 0) return;
   an_slot *s = an_slot_at(d, q);
   if (!s) return;
   v->flags |= ORNIC_AN_SEQ;

@@ -9,17 +9,77 @@
 
 #include "ornic_an_internal.h"
 
-static int grow(an_dir *d, uint32_t cap) {
+/* ---- the window: its memory and its work ----------------------------------- */
+
+/* Moves the window into cap slots (larger or smaller), keeping the newest
+ * min(valid, cap). The first window is always allocated (the conversation's
+ * creation reserved room for it, ornic_an_conv.c); a larger one only within
+ * the memory budget. */
+static int resize(ornic_analysis *a, an_dir *d, uint32_t cap) {
+  uint64_t was = (uint64_t)d->cap * sizeof *d->slots, will = (uint64_t)cap * sizeof *d->slots;
+  if (will > was && !an_mem_take(a, will - was, d->cap == 0)) {
+    a->lim.windows_held++;
+    return -1;
+  }
   an_slot *s = calloc(cap, sizeof *s);
-  if (!s) return -1;
-  for (uint32_t i = 0; d->slots && i < d->valid; i++) {
+  if (!s) {
+    if (will > was) an_mem_give(a, will - was);
+    return -1;
+  }
+  uint32_t keep = d->valid < cap ? d->valid : cap;
+  for (uint32_t i = 0; d->slots && i < keep; i++) {
     uint32_t psn = ornic_psn_add(d->top, -(int32_t)i);
     s[psn & (cap - 1)] = d->slots[psn & (d->cap - 1)];
   }
+  an_work(d, keep);
+  if (will < was) an_mem_give(a, was - will);
   free(d->slots);
   d->slots = s;
   d->cap = cap;
+  d->valid = keep;
   return 0;
+}
+
+/* The largest window the direction has shown it needs: between two and four
+ * slots per packet and PSN its READs reserve (a power of two), from
+ * AN_WIN_MIN up to cfg.window. A capture that jumps PSNs without packets in
+ * between (two packets, PSN 0 and 16,000) gets no more than a capture of two
+ * packets needs. */
+static uint32_t allowance(const ornic_analysis *a, const an_dir *d) {
+  uint64_t want = AN_WIN_MIN + 4 * (uint64_t)d->evidence;
+  uint32_t cap = AN_WIN_MIN;
+  while (2 * (uint64_t)cap <= want && cap < a->cfg.window) cap *= 2;
+  return cap;
+}
+
+static void add_evidence(const ornic_analysis *a, an_dir *d, uint32_t n) {
+  d->evidence = n < a->cfg.window - d->evidence ? d->evidence + n : a->cfg.window;
+}
+
+void an_dir_init(const ornic_analysis *a, an_dir *d) { d->credit = a->work_burst; }
+
+/* A direction that borrowed more than it may: the smallest window from now
+ * on (every step of a packet is bounded by the window), and the reserved
+ * PSNs of its READs no longer count towards a larger one, until its packets
+ * have paid the debt and earned the burst back. */
+void an_work_limit(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v) {
+  d->limited = true;
+  d->evidence = 0;
+  a->lim.work_limited++;
+  v->flags |= ORNIC_AN_WORK_LIMIT;
+  if (d->cap > AN_WIN_MIN) resize(a, d, AN_WIN_MIN);
+}
+
+uint32_t an_window_clip(const an_dir *d, uint32_t *first, uint32_t n) {
+  if (!d->have_top || !n) return 0;
+  /* In distances from the top, without a 24-bit wrap inside the range: the
+   * window is [1 - valid, 0]. */
+  int64_t lo = ornic_psn_diff(*first, d->top), hi = lo + (int64_t)n - 1;
+  if (lo < 1 - (int64_t)d->valid) lo = 1 - (int64_t)d->valid;
+  if (hi > 0) hi = 0;
+  if (lo > hi) return 0;
+  *first = ornic_psn_add(d->top, (int32_t)lo);
+  return (uint32_t)(hi - lo + 1);
 }
 
 /* PSNs kept below the oldest one still needed, so that late repeats of
@@ -35,9 +95,9 @@ static uint32_t oldest_needed(const an_dir *d, uint32_t psn) {
   return ornic_psn_add(low, -(int32_t)AN_HISTORY);
 }
 
-int an_window_advance(an_dir *d, uint32_t psn, uint32_t max_cap) {
+int an_window_advance(ornic_analysis *a, an_dir *d, uint32_t psn) {
   if (!d->have_top) {
-    if (grow(d, 256) < 0) return -1;
+    if (resize(a, d, AN_WIN_MIN) < 0) return -1;
     for (uint32_t i = 0; i < d->cap; i++) d->slots[i].passed = d->now;
     d->top = psn;
     d->valid = d->cap; /* nothing before the first PSN was captured */
@@ -47,28 +107,32 @@ int an_window_advance(an_dir *d, uint32_t psn, uint32_t max_cap) {
   int32_t dd = ornic_psn_diff(psn, d->top);
   if (dd <= 0) return 0;
   uint32_t span = (uint32_t)ornic_psn_diff(psn, oldest_needed(d, psn)) + 1;
-  if (span > d->cap && d->cap < max_cap) {
-    uint32_t cap = d->cap;
-    while (cap < span && cap < max_cap) cap *= 2;
-    if (grow(d, cap) < 0) return -1;
+  if (span > d->cap) {
+    uint32_t cap = d->cap, max = d->limited ? AN_WIN_MIN : allowance(a, d);
+    while (cap < span && cap < max) cap *= 2;
+    if (cap > d->cap) resize(a, d, cap); /* held by the budget: the window keeps its size */
   }
   /* The slots of the PSNs now entering, psn - clear + 1 .. psn (cap divides
    * 2^24: a slot index needs no 24-bit wrap first). */
   uint32_t clear = (uint32_t)dd < d->cap ? (uint32_t)dd : d->cap, mask = d->cap - 1;
   for (uint32_t i = 0, q = psn - clear + 1; i < clear; i++, q++)
     d->slots[q & mask] = (an_slot){.passed = d->now};
+  an_work(d, clear);
   d->top = psn;
   d->valid = d->valid + clear < d->cap ? d->valid + clear : d->cap;
   return 0;
 }
 
+/* The n PSNs from `from` a READ request reserves (n <= cfg.window): the
+ * window moves to the last of them at once, and the reserved PSNs count
+ * towards a window that holds them (they are the responses to come). */
 static void mark_reserved(ornic_analysis *a, an_dir *d, uint32_t from, uint32_t n) {
-  for (uint32_t i = 0; i < n && i < a->cfg.window; i++) {
-    uint32_t q = ornic_psn_add(from, (int32_t)i);
-    if (an_window_touch(d, q, a->cfg.window) < 0) return;
-    an_slot *s = an_slot_at(d, q);
-    if (s) s->bits |= S_RESV;
-  }
+  if (n > a->cfg.window) n = a->cfg.window;
+  if (!d->limited) add_evidence(a, d, n);
+  if (an_window_touch(a, d, ornic_psn_add(from, (int32_t)n - 1)) < 0) return;
+  n = an_window_clip(d, &from, n);
+  for (uint32_t i = 0, mask = d->cap - 1; i < n; i++) d->slots[(from + i) & mask].bits |= S_RESV;
+  an_work(d, n);
 }
 
 /* ---- first arrivals and repeats ------------------------------------------- */
@@ -116,6 +180,15 @@ static uint32_t reorder_reach(const ornic_analysis *a, const an_dir *d, bool orn
   return !ornic && d->sprayed && r < a->cfg.otd ? a->cfg.otd : r;
 }
 
+/* How long the packet being analysed lagged behind the window's top
+ * reaching its PSN: 0 when the capture's clock stepped back, at most
+ * INT64_MAX (a damaged capture's times may be 2^63 ns apart). */
+static int64_t lag(const an_dir *d, const an_slot *s) {
+  uint64_t ns;
+  if (!an_elapsed(d->now, s->passed, &ns)) return 0;
+  return ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ns;
+}
+
 /* The same in time: before any reordering was seen in a sprayed in-order
  * direction, any lag (the distance alone decides). */
 static int64_t lag_reach(const an_dir *d, bool ornic) {
@@ -143,12 +216,12 @@ static bool sent_before_cached(an_dir *d, const an_slot *s, const ornic_an_input
 static bool late_original(const ornic_analysis *a, an_dir *d, const an_slot *s,
                           const ornic_an_input *in, bool ornic, uint32_t pmtu, uint32_t back) {
   if (ornic && sent_before_cached(d, s, in, pmtu)) return true;
-  return back <= reorder_reach(a, d, ornic) && d->now - s->passed <= lag_reach(d, ornic);
+  return back <= reorder_reach(a, d, ornic) && lag(d, s) <= lag_reach(d, ornic);
 }
 
 static void count_late(an_dir *d, an_slot *s, uint32_t back, bool asked) {
   count_ooo(d, back);
-  if (!asked && d->now - s->passed > d->lag_max) d->lag_max = d->now - s->passed;
+  if (!asked && lag(d, s) > d->lag_max) d->lag_max = lag(d, s);
 }
 
 /* A first arrival below the highest PSN (8.2): out of order, or the first
@@ -186,7 +259,8 @@ static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const orn
 /* ---- the OTD rule (PROTOCOL.md 4.4 reason 1, as an observer sees it) ----- */
 
 static void advance_epsn(an_dir *d) {
-  for (uint32_t n = 0; n < d->cap && ornic_psn_diff(d->hpsn, d->epsn) >= 0; n++) {
+  uint32_t n = 0;
+  for (; n < d->cap && ornic_psn_diff(d->hpsn, d->epsn) >= 0; n++) {
     an_slot *s = an_slot_at(d, d->epsn);
     if (!s) {
       d->epsn = ornic_psn_add(d->top, -(int32_t)d->valid + 1);
@@ -195,6 +269,7 @@ static void advance_epsn(an_dir *d) {
     if (!(s->bits & (S_REQ | S_RESV))) break;
     d->epsn = ornic_psn_add(d->epsn, 1);
   }
+  an_work(d, n);
 }
 
 #define AN_HOLE_SCAN 256u
@@ -230,7 +305,7 @@ static uint8_t kind_of(uint32_t fl) {
 }
 
 /* ORNIC FSpot / Last with Address: the WQE it describes (3.2), new or known. */
-static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool fresh,
+static void ornic_wqe(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t pmtu,
                       ornic_an_verdict *restrict v) {
   const ornic_ext *e = &in->f->ext;
   uint32_t start = in->f->bth.psn;
@@ -256,15 +331,15 @@ static void ornic_wqe(an_dir *d, const ornic_an_input *in, uint32_t pmtu, bool f
     const an_wqe *o = &d->wqes.ring[i];
     if (o->start_psn == w.start_psn && o->va == w.va && o->len == w.len) return;
   }
-  (void)fresh;
-  an_wqe_push(&d->wqes, &w);
+  if (!an_wqe_push(a, &d->wqes, &w)) return;
   v->flags |= ORNIC_AN_NEW_WQE;
   d->st->wqes++;
 }
 
-/* An RC/UC/XRC First or Only: a new message (only its first copy). */
-static void rc_message(an_dir *d, const ornic_an_input *in, uint32_t fl,
-                       ornic_an_verdict *restrict v) {
+/* An RC/UC/XRC First or Only: a new message (only its first copy). Returns
+ * it, NULL when out of memory. */
+static an_wqe *rc_message(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t fl,
+                          ornic_an_verdict *restrict v) {
   const ornic_ext *e = &in->f->ext;
   an_wqe w = {.kind = kind_of(fl),
               .start_psn = in->f->bth.psn,
@@ -277,17 +352,20 @@ static void rc_message(an_dir *d, const ornic_an_input *in, uint32_t fl,
     w.rkey = e->reth.rkey;
     w.va = e->reth.va;
   }
-  an_wqe_push(&d->wqes, &w);
+  an_wqe *pushed = an_wqe_push(a, &d->wqes, &w);
+  if (!pushed) return NULL;
   v->flags |= ORNIC_AN_NEW_WQE;
   d->st->wqes++;
+  return pushed;
 }
 
 /* An atomic (or any request without payload that is not a READ). */
-static void atomic_message(an_dir *d, const ornic_an_input *in, uint32_t fl, uint32_t pmtu,
-                           ornic_an_verdict *restrict v) {
+static void atomic_message(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t fl,
+                           uint32_t pmtu, ornic_an_verdict *restrict v) {
   an_wqe_close(&d->wqes, in->f->bth.psn);
-  rc_message(d, in, fl, v);
-  an_wqe_fill(v, an_wqe_newest(&d->wqes), in->f->bth.psn, pmtu);
+  an_wqe *w = rc_message(a, d, in, fl, v);
+  if (!w) return;
+  an_wqe_fill(v, w, in->f->bth.psn, pmtu);
   v->flags &= ~(uint32_t)ORNIC_AN_ADDR;
 }
 
@@ -297,12 +375,12 @@ static bool wqe_starting_at(an_wqe_hist *h, uint32_t psn) {
   return false;
 }
 
-static void place(an_dir *d, const ornic_an_input *in, uint32_t fl, bool ornic, uint32_t pmtu,
-                  bool fresh, ornic_an_verdict *restrict v) {
+static void place(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t fl, bool ornic,
+                  uint32_t pmtu, ornic_an_verdict *restrict v) {
   const ornic_frame *f = in->f;
   uint32_t psn = f->bth.psn;
   if (ornic && (fl & ORNIC_OPF_WRITE)) {
-    if (f->ext.present & ORNIC_HDR_RETH) ornic_wqe(d, in, pmtu, fresh, v);
+    if (f->ext.present & ORNIC_HDR_RETH) ornic_wqe(a, d, in, pmtu, v);
   } else if ((fl & ORNIC_OPF_FIRST) && !wqe_starting_at(&d->wqes, psn)) {
     /* A First seen for the first time, also when it arrives after later
      * packets of its message (sprayed) or as a retransmission whose
@@ -310,8 +388,8 @@ static void place(an_dir *d, const ornic_an_input *in, uint32_t fl, bool ornic, 
     an_wqe *newest = an_wqe_newest(&d->wqes);
     bool behind = newest && ornic_psn_lt(psn, newest->start_psn);
     an_wqe_close(&d->wqes, psn);
-    rc_message(d, in, fl, v);
-    if (behind) an_wqe_newest(&d->wqes)->ornic = true; /* out of PSN order in the history */
+    an_wqe *nw = rc_message(a, d, in, fl, v);
+    if (nw && behind) nw->ornic = true; /* out of PSN order in the history */
   }
   an_wqe *w = an_wqe_find(&d->wqes, psn, ornic ? W_WRITE : 0, pmtu);
   if (w) {
@@ -374,11 +452,12 @@ static void note_resend(an_dir *d, bool repeat, uint32_t psn, uint32_t n) {
  * lost; *first is the first of them. */
 static uint32_t ask_responses(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uint32_t n,
                               bool ornic, uint32_t *first) {
-  uint32_t psn = in->f->bth.psn, lost = 0;
-  for (uint32_t i = 0; i < n && i < a->cfg.window; i++) {
-    uint32_t q = ornic_psn_add(psn, (int32_t)i);
+  uint32_t q0 = in->f->bth.psn, lost = 0;
+  n = an_window_clip(d, &q0, n < a->cfg.window ? n : a->cfg.window);
+  an_work(d, n);
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t q = ornic_psn_add(q0, (int32_t)i);
     an_slot *s = an_slot_at(d, q);
-    if (!s) continue;
     an_ask(s, S_RASKED);
     s->asked = (uint32_t)in->frame;
     s->bits &= ~(uint32_t)S_RANSWERED; /* the copy now due is this retry's */
@@ -419,8 +498,8 @@ static void new_read(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uin
                      ornic_an_verdict *restrict v) {
   const ornic_frame *f = in->f;
   an_wqe_close(&d->wqes, f->bth.psn);
-  rc_message(d, in, ORNIC_OPF_READ, v);
-  an_wqe *w = an_wqe_newest(&d->wqes);
+  an_wqe *w = rc_message(a, d, in, ORNIC_OPF_READ, v);
+  if (!w) return;
   w->ornic = an_op_ornic(f->bth.opcode);
   uint32_t n = an_npkts(w->len, pmtu);
   if (n > 1) mark_reserved(a, d, ornic_psn_add(f->bth.psn, 1), n - 1);
@@ -454,7 +533,7 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
   uint32_t p = in->f->bth.psn;
   *fresh = false;
   if (!d->have_req) {
-    if (an_window_advance(d, p, a->cfg.window) < 0) return false;
+    if (an_window_advance(a, d, p) < 0) return false;
     an_slot *s = an_slot_at(d, p);
     if (!s) { /* a NAK already moved the window far past it: too far to judge */
       v->flags |= ORNIC_AN_BEFORE_CAPTURE;
@@ -473,7 +552,7 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
   int32_t dd = ornic_psn_diff(p, d->hpsn);
   if (dd > 0) {
     close_open_read(a, d, p, pmtu);
-    if (an_window_advance(d, p, a->cfg.window) < 0) return false; /* p is past hpsn */
+    if (an_window_advance(a, d, p) < 0) return false; /* p is past hpsn */
     an_slot *s = an_slot_at(d, p);
     d->hpsn = p;
     if (!s) { /* a NAK or READ moved the window past it: too far to judge */
@@ -539,9 +618,9 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
   if ((fl & ORNIC_OPF_READ) && fresh && (f->ext.present & ORNIC_HDR_RETH))
     new_read(a, d, in, pmtu, v);
   else if (fl & ORNIC_OPF_PAYLOAD)
-    place(d, in, fl, ornic, pmtu, fresh, v);
+    place(a, d, in, fl, ornic, pmtu, v);
   else if ((fl & ORNIC_OPF_FIRST) && fresh)
-    atomic_message(d, in, fl, pmtu, v);
+    atomic_message(a, d, in, fl, pmtu, v);
   advance_epsn(d);
   if (ornic && (fl & ORNIC_OPF_WRITE) && !(v->flags & (ORNIC_AN_DUP | ORNIC_AN_RETRANS)))
     otd_check(a, d, f->bth.psn, v);

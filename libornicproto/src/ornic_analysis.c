@@ -17,6 +17,22 @@ void ornic_analysis_cfg_init(ornic_analysis_cfg *cfg) {
   cfg->otd = 64;
   cfg->window = 16384;
   cfg->max_convs = 65536;
+  cfg->max_memory = ORNIC_AN_MAX_MEMORY;
+}
+
+bool an_mem_take(ornic_analysis *a, uint64_t more, bool force) {
+  ornic_an_limits *l = &a->lim;
+  if (!force && (l->memory_used > l->memory_budget || more > l->memory_budget - l->memory_used))
+    return false;
+  l->memory_used += more;
+  if (l->memory_used > l->memory_peak) l->memory_peak = l->memory_used;
+  return true;
+}
+
+void ornic_analysis_limits(const ornic_analysis *a, ornic_an_limits *out) {
+  *out = a->lim;
+  for (uint32_t i = 0; i < a->nconvs; i++)
+    out->work_steps += a->convs[i].dir[0].steps + a->convs[i].dir[1].steps;
 }
 
 /* Transports whose PSNs follow IBA reliable or unreliable connection rules.
@@ -48,11 +64,14 @@ ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg) {
     if (!c.otd) c.otd = 64;
     if (!c.window) c.window = 16384;
     if (!c.max_convs) c.max_convs = 65536;
+    if (!c.max_memory) c.max_memory = ORNIC_AN_MAX_MEMORY;
   }
   if (c.window < 256 || c.window > (1u << 22) || (c.window & (c.window - 1))) return NULL;
   ornic_analysis *a = calloc(1, sizeof *a);
   if (a) {
     a->cfg = c;
+    a->lim.memory_budget = c.max_memory;
+    a->work_burst = 4 * (int64_t)c.window;
     an_half_cache_clear(a);
     init_ops(a);
   }
@@ -61,13 +80,18 @@ ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg) {
 
 static void clear(ornic_analysis *a) {
   for (uint32_t i = 0; i < a->nconvs; i++)
-    for (int d = 0; d < 2; d++) free(a->convs[i].dir[d].slots);
+    for (int d = 0; d < 2; d++) {
+      free(a->convs[i].dir[d].slots);
+      free(a->convs[i].dir[d].wqes.ring);
+    }
   free(a->convs);
   free(a->halves);
   an_map_free(&a->map);
   ornic_analysis_cfg cfg = a->cfg;
   memset(a, 0, sizeof *a);
   a->cfg = cfg;
+  a->lim.memory_budget = cfg.max_memory;
+  a->work_burst = 4 * (int64_t)cfg.window;
   an_half_cache_clear(a);
   init_ops(a);
 }
@@ -100,6 +124,17 @@ static inline void zero_verdict(ornic_an_verdict *restrict v) {
   memset(p + 192, 0, sizeof *v - 192);
 }
 
+/* A packet whose conversation the table or the budget has no room for. */
+static void untracked(ornic_analysis *a, ornic_an_verdict *restrict v) {
+  v->flags = ORNIC_AN_UNTRACKED;
+  if (a->over_budget) {
+    v->flags |= ORNIC_AN_OVER_BUDGET;
+    a->lim.untracked_memory++;
+  } else {
+    a->lim.untracked_table++;
+  }
+}
+
 int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *restrict v) {
   if (v) zero_verdict(v);
   if (!a || !in || !in->f || !v) return ORNIC_ERR_INVALID_ARG;
@@ -108,7 +143,7 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   if (!(fl & AN_OP_ANALYSED)) return ORNIC_OK;
   an_half *h = an_half_for(a, in);
   if (!h) {
-    v->flags = ORNIC_AN_UNTRACKED;
+    untracked(a, v);
     return ORNIC_OK;
   }
   bool request = (fl & ORNIC_OPF_REQUEST) != 0;
@@ -131,6 +166,7 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
     v->flags |= ORNIC_AN_ECN;
     d->st->ecn++;
   }
+  an_work_earn(a, d);
   if (f->bth.opcode == ORNIC_OP_CNP) {
     v->role = ORNIC_AN_ROLE_CNP;
     d->st->cnp++;
@@ -139,6 +175,7 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   } else if (fl & ORNIC_OPF_RESPONSE) {
     an_response(a, c, d, in, fl, v);
   }
+  an_work_settle(a, d, v);
   return ORNIC_OK;
 }
 
@@ -218,6 +255,8 @@ const char *ornic_an_flag_name(uint32_t flag_bit) {
   case ORNIC_AN_SINCE_PREV: return "since_prev";
   case ORNIC_AN_ACK_RTT: return "ack_rtt";
   case ORNIC_AN_MSG_TIME: return "msg_time";
+  case ORNIC_AN_OVER_BUDGET: return "over_budget";
+  case ORNIC_AN_WORK_LIMIT: return "work_limit";
   default: return NULL;
   }
 }

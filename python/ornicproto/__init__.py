@@ -10,4 +10,4 @@ docs/PROTOCOL.md is the source of truth for every byte. Submodules:
 Only ornicproto.scapy needs Scapy. The version is libornicproto's, whose wire format and opcode table
 the package follows (pyproject.toml reads it from here)."""
 
-__version__ = "1.1.1"
+__version__ = "1.2.0"

@@ -30,8 +30,8 @@ block; a gzip of a cut file; pcap caplen beyond the snaplen, the maximum and
 2^32; pcapng block lengths below 12, not a multiple of 4, beyond 16 MiB, with
 a trailer that disagrees; EPB/SPB/PB/IDB/SHB bodies too short; a packet on
 an interface never described; caplen above the interface's snaplen; every
-if_tsresol / if_tsoffset / opt_endofopt error; a section of the other byte
-order or with a bad byte-order magic or major version; no IDB; a packet
+if_tsresol / if_tsoffset / opt_endofopt error; a section with a bad
+byte-order magic or major version; no IDB; a packet
 before the first IDB; an unsupported link type.
 """
 import gzip
@@ -316,8 +316,8 @@ def ng_damage(name, cap, e="<"):
                     ("option-overruns", struct.pack(e + "HH", 2, 200) + b"eth0")]:
         yield f"{tag}-idb-{what}", good + idb(e, lt, snap, o) + tail  # a second interface, mid-file
         yield f"{tag}-first-idb-{what}", shb(e) + idb(e, lt, snap, o) + b"".join(pk)
-    other = ">" if e == "<" else "<"
-    yield tag + "-section-other-order", good + shb(other) + idb(other, lt, snap) + tail
+    # A section of the other byte order is no damage: the tool's reader reads it and libpcap does
+    # not (a difference by design, pcapng_byte_order.py).
     yield tag + "-section-bad-bom", good + shb(e, bom=0x12345678) + tail
     yield tag + "-section-major-2", good + shb(e, major=2) + tail
     yield tag + "-section-no-idb", good + shb(e) + tail

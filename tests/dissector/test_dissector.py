@@ -604,6 +604,7 @@ FLAG_FIELDS = {
     "new_wqe": "ornic.analysis.new_wqe", "ecn": "ornic.analysis.ecn",
     "read_retry": "ornic.analysis.read_retry", "before_capture": "ornic.analysis.before_capture",
     "untracked": "ornic.analysis.untracked", "paired": "ornic.analysis.paired",
+    "over_budget": "ornic.analysis.over_budget", "work_limit": "ornic.analysis.work_limit",
 }
 PROBLEM_FLAGS = ("retransmission", "duplicate", "loss", "nak", "not_captured")
 DIRS = {"a_to_b": 0, "b_to_a": 1}

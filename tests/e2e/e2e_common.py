@@ -4,6 +4,8 @@ docs/IBA_NOTES.md section 5 with zlib.crc32 (independent of libornicproto), the
 extension-header layouts from docs/IBA_NOTES.md section 4, a driver for the
 ornic-test-icrc helper, pcap writing, and pass/fail bookkeeping."""
 import json
+import os
+import shutil
 import struct
 import subprocess
 import zlib
@@ -234,6 +236,21 @@ def write_pcap(path, frames, linktype=1):
         for i, fr in enumerate(frames):
             f.write(struct.pack("<IIII", 1700000000 + i, 0, len(fr), len(fr)))
             f.write(fr)
+
+# ---------------------------------------------------------------- tshark
+
+def tshark_fields(path, fields):
+    """Stock tshark's `-T fields` of a capture: the CompletedProcess (text), or None without
+    tshark. tshark refuses root: as root it runs as nobody, reading the file on its standard
+    input (the build tree may be in a folder nobody cannot enter)."""
+    tshark = shutil.which("tshark")
+    if not tshark:
+        return None
+    cmd = [tshark, "-r", "-", "-T", "fields"] + [a for f in fields for a in ("-e", f)]
+    if os.geteuid() == 0:
+        cmd = ["runuser", "-u", "nobody", "--"] + cmd
+    with open(path, "rb") as f:
+        return subprocess.run(cmd, stdin=f, capture_output=True, text=True)
 
 # ---------------------------------------------------------------- results
 

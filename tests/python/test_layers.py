@@ -150,6 +150,43 @@ class NakBitmap(unittest.TestCase):
         self.assertEqual(lint(pkt), ["nak_base_bit_set", "ackreq_on_response", "nak_limit_out_of_range"])
 
 
+    def test_no_blocks_declares_base(self):
+        """nblocks 0 (malformed, PROTOCOL.md 3.5, but readable): Base is lost by definition (4.4),
+        whatever the Limit PSN, as libornicproto's lost_span says (at least 1). lost_psns() was []
+        for a Limit after Base and [Base] for one at or before it; missing_psns() was []."""
+        for limit in (0x5F, 0x60, 0x61, 0x90, 0x800060):
+            for n in (NAKETH(reason=2, trigger_psn=0x70, base_psn=0x60, limit_psn=limit, blocks=[]),
+                      NAKETH(raw(NAKETH(reason=2, trigger_psn=0x70, base_psn=0x60, limit_psn=limit,
+                                        blocks=[])))):
+                with self.subTest(limit=hex(limit), built=n.nblocks is None):
+                    self.assertEqual(n.lost_span(), 1)
+                    self.assertEqual(n.lost_psns(), [0x60])
+                    self.assertEqual(n.lost_runs(), [(0x60, 1)])
+                    self.assertEqual(n.missing_psns(), [0x60])
+                    self.assertEqual(n.received_psns(), [])
+
+
+class NoBTH(unittest.TestCase):
+    """Packets without a BTH, or with one no IP/UDP header or GRH carries: icrc_ok() is False
+    ("False when wrong or not locatable"), compute_icrc() None ("None when it cannot be
+    located"), lint() an empty list (no rule of a BTH is broken). They raised ValueError and
+    AttributeError."""
+    PACKETS = (Ether() / IP(src="10.0.0.1", dst="10.0.0.2") / UDP(sport=1, dport=53) / b"dns?",
+               IP() / b"abc", Ether(b"\x00" * 20), BTH(opcode="RC_SEND_ONLY") / b"x")
+
+    def test_icrc_ok_is_false(self):
+        for pkt in self.PACKETS:
+            with self.subTest(pkt=pkt.summary()):
+                self.assertIs(icrc_ok(pkt), False)
+                self.assertIsNone(compute_icrc(pkt))
+
+    def test_lint_is_empty(self):
+        for pkt in self.PACKETS[:3]:
+            with self.subTest(pkt=pkt.summary()):
+                self.assertEqual(lint(pkt), [])
+        self.assertEqual(lint(BTH(opcode="RC_SEND_ONLY", se=1) / b"x"), [])  # lint of the BTH itself
+
+
 class Binding(unittest.TestCase):
     FRAME = raw(V4 / UDP() / BTH(opcode="ORNIC_ACK", psn=7) / AETH() / OACKETH(count=3))
 

@@ -15,11 +15,13 @@ is installed.
 """
 import json
 import os
-import shutil
 import struct
 import subprocess
 import sys
 from decimal import Decimal
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from e2e_common import tshark_fields  # noqa: E402
 
 DEC, GEN, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 os.makedirs(WORK, exist_ok=True)
@@ -77,18 +79,11 @@ def decode(path, *args):
 
 
 def tshark_times(path):
-    """frame.time_epoch per frame, or None without tshark. tshark refuses
-    root, so as root it runs as nobody, reading the file on its standard
-    input (the build tree may be in a folder nobody cannot enter)."""
-    tshark = shutil.which("tshark")
-    if not tshark:
+    """frame.time_epoch per frame, or None without tshark."""
+    r = tshark_fields(path, ["frame.time_epoch"])
+    if r is None:
         print(f"note: no tshark, {path} not compared with it")
         return None
-    cmd = [tshark, "-r", "-", "-T", "fields", "-e", "frame.time_epoch"]
-    if os.geteuid() == 0:
-        cmd = ["runuser", "-u", "nobody", "--"] + cmd
-    with open(path, "rb") as f:
-        r = subprocess.run(cmd, stdin=f, capture_output=True, text=True)
     if r.returncode != 0:
         fails.append(f"tshark on {path}: exit {r.returncode}: {r.stderr.strip()[:200]}")
         return None

@@ -49,17 +49,21 @@ static void on_acked(void *user, uint64_t data_frame, uint64_t ack_frame) {
   }
 }
 
-static T *t_new_otd(uint32_t pmtu, uint32_t otd) {
+static T *t_new_cfg(ornic_analysis_cfg cfg) {
   T *t = calloc(1, sizeof *t);
-  ornic_analysis_cfg cfg;
-  ornic_analysis_cfg_init(&cfg);
-  cfg.pmtu = pmtu;
-  if (otd) cfg.otd = otd;
   cfg.on_acked = on_acked;
   cfg.user = t;
   t->an = ornic_analysis_new(&cfg);
   ck_assert_ptr_nonnull(t->an);
   return t;
+}
+
+static T *t_new_otd(uint32_t pmtu, uint32_t otd) {
+  ornic_analysis_cfg cfg;
+  ornic_analysis_cfg_init(&cfg);
+  cfg.pmtu = pmtu;
+  if (otd) cfg.otd = otd;
+  return t_new_cfg(cfg);
 }
 
 static T *t_new(uint32_t pmtu) { return t_new_otd(pmtu, 0); }
@@ -793,6 +797,145 @@ START_TEST(timing_ornic_sprayed) {
 }
 END_TEST
 
+/* ---- limits (analysis.h "Memory" and "Work"; docs/RELIABILITY.md "Hostile
+ * captures") ---------------------------------------------------------------- */
+
+static ornic_an_limits limits(const T *t) {
+  ornic_an_limits l;
+  ornic_analysis_limits(t->an, &l);
+  return l;
+}
+
+/* Two packets, PSN 0 and 16,000: the window does not grow to span the jump
+ * (it took 16,384 slots, 512 KiB, before), and the second is still judged. */
+START_TEST(window_needs_packets_to_grow) {
+  T *t = t_new(0);
+  opt send = {.len = 8};
+  feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 0, &send);
+  uint64_t one = limits(t).memory_used;
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 16000, &send);
+  ck_assert(v.flags & ORNIC_AN_SEQ);
+  ck_assert_uint_eq(limits(t).memory_used, one);
+  ck_assert_uint_lt(one, 64 * 1024); /* the engine with one conversation; 16,001 slots: 512 KiB */
+  t_free(t);
+}
+END_TEST
+
+/* 3,000 packets in order, then a late copy of PSN 100: a window grown by the
+ * packets still holds it (a repeat, not a packet from before the capture). */
+START_TEST(window_grows_with_packets) {
+  T *t = t_new(0);
+  opt send = {.len = 8};
+  for (uint32_t p = 0; p < 3000; p++) feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, p, &send);
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 100, &send);
+  ck_assert(v.flags & (ORNIC_AN_RETRANS | ORNIC_AN_DUP));
+  ck_assert_uint_eq(v.first_frame, 101);
+  ck_assert_uint_gt(limits(t).memory_used, 3000 * 32);
+  t_free(t);
+}
+END_TEST
+
+/* A budget of 256 KiB: conversations are tracked until it is reached, then
+ * refused for memory (not the table), counted; tracked ones go on. */
+START_TEST(budget_refuses_new_conversations) {
+  ornic_analysis_cfg cfg;
+  ornic_analysis_cfg_init(&cfg);
+  cfg.max_memory = 256 * 1024;
+  T *t = t_new_cfg(cfg);
+  opt send = {.len = 8};
+  uint32_t tracked = 0, refused = 0;
+  for (uint32_t q = 0; q < 200; q++) {
+    ornic_an_verdict v = feed(t, A, 0x1000 + q, ORNIC_OP_RC_SEND_ONLY, 5, &send);
+    if (v.flags & ORNIC_AN_UNTRACKED) {
+      ck_assert(v.flags & ORNIC_AN_OVER_BUDGET);
+      ck_assert_uint_eq(v.conv, 0);
+      refused++;
+    } else {
+      ck_assert_uint_eq(v.conv, ++tracked);
+    }
+  }
+  ornic_an_limits l = limits(t);
+  ck_assert_uint_gt(tracked, 10);
+  ck_assert_uint_eq(refused, 200 - tracked);
+  ck_assert_uint_eq(l.untracked_memory, refused);
+  ck_assert_uint_eq(l.untracked_table, 0);
+  ck_assert_uint_le(l.memory_peak, cfg.max_memory);
+  ck_assert_uint_eq(l.memory_budget, cfg.max_memory);
+  ornic_an_verdict v = feed(t, A, 0x1000, ORNIC_OP_RC_SEND_ONLY, 6, &send);
+  ck_assert_uint_eq(v.conv, 1);
+  ck_assert(v.flags & ORNIC_AN_SEQ);
+  t_free(t);
+}
+END_TEST
+
+/* The table's limit is told from the budget's. */
+START_TEST(table_full_is_not_budget) {
+  ornic_analysis_cfg cfg;
+  ornic_analysis_cfg_init(&cfg);
+  cfg.max_convs = 2;
+  T *t = t_new_cfg(cfg);
+  opt send = {.len = 8};
+  for (uint32_t q = 0; q < 3; q++) feed(t, A, 0x1000 + q, ORNIC_OP_RC_SEND_ONLY, 5, &send);
+  ornic_an_verdict v = feed(t, A, 0x1002, ORNIC_OP_RC_SEND_ONLY, 6, &send);
+  ck_assert(v.flags & ORNIC_AN_UNTRACKED);
+  ck_assert(!(v.flags & ORNIC_AN_OVER_BUDGET));
+  ck_assert_uint_eq(limits(t).untracked_table, 2);
+  ck_assert_uint_eq(limits(t).untracked_memory, 0);
+  t_free(t);
+}
+END_TEST
+
+/* READs of 2^32-1 bytes 20,000 PSNs apart: each reserves a whole window. The
+ * direction is cut to the smallest window once (WORK_LIMIT), its memory
+ * falls back, and every READ is still a READ of its own. */
+START_TEST(work_limit_cuts_hostile_reads) {
+  T *t = t_new(1024);
+  opt rd = {.va = 0x10000, .rkey = 7, .dmalen = 0xffffffffu};
+  uint32_t cut = 0;
+  for (uint32_t i = 0; i < 64; i++) {
+    ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_OOO_READ_REQ, i * 20000, &rd);
+    ck_assert(v.flags & ORNIC_AN_NEW_WQE);
+    cut += (v.flags & ORNIC_AN_WORK_LIMIT) != 0;
+  }
+  ck_assert_uint_eq(cut, 1);
+  ck_assert_uint_eq(limits(t).work_limited, 1);
+  ck_assert_uint_lt(limits(t).memory_used, 64 * 1024); /* a window of 16,384 slots: 512 KiB */
+  t_free(t);
+}
+END_TEST
+
+/* An RC NAK for a PSN far past anything sent (a NAK of another PSN space)
+ * does not move the window there: the requests after it are still judged. */
+START_TEST(nak_far_ahead_keeps_window) {
+  T *t = t_new(0);
+  opt send = {.len = 8};
+  for (uint32_t p = 100; p < 110; p++) feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, p, &send);
+  opt nak = {.syndrome = ORNIC_AETH_NAK_PSN_SEQ};
+  feed(t, B, QA, ORNIC_OP_RC_ACK, 100 + 8000000, &nak);
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 110, &send);
+  ck_assert(v.flags & ORNIC_AN_SEQ);
+  ck_assert(!(v.flags & ORNIC_AN_BEFORE_CAPTURE));
+  t_free(t);
+}
+END_TEST
+
+/* Capture times 2^63 ns apart (a damaged pcapng): the lag of an
+ * out-of-order arrival is a difference of them; no overflow (the UBSan build
+ * fails on one), and the arrival is still out of order. */
+START_TEST(lag_of_times_far_apart) {
+  T *t = t_new(1024);
+  opt w = {.len = 1024, .va = 0x10000, .rkey = 7, .dmalen = 1u << 20};
+  t->at_ns = INT64_MAX - 1000;
+  w.offset = 10 * 1024;
+  feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 10, &w);
+  t->at_ns = INT64_MIN + 1000; /* what 2^63 ns later wraps to */
+  w.offset = 5 * 1024;
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_OOO_WRITE_FSPOT, 5, &w);
+  ck_assert(v.flags & ORNIC_AN_OOO);
+  t_free(t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("analysis");
   TCase *tc = tcase_create("rules");
@@ -822,6 +965,15 @@ static Suite *suite(void) {
   tcase_add_test(tc, timing_rc_write_and_read);
   tcase_add_test(tc, timing_ornic_sprayed);
   suite_add_tcase(s, tc);
+  TCase *lim = tcase_create("limits");
+  tcase_add_test(lim, window_needs_packets_to_grow);
+  tcase_add_test(lim, window_grows_with_packets);
+  tcase_add_test(lim, budget_refuses_new_conversations);
+  tcase_add_test(lim, table_full_is_not_budget);
+  tcase_add_test(lim, work_limit_cuts_hostile_reads);
+  tcase_add_test(lim, nak_far_ahead_keeps_window);
+  tcase_add_test(lim, lag_of_times_far_apart);
+  suite_add_tcase(s, lim);
   return s;
 }
 

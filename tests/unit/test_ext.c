@@ -514,6 +514,125 @@ START_TEST(nak_bitmap_every_bit_set_max_blocks) {
 }
 END_TEST
 
+/* The lost set bit by bit, written from PROTOCOL.md 4.4 without the library:
+ * Base always (it is lost by definition, even with no block: nblocks 0 is
+ * malformed, 3.5, but a reader still gets the fixed part), then Base + d for
+ * 0 < d < span with bit d clear; span = Limit - Base clamped to 1 .. 16n. */
+static bool naive_lost(const ornic_naketh *n, uint32_t d) {
+  int32_t span = ornic_psn_diff(n->limit_psn, n->base_psn);
+  if (span > 16 * (int32_t)n->nblocks) span = 16 * (int32_t)n->nblocks;
+  if (d == 0) return true;
+  if ((int32_t)d >= span) return false;
+  uint16_t block = (uint16_t)(n->bitmap[2 * (d / 16)] << 8 | n->bitmap[2 * (d / 16) + 1]);
+  return !((block >> (d % 16)) & 1);
+}
+
+/* Checks every view of n's lost set against naive_lost: psn_lost over the
+ * bitmap and around it, lost_count, and the iterator's runs (maximal, in
+ * order, exactly the lost distances). */
+static void check_lost_views(const ornic_naketh *n, const char *what) {
+  uint32_t want = 0, end = 16u * n->nblocks + 20;
+  for (uint32_t d = 0; d < end; d++) {
+    bool lost = naive_lost(n, d);
+    want += lost;
+    ck_assert_msg(ornic_naketh_psn_lost(n, ornic_psn_add(n->base_psn, (int32_t)d)) == lost,
+                  "%s: psn_lost(Base + %u) != %d", what, d, lost);
+  }
+  ck_assert_msg(!ornic_naketh_psn_lost(n, ornic_psn_add(n->base_psn, -1)), "%s: Base - 1", what);
+  ck_assert_msg(ornic_naketh_lost_count(n) == want, "%s: lost_count %u, want %u", what,
+                ornic_naketh_lost_count(n), want);
+  ornic_naketh_lost_iter it;
+  uint32_t first, cnt, next = 0, total = 0;
+  ornic_naketh_lost_begin(&it, n);
+  while (ornic_naketh_lost_next_run(&it, &first, &cnt)) {
+    uint32_t d0 = (uint32_t)ornic_psn_diff(first, n->base_psn);
+    ck_assert_msg(cnt >= 1 && (d0 > next || d0 == 0), "%s: run at +%u not after +%u", what, d0,
+                  next);
+    for (uint32_t d = next; d < d0; d++)
+      ck_assert_msg(!naive_lost(n, d), "%s: +%u skipped", what, d);
+    for (uint32_t d = d0; d < d0 + cnt; d++)
+      ck_assert_msg(naive_lost(n, d), "%s: +%u in a run, not lost", what, d);
+    ck_assert_msg(!naive_lost(n, d0 + cnt), "%s: the run at +%u is not maximal", what, d0);
+    next = d0 + cnt;
+    total += cnt;
+  }
+  ck_assert_msg(total == want, "%s: the runs hold %u PSNs, want %u", what, total, want);
+  ck_assert_msg(!ornic_naketh_lost_next_run(&it, &first, &cnt), "%s: stays exhausted", what);
+}
+
+/* nblocks 0: psn_lost(Base) said 1 while lost_count said 0 and the iterator
+ * gave nothing (lost_span was min(Limit - Base, 16 x 0) = 0 for a Limit after
+ * Base). Base is lost by definition (PROTOCOL.md 4.4): span 1, count 1, one
+ * run. With it, the edges of span: a Limit at, just after and far past Base,
+ * one block and 255, across the PSN wrap. */
+START_TEST(nak_lost_views_agree_on_edges) {
+  static const uint8_t zeros[510];
+  uint8_t ones[510];
+  memset(ones, 0xff, sizeof ones);
+  const struct {
+    uint8_t nblocks;
+    uint32_t base;
+    int32_t to_limit;
+    const uint8_t *bm;
+  } cases[] = {
+      {0, 0x000100, 5, NULL},        {0, 0x000100, 0, NULL},        {0, 0x000100, -4, NULL},
+      {0, 0xffffff, 0x7fffff, NULL}, {0, 0x000000, 1, NULL},        {1, 0x000010, 1, zeros},
+      {1, 0x000010, 16, zeros},      {1, 0x000010, 17, ones},       {1, 0xfffffa, 12, zeros},
+      {255, 0xfff800, 4080, ones},   {255, 0xfff800, 4081, zeros},  {255, 0x123456, 4079, zeros},
+      {255, 0x000000, -1, zeros},    {2, 0xfffff8, 0x7fffff, zeros}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    ornic_naketh n = {ORNIC_NAKETH_TIMEOUT, 0, cases[i].nblocks, cases[i].base, 0, 0, cases[i].bm};
+    n.limit_psn = ornic_psn_add(n.base_psn, cases[i].to_limit);
+    n.trigger_psn = n.limit_psn;
+    char what[64];
+    snprintf(what, sizeof what, "case %zu (nblocks %u, Limit Base%+d)", i, n.nblocks,
+             (int)cases[i].to_limit);
+    check_lost_views(&n, what);
+    if (n.nblocks == 0) {
+      ck_assert_uint_eq(ornic_naketh_lost_span(&n), 1);
+      ck_assert_uint_eq(ornic_naketh_lost_count(&n), 1);
+      ck_assert_int_eq(ornic_naketh_psn_lost(&n, n.base_psn), 1);
+    }
+  }
+}
+END_TEST
+
+/* The lost-run walk skips whole blocks (all received 0xFFFF, all lost 0x0000)
+ * instead of testing 16 bits: against the bit-by-bit reference on random
+ * NAKs, nblocks 0 to 255, random limits, and bitmaps made of whole blocks,
+ * so long runs of 0xFFFF and 0x0000 meet partial blocks at every place. */
+START_TEST(nak_lost_walk_matches_bitwise_reference) {
+  tu_rng r;
+  tu_seed(&r, 0x2807);
+  uint8_t bm[510];
+  for (int iter = 0; iter < 4000; iter++) {
+    ornic_naketh n = {0};
+    n.reason = (uint8_t)tu_range(&r, 1, 3);
+    n.nblocks = (uint8_t)(iter < 256 ? (uint32_t)iter : tu_range(&r, 0, 255));
+    n.base_psn = tu_bits(&r, 1) ? 0xfff000u + tu_bits(&r, 12) : tu_bits(&r, 24);
+    int32_t to_limit = iter % 9 == 0 ? (int32_t)tu_bits(&r, 23)
+                                     : (int32_t)tu_range(&r, 0, 16u * n.nblocks + 40) - 20;
+    n.limit_psn = ornic_psn_add(n.base_psn, to_limit);
+    n.trigger_psn = n.limit_psn;
+    for (unsigned k = 0; k < n.nblocks; k++) {
+      uint32_t kind = tu_range(&r, 0, 4); /* 0xFFFF, 0x0000, random, one bit clear, one set */
+      uint16_t v = kind == 0   ? 0xffff
+                   : kind == 1 ? 0x0000
+                   : kind == 2 ? (uint16_t)tu_bits(&r, 16)
+                   : kind == 3 ? (uint16_t) ~(1u << tu_range(&r, 0, 15))
+                               : (uint16_t)(1u << tu_range(&r, 0, 15));
+      bm[2 * k] = (uint8_t)(v >> 8);
+      bm[2 * k + 1] = (uint8_t)v;
+    }
+    n.bitmap = bm;
+    char what[80];
+    snprintf(what, sizeof what, "iter %d (nblocks %u, Limit Base%+d)", iter, n.nblocks,
+             (int)to_limit);
+    check_lost_views(&n, what);
+  }
+}
+END_TEST
+
 START_TEST(nak_bitmap_pack_is_big_endian) {
   const uint16_t blocks[3] = {0x8001, 0x00ff, 0x1234};
   uint8_t out[8];
@@ -645,6 +764,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, nak_lost_set_follows_section_4_4);
   tcase_add_test(tc, nak_lost_iterator_runs);
   tcase_add_test(tc, nak_lost_set_example_6_9);
+  tcase_add_test(tc, nak_lost_views_agree_on_edges);
+  tcase_add_test(tc, nak_lost_walk_matches_bitwise_reference);
   tcase_add_test(tc, named_codecs);
   suite_add_tcase(s, tc);
   tc = tu_tcase("texts");

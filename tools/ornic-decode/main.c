@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "dump.h"
 #include "filter.h"
+#include "interrupt.h"
 #include "live.h"
 #include "options.h"
 #include "outbuf.h"
@@ -109,9 +110,14 @@ static int emit(const dec_opts *o, dec_io *io, dec_stats *st, dec_run *r, const 
   return 0;
 }
 
+/* A signal asked a file, pipe or stdin to stop (a live capture stops in
+ * dec_capture_next, after draining what the kernel had buffered). */
+static bool interrupted(const dec_capture *cap) { return !cap->live && dec_interrupted(); }
+
 /* The read loop. The engine (an, NULL with --no-analysis) sees every
- * packet, --qp or not: pairing a QP needs both directions. Returns
- * dec_capture_next's last result, or -2 when -f or -w failed. */
+ * packet, --qp or not: pairing a QP needs both directions. A stop signal
+ * ends it before the next packet. Returns dec_capture_next's last result
+ * (0 when stopped), or -2 when -f or -w failed. */
 static int run(const dec_opts *o, dec_io *io, dec_capture *cap, ornic_analysis *an, dec_stats *st,
                dec_run *r) {
   dec_decode_cfg cfg = {.dlt = cap->dlt,
@@ -122,8 +128,8 @@ static int run(const dec_opts *o, dec_io *io, dec_capture *cap, ornic_analysis *
   const struct pcap_pkthdr *h;
   const uint8_t *data;
   dec_packet pk;
-  int rc, keep;
-  while ((rc = dec_capture_next(cap, &h, &data)) == 1) {
+  int rc = 0, keep;
+  while (!interrupted(cap) && (rc = dec_capture_next(cap, &h, &data)) == 1) {
     if ((keep = filter_keeps(io, r, cap, h, data)) <= 0) {
       if (keep < 0) return -2;
       continue;
@@ -166,6 +172,9 @@ static int finish_dump(const dec_opts *o, dec_io *io, const dec_run *r) {
     dec_dump_discard(&io->dump);
     return -1;
   }
+  /* Interrupted, the file holds every packet selected before the signal,
+   * each whole: a valid capture, committed as tcpdump keeps its -w file on
+   * Ctrl-C; the exit status and stderr say it ends early. */
   if (dec_dump_commit(&io->dump, err, sizeof err) < 0) {
     fprintf(stderr, DEC_PROG ": %s\n", err);
     return -1;
@@ -188,8 +197,14 @@ static int finish(const dec_opts *o, dec_io *io, const dec_capture *cap, dec_sta
   dec_out_flush(&out);
   bool write_error = out.failed || ferror(stdout);
   if (write_error) fprintf(stderr, DEC_PROG ": error writing the output: %s\n", strerror(errno));
+  if (st->interrupted && !o->quiet)
+    fprintf(stderr, DEC_PROG ": %s: interrupted by %s after %llu packets\n", cap->in.name,
+            st->interrupted, (unsigned long long)cap->records);
   if (finish_dump(o, io, r) < 0 || write_error || r->failed) return EXIT_FAIL;
-  notes(o, cap, r);
+  if (!st->interrupted) notes(o, cap, r); /* about a capture read through */
+  /* 128 + N, the shell's status for death by signal N (and pcapgen's): a
+   * script learns the output ends early. */
+  if (st->interrupted) return 128 + dec_stop_signal();
   if (r->damaged) return EXIT_DAMAGED;
   if (o->strict && (r->icrc_bad || r->errors)) return EXIT_STRICT;
   return EXIT_OK;
@@ -216,12 +231,19 @@ static int open_live(const dec_opts *o, dec_capture *cap) {
   return 0;
 }
 
+/* A file, pipe or stdin: the signals first, as opening reads (and a pipe
+ * may have nothing to read yet). */
 static int open_input(const dec_opts *o, dec_capture *cap) {
   if (o->iface) return open_live(o, cap);
+  dec_stop_on_signals(NULL);
   char err[512];
   if (dec_capture_open(cap, o->path, err, sizeof err) == 0) return 0;
-  fprintf(stderr, DEC_PROG ": %s: %s\n", o->path && strcmp(o->path, "-") ? o->path : "<stdin>",
-          err);
+  const char *name = o->path && strcmp(o->path, "-") ? o->path : "<stdin>";
+  if (dec_stop_signal())
+    fprintf(stderr, DEC_PROG ": %s: interrupted by %s before the capture's header was read\n", name,
+            dec_signal_name(dec_stop_signal()));
+  else
+    fprintf(stderr, DEC_PROG ": %s: %s\n", name, err);
   return -1;
 }
 
@@ -238,8 +260,9 @@ static int open_io(const dec_opts *o, dec_io *io, const dec_capture *cap) {
     int snap = cap->live ? pcap_snapshot(cap->pcap) : DEC_LIVE_SNAPLEN;
     if (dec_dump_open(&io->dump, o->write, cap->dlt, snap, err, sizeof err) < 0) goto fail;
     io->dumping = true;
-    /* A live capture's signals end it cleanly (the file is committed). */
-    if (!cap->live) dec_discard_on_signals(io->dump.out.tmp);
+    /* A stop signal ends the run cleanly (the file is committed); SIGPIPE
+     * and a second signal kill it, and then the temporary file goes. */
+    dec_discard_on_signals(io->dump.out.tmp);
   }
   return 0;
 fail:
@@ -252,6 +275,7 @@ static ornic_analysis *open_analysis(const dec_opts *o, dec_stats *st) {
   ornic_analysis_cfg_init(&st->an_cfg);
   st->an_cfg.otd = o->otd;
   st->an_cfg.pmtu = o->pmtu;
+  st->an_cfg.max_memory = o->max_memory;
   ornic_analysis *an = ornic_analysis_new(&st->an_cfg);
   if (!an) fputs(DEC_PROG ": out of memory for the conversation analysis\n", stderr);
   return an;
@@ -266,7 +290,11 @@ static int decode(const dec_opts *o, dec_io *io, dec_capture *cap, dec_stats *st
   st->qp = o->qp;
   dec_run r = {0};
   char err[512];
-  if (run(o, io, cap, an, st, &r) == -1) {
+  int rc = run(o, io, cap, an, st, &r);
+  /* Interrupted, the input read as ended wherever it was cut, perhaps in a
+   * record: no damage. */
+  if (interrupted(cap)) st->interrupted = dec_signal_name(dec_stop_signal());
+  if (rc == -1 && !st->interrupted) {
     r.damaged = true;
     dec_capture_damage(cap, err, sizeof err);
     dec_out_flush(&out); /* the good packets first, then the complaint */
@@ -289,7 +317,7 @@ int main(int argc, char **argv) {
   if (prc >= 0) return prc;
   dec_capture cap;
   dec_io io;
-  if (open_input(&o, &cap) < 0) return EXIT_FAIL;
+  if (open_input(&o, &cap) < 0) return dec_stop_signal() ? 128 + dec_stop_signal() : EXIT_FAIL;
   if (open_io(&o, &io, &cap) < 0) {
     dec_capture_close(&cap);
     return EXIT_FAIL;

@@ -90,6 +90,9 @@ static const char usage_text[] =
     "                       64). A NAK's missing= does not depend on it\n"
     "      --pmtu N         path MTU for the implied addresses: 256, 512, 1024,\n"
     "                       2048 or 4096; 0 (default) learns it per conversation\n"
+    "      --max-memory SIZE  memory the analysis may take (default 128M; K, M,\n"
+    "                       G suffixes; 0: no limit); past it new conversations\n"
+    "                       are counted, not analysed [Untracked: memory budget]\n"
     "      --no-analysis    no conversation analysis (faster; no tags, no\n"
     "                       \"analysis\" objects, no conversations in --stats)\n"
     "      --no-icrc        do not verify the iCRC (faster; shown as 'unchecked')\n"
@@ -174,11 +177,14 @@ static const char usage_text[] =
     "lost, PSNs acknowledged but not captured, NAKs, ACKs, stale ACKs, ECN marks,\n"
     "CNPs and the time from the first to the last packet. Conversations are\n"
     "listed by number; one found to be part of another is counted there. At most\n"
-    "65536 conversations are tracked; packets of further ones are counted as\n"
-    "untracked. JSON: capture, damaged, packets {total, roce, skipped, broken,\n"
+    "65536 conversations, and as many as --max-memory holds, are tracked;\n"
+    "packets of further ones are counted as untracked (a 'limits' line says\n"
+    "why). JSON: capture, damaged, packets {total, roce, skipped, broken,\n"
     "filtered_out}, skipped {..}, errors, warnings, icrc {..}, time {first,\n"
     "last}, opcodes [{opcode, name, count}], analysis {otd, pmtu, window,\n"
-    "max_convs, conversations, merged, untracked_packets} and conversations\n"
+    "max_convs, conversations, merged, untracked_packets, max_memory (0: none),\n"
+    "memory_peak, untracked_memory, untracked_table, windows_held,\n"
+    "work_limited} and conversations\n"
     "[{id, a, b, qp_a, qp_b, ornic, directions {a_to_b, b_to_a}}], each\n"
     "direction {requests, request_bytes, responses, response_bytes, wqes,\n"
     "wqes_completed, ooo, ooo_max_distance, ooo_histogram {\"1\", \"2-3\", ..,\n"
@@ -208,7 +214,8 @@ enum {
   OPT_STATS,
   OPT_QP,
   OPT_PORT,
-  OPT_PRINT
+  OPT_PRINT,
+  OPT_MAX_MEMORY
 };
 
 /* -s and -p were --stats and --port before they became tcpdump's; --qp has
@@ -229,6 +236,7 @@ static const struct option long_opts[] = {{"json", no_argument, NULL, 'j'},
                                           {"read", required_argument, NULL, 'r'},
                                           {"write", required_argument, NULL, 'w'},
                                           {"print", no_argument, NULL, OPT_PRINT},
+                                          {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
                                           {"interface", required_argument, NULL, 'i'},
                                           {"filter", required_argument, NULL, 'f'},
                                           {"snaplen", required_argument, NULL, 's'},
@@ -253,6 +261,17 @@ static int opt_num(const char *opt, uint64_t min, uint64_t max, uint64_t *v) {
   char why[160];
   if (cli_parse_u64(optarg, min, max, v, why, sizeof why) == 0) return 0;
   cli_usage_error(NULL, DEC_PROG, "%s: %s", opt, why);
+  return -1;
+}
+
+/* --max-memory: a size; 0 is no limit. */
+static int opt_memory(uint64_t *v) {
+  char why[160];
+  if (cli_parse_size(optarg, 0, UINT64_MAX, v, why, sizeof why) == 0) {
+    if (*v == 0) *v = UINT64_MAX;
+    return 0;
+  }
+  cli_usage_error(NULL, DEC_PROG, "--max-memory: %s", why);
   return -1;
 }
 
@@ -286,6 +305,7 @@ static int read_number(int c, uint64_t *v) {
   case OPT_PORT: return opt_num("--port", 1, 65535, v);
   case OPT_OTD: return opt_num("--otd", 0, 4080, v);
   case OPT_PMTU: return opt_pmtu(v);
+  case OPT_MAX_MEMORY: return opt_memory(v);
   default: return 1;
   }
 }
@@ -309,6 +329,7 @@ static int number_option(dec_opts *o, int c) {
   case OPT_PORT: o->port = (uint16_t)v; break;
   case OPT_OTD: o->otd = (uint32_t)v; break;
   case OPT_PMTU: o->pmtu = (uint32_t)v; break;
+  case OPT_MAX_MEMORY: o->max_memory = v; break;
   }
   return 0;
 }
@@ -375,6 +396,7 @@ static void defaults(dec_opts *o) {
   o->verify_icrc = true;
   o->analysis = true;
   o->otd = 64;
+  o->max_memory = ORNIC_AN_MAX_MEMORY;
 }
 
 int dec_options_parse(dec_opts *o, int argc, char **argv) {

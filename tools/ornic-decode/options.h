@@ -26,7 +26,8 @@ typedef struct {
   uint64_t count; /* 0: no limit */
   uint16_t port;  /* UDP destination port of RoCEv2 */
   uint32_t otd;
-  uint32_t pmtu; /* 0: learnt per conversation */
+  uint32_t pmtu;       /* 0: learnt per conversation */
+  uint64_t max_memory; /* the analysis' memory budget (--max-memory); UINT64_MAX: none */
 } dec_opts;
 
 /* Parses argv into *o. Returns -1 to run, or the exit status to end with:

@@ -16,9 +16,21 @@
  * response fits the PSNs of requests it has seen (section 8.1).
  *
  * Memory. The engine allocates when a conversation is created or its PSN
- * window grows (at most cfg.window slots per direction), never per packet.
- * At most cfg.max_convs conversations are tracked; packets of further
- * ones get ORNIC_AN_UNTRACKED.
+ * window grows, never otherwise per packet. A direction's window starts at
+ * 256 slots and grows with what the direction shows it needs (about two
+ * slots per packet seen, and the PSNs its READs reserve), up to cfg.window.
+ * Everything the engine allocates counts against cfg.max_memory: once it is
+ * reached, windows stop growing and new conversations are not tracked. At
+ * most cfg.max_convs conversations are tracked. Packets of conversations
+ * not tracked get ORNIC_AN_UNTRACKED (and ORNIC_AN_OVER_BUDGET when memory,
+ * not the table, was the reason); ornic_analysis_limits counts them.
+ *
+ * Work. Each packet is analysed in a bounded number of steps: a direction
+ * earns a fixed amount of work per packet and may borrow up to 4 windows'
+ * worth; a direction whose packets keep costing more than they earn (a
+ * hostile capture: huge READs, NAKs and ACKs far from the traffic) is
+ * limited to the smallest window (ORNIC_AN_WORK_LIMIT) until it has earned
+ * its allowance back. docs/RELIABILITY.md "Hostile captures".
  *
  * Thread safety: none; one engine per capture, packets in capture order. */
 #ifndef ORNIC_ANALYSIS_H
@@ -43,6 +55,9 @@ typedef struct ornic_analysis ornic_analysis;
  * per-packet records (Wireshark's "acknowledged in frame"). May be NULL. */
 typedef void (*ornic_an_acked_cb)(void *user, uint64_t data_frame, uint64_t ack_frame);
 
+/* The default memory budget: 128 MiB (docs/RELIABILITY.md "Hostile captures"). */
+#define ORNIC_AN_MAX_MEMORY (128ull << 20)
+
 typedef struct {
   uint32_t otd;       /* the QPs' OOO Tolerance Distance (PROTOCOL.md 4.4), for the OTD rule
                          and the reordering allowed a sprayed RC sender (8.4); 0 means 64.
@@ -52,7 +67,9 @@ typedef struct {
   uint32_t max_convs; /* conversations tracked; 0: 65536 */
   ornic_an_acked_cb on_acked;
   void *user;
-  uint64_t reserved[4]; /* README.md "ABI policy"; ornic_analysis_cfg_init zeroes it */
+  uint64_t max_memory;  /* bytes the engine may allocate (since 1.2.0); 0: ORNIC_AN_MAX_MEMORY,
+                           UINT64_MAX: no limit */
+  uint64_t reserved[3]; /* README.md "ABI policy"; ornic_analysis_cfg_init zeroes it */
 } ornic_analysis_cfg;
 
 /* Fills cfg with the defaults above. */
@@ -123,13 +140,19 @@ enum {
   ORNIC_AN_ECN = 1u << 20,          /* IP ECN CE, or BTH FECN/BECN set */
   ORNIC_AN_READ_RETRY = 1u << 21,   /* a READ request inside an earlier READ's range (4.5) */
   ORNIC_AN_BEFORE_CAPTURE = 1u << 22, /* about PSNs sent before the capture started: not judged */
-  ORNIC_AN_UNTRACKED = 1u << 23,      /* conversation table full: not analysed */
+  ORNIC_AN_UNTRACKED = 1u << 23,      /* conversation not tracked (table full, or OVER_BUDGET) */
   ORNIC_AN_PAIRED = 1u << 24,         /* this packet paired the conversation's two QPs */
   /* Timing (since 1.1.0; docs/PROTOCOL.md 8.8), from the capture's timestamps: */
   ORNIC_AN_SINCE_PREV = 1u << 25, /* since_prev_ns: time since the conversation's previous packet */
   ORNIC_AN_ACK_RTT = 1u << 26,    /* ack_rtt_ns: ACK, from the packet ack_frame_of to this ACK */
-  ORNIC_AN_MSG_TIME = 1u << 27    /* msg_time_ns: WQE_DONE, from the completed WQE's first packet
+  ORNIC_AN_MSG_TIME = 1u << 27,   /* msg_time_ns: WQE_DONE, from the completed WQE's first packet
                                    * to this ACK; READ response Last/Only, from its READ request */
+  /* Limits (since 1.2.0; docs/RELIABILITY.md "Hostile captures"): */
+  ORNIC_AN_OVER_BUDGET = 1u << 28, /* with UNTRACKED: the memory budget (cfg.max_memory) is
+                                    * reached, so this new conversation is not tracked */
+  ORNIC_AN_WORK_LIMIT = 1u << 29   /* this packet's direction has cost more work than its packets
+                                    * earn: its window shrank to the smallest; PSNs further back
+                                    * are no longer judged until it has earned its allowance back */
 };
 
 typedef struct {
@@ -204,6 +227,22 @@ typedef struct {
  * ORNIC_ERR_INVALID_ARG (NULL pointers, no BTH) with out zeroed. */
 ORNIC_API int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in,
                                  ornic_an_verdict *out);
+
+/* What the limits did to a capture (since 1.2.0). */
+typedef struct {
+  uint64_t memory_used, memory_peak; /* bytes the engine holds now / at most so far */
+  uint64_t memory_budget;            /* cfg.max_memory as applied */
+  uint64_t untracked_table;          /* packets not tracked: cfg.max_convs reached */
+  uint64_t untracked_memory;         /* packets not tracked: the memory budget reached */
+  uint64_t windows_held;             /* times a window could not grow: the budget reached */
+  uint64_t work_limited;             /* times a direction was limited for its work */
+  uint64_t work_steps; /* window slots the range walks visited: at most 12 * cfg.window per
+                        * direction plus 2112 per packet (analysis.h "Work"; fuzz_capture checks) */
+  uint64_t reserved[3];
+} ornic_an_limits;
+
+/* Fills out (a must be non-NULL). */
+ORNIC_API void ornic_analysis_limits(const ornic_analysis *a, ornic_an_limits *out);
 
 /* Conversations: ids 1 .. count. A conversation that was merged into
  * another (its two QPs were found to be one pair) has merged_into set;

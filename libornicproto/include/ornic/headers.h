@@ -183,9 +183,9 @@ ORNIC_API uint16_t ornic_naketh_block(const ornic_naketh *nak, unsigned k);
 ORNIC_API int ornic_naketh_psn_state(const ornic_naketh *nak, uint32_t psn);
 /* The lost set of docs/PROTOCOL.md 4.4, what the requester retransmits:
  * Base itself, plus every PSN Base + d with 0 < d < span whose bit is 0.
- * ornic_naketh_lost_span returns span: the Limit PSN minus Base, clamped to
- * 1 .. 16 * nblocks (a limit at or before Base declares Base alone; one past
- * the bitmap, every clear bit). It reads only the NAK: the responder wrote its
+ * ornic_naketh_lost_span returns span: the Limit PSN minus Base, at most
+ * 16 * nblocks and at least 1 (a limit at or before Base, or a NAK without
+ * blocks, declares Base alone; a limit past the bitmap, every clear bit). It reads only the NAK: the responder wrote its
  * loss limit into the Limit PSN (the trigger minus its OTD for reason 1). */
 ORNIC_API uint32_t ornic_naketh_lost_span(const ornic_naketh *nak);
 /* 1 when psn is in the lost set, 0 when not (including outside the bitmap). */

@@ -33,8 +33,10 @@ __all__ = ["BTH", "RDETH", "DETH", "XRCETH", "FETH", "RETH", "OFFETH", "AtomicET
 
 
 def lint(pkt, pmtu=0):
-    """Names of the PROTOCOL.md section 5 lint rules pkt breaks (pmtu > 0 adds L11 and L12)."""
-    return _lint(Parts(dissected(pkt.getlayer(BTH))), pmtu)
+    """Names of the PROTOCOL.md section 5 lint rules pkt breaks (pmtu > 0 adds L11 and L12); a
+    packet without a BTH breaks none of them."""
+    bth = pkt.getlayer(BTH)
+    return [] if bth is None else _lint(Parts(dissected(bth)), pmtu)
 
 
 def _bind():

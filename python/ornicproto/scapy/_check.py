@@ -46,13 +46,22 @@ def icrc_check(pkt):
     return int.from_bytes(b[end - 4:end], "little"), _icrc.icrc(b[:end], kind)
 
 
+def _located(pkt):
+    """icrc_check(pkt), or None also when pkt has no BTH, or one no IP/UDP header or GRH carries
+    (carrier's ValueError): there is no iCRC to locate."""
+    try:
+        return icrc_check(pkt)
+    except ValueError:
+        return None
+
+
 def compute_icrc(pkt):
     """The iCRC value pkt's bytes call for (PROTOCOL.md 2.6); None when it cannot be located."""
-    check = icrc_check(pkt)
+    check = _located(pkt)
     return None if check is None else check[1]
 
 
 def icrc_ok(pkt):
     """True when the iCRC in pkt's bytes is right; False when wrong or not locatable."""
-    check = icrc_check(pkt)
+    check = _located(pkt)
     return check is not None and check[0] == check[1]

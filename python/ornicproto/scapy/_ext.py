@@ -158,6 +158,13 @@ class NAKETH(_ExtHeader):
         limit = trigger if limit is None else limit
         return cls(reason=reason, trigger_psn=trigger, base_psn=base, limit_psn=limit, blocks=blocks, **kw)
 
+    def do_dissect(self, s):
+        """Scapy stops dissecting where the bytes end, so a NAKETH with nblocks 0 at the end of
+        its bytes kept the field's default, one zero block that is not on the wire (and its 16
+        PSNs counted as missing): start from no blocks instead."""
+        self.fields["blocks"] = []
+        return super().do_dissect(s)
+
     def base(self):
         """The Base PSN, also while base_psn is None (BTH.PSN)."""
         return self.fields_desc[3].i2m(self, self.base_psn)
@@ -177,14 +184,17 @@ class NAKETH(_ExtHeader):
         return [psn_add(base, d) for d in range(16 * len(self.blocks)) if self.received(d)]
 
     def missing_psns(self):
-        """Base and every PSN the bitmap marks not received (bit 0 of block 0 is Base: missing)."""
+        """Base and every PSN the bitmap marks not received (bit 0 of block 0 is Base: missing;
+        Base is missing without blocks too)."""
         base = self.base()
-        return [psn_add(base, d) for d in range(16 * len(self.blocks)) if d == 0 or not self.received(d)]
+        return [psn_add(base, d) for d in range(max(1, 16 * len(self.blocks))) if d == 0 or not self.received(d)]
 
     def lost_span(self):
-        """Limit PSN - Base, clamped to 1 .. 16 n (PROTOCOL.md 3.5): the lost set lies below it."""
+        """Limit PSN - Base, clamped to 1 .. 16 n (PROTOCOL.md 3.5): the lost set lies below it.
+        At least 1 without blocks too (nblocks 0 is malformed, 3.5): Base is lost by definition
+        (4.4), as libornicproto's ornic_naketh_lost_span says."""
         span = psn_diff(self.limit_psn, self.base())
-        return 1 if span < 1 else min(span, 16 * len(self.blocks))
+        return max(1, min(span, 16 * len(self.blocks)))
 
     def lost_psns(self):
         """The lost set of PROTOCOL.md 4.4, what the requester resends and ornic-decode calls

@@ -82,9 +82,17 @@ def _bth_tokens(b):
     return out + (" resv7=0x%02x" % b.resv7 if b.resv7 else "")
 
 
+# Runs a summary line shows, as ornic-decode's text (tools/ornic-decode/README.md):
+# the rest are ",...", and nmissing= counts the whole set.
+_NAK_RUNS = 16
+
+
 def _nak_tokens(n):
     """PROTOCOL.md 3.5; missing= is the lost set of 4.4, in runs."""
-    runs = ",".join("%d" % f if c == 1 else "%d-%d" % (f, psn_add(f, c - 1)) for f, c in n.lost_runs())
+    all_runs = list(n.lost_runs())
+    runs = ",".join("%d" % f if c == 1 else "%d-%d" % (f, psn_add(f, c - 1))
+                    for f, c in all_runs[:_NAK_RUNS])
+    runs += ",..." if len(all_runs) > _NAK_RUNS else ""
     lost = len(n.lost_psns())
     out = " nak=0x%x(%s) trigger=%d base=%d limit=%d nblocks=%d missing=%s" % (
         n.reason, {1: "OTD exceeded", 2: "timeout", 3: "Last seen, WQE incomplete"}.get(n.reason, "reserved"),

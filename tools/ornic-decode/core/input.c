@@ -13,17 +13,21 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "interrupt.h"
+
 #define DEC_RAW_BUF (256u * 1024u)   /* compressed / piped bytes read at once */
 #define DEC_STDIO_BUF (256u * 1024u) /* stdio buffer libpcap reads through (fits L2) */
 
 struct dec_source {
   int fd;
+  bool may_block; /* not a regular file: a read may wait for a writer (interrupt.h) */
   bool gzip;
   bool in_eof;      /* read() returned 0 */
   bool member_done; /* inflate finished a gzip member (another may follow) */
@@ -43,10 +47,31 @@ struct dec_source {
   char err[160];
 };
 
-static ssize_t read_retry(int fd, void *buf, size_t n) {
+/* Before a read that may block (a pipe, a terminal): waits until fd has
+ * data or a stop was asked for (interrupt.h). poll(2) is never restarted
+ * after a signal handler, SA_RESTART or not, and the wake pipe covers a
+ * signal that comes just before it. false: stopped. */
+static bool wait_readable(int fd) {
+  int wake = dec_interrupt_fd();
+  if (wake < 0) return true; /* no stop to wait for: read as usual */
+  struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = wake, .events = POLLIN}};
+  for (;;) {
+    if (dec_interrupted()) return false;
+    int n = poll(p, 2, -1);
+    if (n > 0) return p[1].revents == 0;
+    if (n < 0 && errno != EINTR) return true; /* let read() report it */
+  }
+}
+
+/* A read that a stop ends: it then returns 0, the end of the input, and
+ * the read loop, which checks for the stop, does not call what it cut short
+ * damage. */
+static ssize_t read_retry(int fd, void *buf, size_t n, bool may_block) {
   ssize_t r;
-  do r = read(fd, buf, n);
-  while (r < 0 && errno == EINTR);
+  do {
+    if (may_block && !wait_readable(fd)) return 0;
+    r = read(fd, buf, n);
+  } while (r < 0 && errno == EINTR);
   return r;
 }
 
@@ -54,7 +79,7 @@ static ssize_t read_retry(int fd, void *buf, size_t n) {
 static ssize_t read_full(int fd, uint8_t *buf, size_t n) {
   size_t got = 0;
   while (got < n) {
-    ssize_t r = read_retry(fd, buf + got, n - got);
+    ssize_t r = read_retry(fd, buf + got, n - got, true);
     if (r < 0) return -1;
     if (r == 0) break;
     got += (size_t)r;
@@ -89,7 +114,7 @@ static ssize_t take_prefix(const uint8_t *from, size_t len, size_t *pos, void *b
 static ssize_t src_read_plain(dec_source *s, uint8_t *buf, size_t size) {
   ssize_t n = take_prefix(s->raw, s->raw_len, &s->raw_pos, buf, size);
   if (n == 0) {
-    n = read_retry(s->fd, buf, size);
+    n = read_retry(s->fd, buf, size, s->may_block);
     if (n < 0) return src_fail(s, "read error", strerror(errno));
   }
   src_account(s, buf, (size_t)n);
@@ -97,7 +122,7 @@ static ssize_t src_read_plain(dec_source *s, uint8_t *buf, size_t size) {
 }
 
 static int src_refill(dec_source *s) {
-  ssize_t r = read_retry(s->fd, s->raw, DEC_RAW_BUF);
+  ssize_t r = read_retry(s->fd, s->raw, DEC_RAW_BUF, s->may_block);
   if (r < 0) return -1;
   if (r == 0) s->in_eof = true;
   s->z.next_in = s->raw;
@@ -317,7 +342,9 @@ static int open_fd(dec_input *in, int fd, char *err, size_t errlen) {
   in->gzip = n >= 2 && head[0] == 0x1f && head[1] == 0x8b;
   in->seekable = regular && !in->gzip;
   if (in->seekable) (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return open_source(in, fd, head, regular ? 0 : (size_t)n, err, errlen);
+  if (open_source(in, fd, head, regular ? 0 : (size_t)n, err, errlen) < 0) return -1;
+  in->src->may_block = !regular;
+  return 0;
 }
 
 int dec_input_open(dec_input *in, const char *path, char *err, size_t errlen) {

@@ -5,6 +5,7 @@
  * frame that is whole on the wire but still too short is an error. */
 #include "packet.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -121,6 +122,13 @@ static void decode_link(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t
   int lr = cfg->dlt == DLT_EN10MB
                ? DEC_LINK_OK /* the usual case, without a call */
                : dec_link_locate(cfg->dlt, data, pk->caplen, &link, &pk->link_off);
+  if (lr != DEC_LINK_OK) {
+    /* The library never sees this frame, and its decode is what resets f:
+     * cleared here, or the printers would show the previous frame's layers
+     * (a native IB frame's LRH) and, on a first frame, uninitialised bytes.
+     * Rare frames only: a clean frame pays for no second reset. */
+    memset(&pk->f, 0, sizeof pk->f);
+  }
   if (lr == DEC_LINK_NOT_ROCE) {
     set_skip(pk, DEC_SKIP_NOT_ROCE);
     return;
@@ -152,21 +160,22 @@ static int64_t capture_seconds(const dec_decode_cfg *cfg, const struct pcap_pkth
 
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
                        const struct pcap_pkthdr *h, const uint8_t *data) {
+  /* Every verdict field (those before errbuf) starts from zero, so that a
+   * field added later cannot carry the previous frame's value; errbuf is
+   * read only through error, an only when analysed, and f is reset by the
+   * library's decode (or decode_link). */
+  memset(pk, 0, offsetof(dec_packet, errbuf));
   pk->frame = frame;
   pk->sec = capture_seconds(cfg, h);
   pk->nsec = (uint32_t)h->ts.tv_usec; /* nanoseconds: the capture was opened with NANO precision */
   pk->caplen = h->caplen;
   pk->wire_len = h->len;
   pk->snap_cut = h->caplen < h->len;
-  pk->link_off = 0;
   pk->cls = DEC_CLASS_ROCE;
   pk->skip = DEC_SKIP_NONE;
   pk->rc = ORNIC_OK;
-  pk->has_vlan = pk->has_l3 = pk->has_udp = pk->has_bth = pk->has_payload = false;
   pk->icrc = DEC_ICRC_NA;
   pk->vcrc = DEC_ICRC_NA;
-  pk->warnings = 0;
-  pk->error = NULL;
   pk->analysed = false;
   decode_link(pk, cfg, data);
 }

@@ -63,7 +63,8 @@ typedef struct {
   uint16_t vcrc_want;
   uint32_t warnings; /* ORNIC_LINT_* (ornic/lint.h) */
   const char *error; /* NULL, or text (may point into errbuf) */
-  char errbuf[320];  /* several malformed rules can be named at once */
+  /* Everything above is zeroed per frame by dec_packet_decode. */
+  char errbuf[320]; /* several malformed rules can be named at once */
   ornic_frame f;
   bool analysed; /* an valid: the conversation engine saw the packet (analysis.h) */
   ornic_an_verdict an;

@@ -11,9 +11,11 @@
  * The messages and the order of the checks are libpcap 1.10's (sf-pcap.c
  * pcap_next_packet; sf-pcapng.c read_block, pcap_ng_next_packet,
  * process_idb_options), so that a damaged file reads the same whichever
- * reader met it. One deliberate difference: libpcap refuses a pcapng
+ * reader met it. Two deliberate differences: libpcap refuses a pcapng
  * interface whose link type or snaplen differs from the first one's; here
- * every interface keeps its own. */
+ * every interface keeps its own. And libpcap cannot read a section whose
+ * byte order differs from the one before; here each section has its own,
+ * as in Wireshark (ng_section_order). */
 #include "reader.h"
 
 #include <errno.h>
@@ -273,6 +275,24 @@ static int too_short(dec_reader *r, uint32_t type) {
   return fail(r, "block of type %u in pcapng dump file is too short", type);
 }
 
+/* A Section Header Block is written in its section's byte order, which its
+ * byte-order magic (after type and length) gives: each section may have its
+ * own (pcapng spec, section 4.1; Wireshark reads such files), so the order
+ * is taken from there before the block's length is read. libpcap 1.10 reads
+ * the length in the previous section's order and fails ("pcapng block size
+ * 469762048 > maximum" for a 28-byte block). A magic that is neither order
+ * leaves it as it was, for ng_shb to report. The type reads the same in
+ * both orders. */
+static void ng_section_order(dec_reader *r) {
+  uint32_t type, bom;
+  memcpy(&type, r->buf + r->pos, 4);
+  if (type != BT_SHB || (avail(r) < 12 && fill(r, 12) <= 0)) return;
+  memcpy(&bom, r->buf + r->pos + 8, 4);
+  if (bom != NG_BOM && bom != __builtin_bswap32(NG_BOM)) return;
+  r->mixed_order |= r->swapped != (bom != NG_BOM);
+  r->swapped = bom != NG_BOM;
+}
+
 /* The next block, whole and checked as libpcap's read_block checks it.
  * 1: *b; 0: the end of the file, between blocks; -1: damaged. */
 static int ng_block(dec_reader *r, ng_blk *b) {
@@ -283,6 +303,7 @@ static int ng_block(dec_reader *r, ng_blk *b) {
     return fail(r, "truncated pcapng dump file; tried to read %zu bytes, only got %zu", (size_t)8,
                 avail(r));
   }
+  ng_section_order(r);
   uint32_t type = rd32(r, r->buf + r->pos), tlen = rd32(r, r->buf + r->pos + 4);
   if (tlen < 12)
     return fail(r, "block in pcapng dump file has a length of %u < %zu", tlen, (size_t)12);
@@ -419,13 +440,12 @@ static int ng_idb(dec_reader *r, const ng_blk *b) {
   return 0;
 }
 
-/* A new section: same byte order and major version, new interfaces. */
+/* A new section: its own byte order (ng_section_order), the same major
+ * version, new interfaces. */
 static int ng_shb(dec_reader *r, const ng_blk *b) {
   if (b->blen < 16) return too_short(r, BT_SHB);
-  uint32_t bom = rd32(r, b->body);
-  if (bom == __builtin_bswap32(NG_BOM))
-    return fail(r, "the file has sections with different byte orders");
-  if (bom != NG_BOM) return fail(r, "the file has a section with a bad byte order magic field");
+  if (rd32(r, b->body) != NG_BOM)
+    return fail(r, "the file has a section with a bad byte order magic field");
   uint16_t major = rd16(r, b->body + 4);
   if (major != 1) return fail(r, "unknown pcapng savefile major version number %u", major);
   r->nifaces = 0;

@@ -46,10 +46,11 @@ typedef struct {
   bool eof, failed;
   int read_errno;
   bool pcapng;
-  bool swapped;   /* the file's byte order is not the host's */
-  bool nsec_ts;   /* pcap: nanosecond timestamps */
-  size_t rec_hdr; /* pcap: 16, or 24 for Kuznetzov's records */
-  int dlt;        /* pcap: the file's DLT_; pcapng: the first interface's */
+  bool swapped;     /* the file's (pcapng: the section's) byte order is not the host's */
+  bool mixed_order; /* pcapng: a later section has another byte order (libpcap stops there) */
+  bool nsec_ts;     /* pcap: nanosecond timestamps */
+  size_t rec_hdr;   /* pcap: 16, or 24 for Kuznetzov's records */
+  int dlt;          /* pcap: the file's DLT_; pcapng: the first interface's */
   uint32_t snapshot;
   uint32_t limit; /* pcap: the largest caplen read as it is (snapshot, libpcap's maximum) */
   /* pcapng: the section's interfaces */

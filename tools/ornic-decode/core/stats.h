@@ -21,6 +21,8 @@ typedef struct {
   int64_t first_sec, last_sec;
   uint32_t first_nsec, last_nsec;
   bool damaged; /* the capture ended in a damaged record */
+  const char
+      *interrupted; /* "SIGINT", ...: a signal ended the reading of a file or pipe; or NULL */
   /* Conversations: the engine that analysed the capture (NULL: none, as with
    * --no-analysis), its configuration, and the packets it refused. */
   const ornic_analysis *an;

@@ -27,6 +27,9 @@ static const char *opcode_short(uint8_t op) {
 static void text_summary(dec_out *o, const dec_stats *st, const char *name) {
   dec_out_printf(o, "capture   %s%s", name,
                  st->damaged ? " (damaged: statistics cover the packets before the damage)" : "");
+  if (st->interrupted)
+    dec_out_printf(o, " (interrupted by %s: statistics cover the packets read before it)",
+                   st->interrupted);
   if (st->live)
     dec_out_printf(o, " (live: %llu received by filter, %llu dropped by kernel, %llu by interface)",
                    (unsigned long long)st->live_recv, (unsigned long long)st->live_drop,
@@ -166,6 +169,31 @@ static void text_dir(dec_out *o, uint32_t id, const char *dir, const ornic_an_di
   dec_out_char(o, '\n');
 }
 
+/* MiB with one decimal, or "no limit". */
+static void put_mib(dec_out *o, uint64_t bytes) {
+  if (bytes == UINT64_MAX)
+    dec_out_lit(o, "no limit");
+  else
+    dec_out_printf(o, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+}
+
+/* What the analysis' limits did (docs/RELIABILITY.md "Hostile captures"):
+ * a line only when one of them acted, so that a benign capture's summary
+ * says nothing about them. */
+static void text_limits(dec_out *o, const dec_stats *st) {
+  ornic_an_limits l;
+  ornic_analysis_limits(st->an, &l);
+  if (!l.untracked_table && !l.untracked_memory && !l.windows_held && !l.work_limited) return;
+  dec_out_lit(o, "limits    analysis memory ");
+  put_mib(o, l.memory_peak);
+  dec_out_lit(o, " at most, budget ");
+  put_mib(o, l.memory_budget);
+  dec_out_printf(o,
+                 " (--max-memory); untracked %llu packets for the budget, %llu for the table;"
+                 " windows held by the budget %llu times; directions cut for their work %llu\n",
+                 U(l.untracked_memory), U(l.untracked_table), U(l.windows_held), U(l.work_limited));
+}
+
 static void text_convs(dec_out *o, const dec_stats *st) {
   if (!st->an) {
     dec_out_lit(o, "conversations not analysed (--no-analysis)\n");
@@ -182,6 +210,7 @@ static void text_convs(dec_out *o, const dec_stats *st) {
     dec_out_lit(o, "learnt");
   dec_out_printf(o, "; at most %u tracked, %llu packets untracked)\n",
                  cfg->max_convs ? cfg->max_convs : 65536u, U(st->an_untracked));
+  text_limits(o, st);
   if (!n) return;
   dec_out_printf(
       o,
@@ -323,12 +352,20 @@ static void json_convs(dec_out *o, const dec_stats *st) {
   }
   const ornic_analysis_cfg *cfg = &st->an_cfg;
   uint32_t merged, n = conv_count_listed(st, &merged);
+  ornic_an_limits l;
+  ornic_analysis_limits(st->an, &l);
   dec_out_printf(o,
                  ",\"analysis\":{\"otd\":%u,\"pmtu\":%u,\"window\":%u,\"max_convs\":%u,"
-                 "\"conversations\":%u,\"merged\":%u,\"untracked_packets\":%llu},"
-                 "\"conversations\":[",
+                 "\"conversations\":%u,\"merged\":%u,\"untracked_packets\":%llu,",
                  cfg->otd ? cfg->otd : 64, cfg->pmtu, cfg->window ? cfg->window : 16384,
                  cfg->max_convs ? cfg->max_convs : 65536, n, merged, U(st->an_untracked));
+  /* 0: no limit (UINT64_MAX does not survive a double-based JSON reader) */
+  dec_out_printf(o,
+                 "\"max_memory\":%llu,\"memory_peak\":%llu,\"untracked_memory\":%llu,"
+                 "\"untracked_table\":%llu,\"windows_held\":%llu,\"work_limited\":%llu},"
+                 "\"conversations\":[",
+                 U(l.memory_budget == UINT64_MAX ? 0 : l.memory_budget), U(l.memory_peak),
+                 U(l.untracked_memory), U(l.untracked_table), U(l.windows_held), U(l.work_limited));
   uint32_t total = ornic_analysis_conv_count(st->an);
   bool first = true;
   for (uint32_t id = 1; id <= total; id++) {
@@ -345,6 +382,7 @@ void dec_stats_print_json(dec_out *o, const dec_stats *st, const char *name) {
   dec_out_str(o, "{\"capture\":");
   dec_out_json_str(o, name);
   dec_out_printf(o, ",\"damaged\":%s,", st->damaged ? "true" : "false");
+  if (st->interrupted) dec_out_printf(o, "\"interrupted\":\"%s\",", st->interrupted);
   if (st->live)
     dec_out_printf(o,
                    "\"live\":{\"received\":%llu,\"kernel_drops\":%llu,\"interface_drops\":%llu},",

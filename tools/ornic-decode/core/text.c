@@ -198,6 +198,11 @@ INLINE char *put_bth(dec_out *o, char *p, const ornic_bth *b) {
   return p;
 }
 
+/* Runs of a NAK's lost set a text line shows: a NAK of 255 blocks may hold
+ * 2,040 (about 49 KB of text for one packet); the rest are counted, and
+ * nmissing= is the whole set. --json lists every PSN. */
+#define TEXT_NAK_RUNS 16
+
 /* " nak=0xR(NAME) trigger= base= limit= nblocks= missing=RUNS nmissing=N":
  * 100 bytes + the name, 24 bytes per run */
 static char *put_nak(dec_out *o, char *p, const ornic_naketh *n) {
@@ -216,11 +221,11 @@ static char *put_nak(dec_out *o, char *p, const ornic_naketh *n) {
   U(n->nblocks);
   LIT(" missing=");
   ornic_naketh_lost_iter it;
-  uint32_t first, count, missing = 0;
+  uint32_t first, count, missing = 0, runs = 0;
   ornic_naketh_lost_begin(&it, n);
-  while (ornic_naketh_lost_next_run(&it, &first, &count)) {
+  while (runs < TEXT_NAK_RUNS && ornic_naketh_lost_next_run(&it, &first, &count)) {
     ROOM(24);
-    if (missing) *p++ = ',';
+    if (runs++) *p++ = ',';
     U(first);
     if (count > 1) {
       *p++ = '-';
@@ -228,7 +233,11 @@ static char *put_nak(dec_out *o, char *p, const ornic_naketh *n) {
     }
     missing += count;
   }
-  ROOM(24);
+  ROOM(40);
+  if (runs == TEXT_NAK_RUNS && ornic_naketh_lost_next_run(&it, &first, &count)) {
+    missing = ornic_naketh_lost_count(n);
+    LIT(",...");
+  }
   if (!missing) {
     LIT("none");
   } else {
@@ -380,9 +389,13 @@ static char *put_tags(char *p, const ornic_an_verdict *v) {
   uint32_t fl = v->flags;
   if (!(fl & (ORNIC_AN_UNTRACKED | ORNIC_AN_RETRANS | ORNIC_AN_DUP | ORNIC_AN_LOSS | ORNIC_AN_NAK |
               ORNIC_AN_ACK_STALE | ORNIC_AN_NOT_CAPTURED | ORNIC_AN_OOO | ORNIC_AN_PROBE |
-              ORNIC_AN_READ_RETRY | ORNIC_AN_OTD_EXCEEDED)))
+              ORNIC_AN_READ_RETRY | ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_WORK_LIMIT)))
     return p; /* most packets: nothing to say */
-  if (fl & ORNIC_AN_UNTRACKED) LIT(" [Untracked: conversation table full]");
+  if (fl & ORNIC_AN_OVER_BUDGET)
+    LIT(" [Untracked: memory budget]");
+  else if (fl & ORNIC_AN_UNTRACKED)
+    LIT(" [Untracked: conversation table full]");
+  if (fl & ORNIC_AN_WORK_LIMIT) LIT(" [Work limit: window cut]");
   if (fl & ORNIC_AN_RETRANS) LIT(" [Retransmission]");
   if (fl & ORNIC_AN_DUP) LIT(" [Duplicate]");
   if (fl & ORNIC_AN_LOSS) {
