@@ -44,7 +44,6 @@ struct net {
   uint32_t burst_len;
   drop_rule *drops;
   size_t ndrops;
-  uint64_t max_delay_ps;
   uint32_t reorder_max;  /* D, 0: no emulator */
   uint64_t hold_unit_ps; /* a full data frame's serialization */
   reorderer ro[2];       /* per direction (index = sending node) */
@@ -67,7 +66,6 @@ net *net_new(const options *o) {
   for (unsigned i = 0; i < o->paths; i++) {
     double frac = o->paths > 1 ? (double)i / (o->paths - 1) : 0;
     n->p[i].delay_ps = us_to_ps(o->base_delay_us + o->delay_spread_us * frac);
-    if (n->p[i].delay_ps > n->max_delay_ps) n->max_delay_ps = n->p[i].delay_ps;
   }
   /* 8 bits per byte at G Gb/s: 8000/G picoseconds per byte. */
   n->nic_ps_per_byte = 8000.0 / o->rate_gbps;
@@ -98,8 +96,6 @@ void net_free(net *n) {
   free(n->ro[1].ring);
   free(n);
 }
-
-uint64_t net_max_delay_ps(const net *n) { return n->max_delay_ps; }
 
 uint64_t net_nic_ser_ps(const net *n, uint32_t frame_len) {
   return (uint64_t)((frame_len + NET_WIRE_EXTRA) * n->nic_ps_per_byte + 0.5);

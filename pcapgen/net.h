@@ -49,9 +49,6 @@ int net_send(net *n, const pkt *p, uint64_t done_ps, uint64_t *arrive_ps);
 /* A delivered packet left the fabric (for the least-loaded policy). */
 void net_arrived(net *n, const pkt *p);
 
-/* The longest one-way delay of any path, picoseconds. */
-uint64_t net_max_delay_ps(const net *n);
-
 /* --drop rules that never matched (a rule naming a packet that was never sent). */
 unsigned net_unused_drop_rules(const net *n);
 

@@ -52,7 +52,8 @@ static bool ends_with(const char *s, const char *suffix) {
 
 bool writer_is_gz(const char *path) { return ends_with(path, ".gz"); }
 
-out_format writer_format_for(const char *path, out_format requested) {
+/* The format a path gets under FMT_AUTO. */
+static out_format writer_format_for(const char *path, out_format requested) {
   if (requested != FMT_AUTO) return requested;
   return ends_with(path, ".pcapng") || ends_with(path, ".pcapng.gz") ? FMT_PCAPNG : FMT_PCAP;
 }

@@ -52,7 +52,4 @@ void writer_abort(writer *w);
 /* Whether a path's capture is gzip-compressed (its name ends in .gz). */
 bool writer_is_gz(const char *path);
 
-/* The format a path gets under FMT_AUTO. */
-out_format writer_format_for(const char *path, out_format requested);
-
 #endif

@@ -30,13 +30,11 @@ check_skips() { # ctest log
   echo "=== (skipped tests would fail under CI=true)"
 }
 
-run_suite() { # name, build dir, ctest args (a quoted string), extra cmake args...
+run_suite() { # name, configure preset (CMakePresets.json), ctest args (a quoted string)
   # $target (optional, set by the caller): build only that target
-  local name=$1 dir=$2 ctest_args=$3
-  shift 3
-  echo "=== $name: configure + build ($dir)"
-  cmake -S . -B "$dir" -DORNIC_WERROR=ON "$@" >"$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log"; return 1; }
+  local name=$1 preset=$2 ctest_args=$3 dir=build/$2
+  echo "=== $name: configure + build ($dir, cmake --preset $preset)"
+  cmake --preset "$preset" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
   if ! cmake --build "$dir" -j"$jobs" ${target:+--target "$target"} >"$dir.build.log" 2>&1; then
     cat "$dir.build.log"
     return 1
@@ -85,7 +83,7 @@ if [[ $matrix == 1 ]]; then
   roots_pid=$!
   trap 'kill "$roots_pid" 2>/dev/null || true' EXIT
 fi
-run_suite release build/ci-release "" -DCMAKE_BUILD_TYPE=Release
+run_suite release ci-release ""
 if [[ $matrix == 1 ]]; then
   echo "=== Wireshark 4.4 (Debian 13) and 4.6 (Debian unstable): the dissector suite"
   wait "$roots_pid" || { cat build/ws-roots.log; exit 1; }
@@ -95,14 +93,12 @@ fi
 # The other CRC-32 backend: zlib's (the release suite uses ISA-L when present).
 # What the backend changes: the tests labelled crc, and target crc_suite
 # builds what they run (tests/CMakeLists.txt).
-target=crc_suite run_suite "zlib CRC backend" build/ci-zlib "-L crc" \
-  -DCMAKE_BUILD_TYPE=Release -DORNIC_ISAL=OFF -DORNIC_BUILD_DISSECTOR=OFF
+target=crc_suite run_suite "zlib CRC backend" ci-zlib "-L crc"
 if [[ $sanitize == 1 ]]; then
   # The plugin's tests run too: clang's shared ASan+UBSan runtime is preloaded
   # into tshark (tests/dissector/CMakeLists.txt).
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    run_suite asan+ubsan build/ci-asan "" -DCMAKE_BUILD_TYPE=Debug -DORNIC_SANITIZE=ON \
-    -DCMAKE_C_COMPILER=clang
+    run_suite asan+ubsan ci-asan ""
 fi
 # ---- fuzz (fuzz/, docs/FUZZING.md) -------------------------------------------
 # Both suites above replay every seed and regression input (CTest

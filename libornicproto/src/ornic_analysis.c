@@ -4,7 +4,6 @@
  * Which conversation and direction a packet belongs to is decided here from
  * the opcode table's role flags (PROTOCOL.md 8.1); the rules themselves are
  * in ornic_an_seq.c (requests) and ornic_an_resp.c (responses). */
-#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +11,18 @@
 #include "ornic/errors.h"
 #include "ornic_an_internal.h"
 
+/* The defaults of analysis.h, for the fields left 0: the one place they are
+ * written. */
+static void apply_defaults(ornic_analysis_cfg *cfg) {
+  if (!cfg->otd) cfg->otd = 64;
+  if (!cfg->window) cfg->window = 16384;
+  if (!cfg->max_convs) cfg->max_convs = 65536;
+  if (!cfg->max_memory) cfg->max_memory = ORNIC_AN_MAX_MEMORY;
+}
+
 void ornic_analysis_cfg_init(ornic_analysis_cfg *cfg) {
   memset(cfg, 0, sizeof *cfg);
-  cfg->otd = 64;
-  cfg->window = 16384;
-  cfg->max_convs = 65536;
-  cfg->max_memory = ORNIC_AN_MAX_MEMORY;
+  apply_defaults(cfg);
 }
 
 bool an_mem_take(ornic_analysis *a, uint64_t more, bool force) {
@@ -61,10 +66,7 @@ ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg) {
   ornic_analysis_cfg_init(&c);
   if (cfg) {
     c = *cfg;
-    if (!c.otd) c.otd = 64;
-    if (!c.window) c.window = 16384;
-    if (!c.max_convs) c.max_convs = 65536;
-    if (!c.max_memory) c.max_memory = ORNIC_AN_MAX_MEMORY;
+    apply_defaults(&c);
   }
   if (c.window < 256 || c.window > (1u << 22) || (c.window & (c.window - 1))) return NULL;
   ornic_analysis *a = calloc(1, sizeof *a);
@@ -137,7 +139,8 @@ static void untracked(ornic_analysis *a, ornic_an_verdict *restrict v) {
 
 int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *restrict v) {
   if (v) zero_verdict(v);
-  if (!a || !in || !in->f || !v) return ORNIC_ERR_INVALID_ARG;
+  /* no BTH read: f->bth may be a previous decode's (frame.h, layers) */
+  if (!a || !in || !in->f || !v || !(in->f->layers & ORNIC_LAYER_BTH)) return ORNIC_ERR_INVALID_ARG;
   const ornic_frame *f = in->f;
   uint32_t fl = a->op[f->bth.opcode];
   if (!(fl & AN_OP_ANALYSED)) return ORNIC_OK;
@@ -191,9 +194,57 @@ const ornic_an_conv *ornic_analysis_conv_final(const ornic_analysis *a, uint32_t
   return c;
 }
 
+/* "a.b.c.d" at p (at most 16 bytes with its NUL); returns its end. */
+static char *put_ipv4(char *p, const uint8_t *a) {
+  return p + sprintf(p, "%u.%u.%u.%u", a[0], a[1], a[2], a[3]);
+}
+
+/* The longest run of two or more zero groups (the first of equal ones), as
+ * RFC 5952 4.2 compresses; *len 0 when there is none. */
+static void zero_run(const uint16_t *w, int *base, int *len) {
+  *base = -1;
+  *len = 0;
+  for (int i = 0, j; i < 8; i = j + 1) {
+    for (j = i; j < 8 && w[j] == 0; j++) continue;
+    if (j - i >= 2 && j - i > *len) {
+      *base = i;
+      *len = j - i;
+    }
+  }
+}
+
+/* RFC 5952 text of an IPv6 address, as inet_ntop(3) writes it (glibc's,
+ * from BIND): lowercase hex without leading zeros, the longest zero run as
+ * "::", and the IPv4 notation for IPv4-mapped (::ffff:a.b.c.d) and
+ * IPv4-compatible (::a.b.c.d) addresses. At most 46 bytes with its NUL.
+ * Written here so that the library needs C11 alone (no <arpa/inet.h>). */
+static void put_ipv6(char *p, const uint8_t *a) {
+  uint16_t w[8];
+  int base, len;
+  for (int i = 0; i < 8; i++) w[i] = (uint16_t)(a[2 * i] << 8 | a[2 * i + 1]);
+  zero_run(w, &base, &len);
+  for (int i = 0; i < 8; i++) {
+    if (i == base) {
+      *p++ = ':';
+      i += len - 1;
+      if (i == 7) *p++ = ':';
+      continue;
+    }
+    if (i) *p++ = ':';
+    if (i == 6 && base == 0 && (len == 6 || (len == 5 && w[5] == 0xffff))) {
+      p = put_ipv4(p, a + 12);
+      break;
+    }
+    p += sprintf(p, "%x", w[i]);
+  }
+  *p = '\0';
+}
+
 static void addr_str(char *out, size_t cap, const uint8_t *addr, uint8_t alen) {
-  if (!alen || !inet_ntop(alen == 4 ? AF_INET : AF_INET6, addr, out, (socklen_t)cap))
-    snprintf(out, cap, "?");
+  char buf[48] = "?";
+  if (alen == 4) put_ipv4(buf, addr);
+  if (alen == 16) put_ipv6(buf, addr);
+  snprintf(out, cap, "%s", buf);
 }
 
 static void qp_str(char *out, size_t cap, bool known, uint32_t qp) {

@@ -52,7 +52,6 @@ void obm_pool_free(obm_pool *p) {
   free(p);
 }
 
-unsigned obm_pool_block_bits(const obm_pool *p) { return p->m; }
 size_t obm_pool_capacity(const obm_pool *p) { return p->cap; }
 size_t obm_pool_in_use(const obm_pool *p) { return p->cap - p->nfree; }
 size_t obm_pool_peak(const obm_pool *p) { return p->peak; }

@@ -4,6 +4,8 @@
  * read back with the decoder, so the engine sees what a tool would give it.
  * Each test is one hand-built sequence for one rule; the expected verdicts
  * come from the rule's text, not from running the engine. */
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -624,6 +626,7 @@ START_TEST(vendor_opcodes_not_analysed) {
   T *t = t_new(0);
   ornic_frame f;
   memset(&f, 0, sizeof f);
+  f.layers = ORNIC_LAYER_BTH;
   f.bth.opcode = 0x51;
   f.bth.psn = 7;
   ornic_an_input in = {.frame = 1, .f = &f};
@@ -636,6 +639,27 @@ START_TEST(vendor_opcodes_not_analysed) {
   ck_assert_uint_eq(v.conv, 0);
   ck_assert_uint_eq(ornic_analysis_conv_count(t->an), 0);
   ck_assert_int_eq(ornic_analysis_add(t->an, NULL, &v), ORNIC_ERR_INVALID_ARG);
+  t_free(t);
+}
+END_TEST
+
+/* analysis.h: a frame without a BTH is refused, even when f->bth still holds
+ * a previous decode's (a frame cut before its BTH), and nothing is analysed. */
+START_TEST(no_bth_is_refused) {
+  T *t = t_new(0);
+  opt send = {.len = 8};
+  feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 5, &send);
+  ornic_frame f = t->g; /* a whole frame's BTH, then a decode that stops before it */
+  f.layers &= (uint8_t)~ORNIC_LAYER_BTH;
+  f.bth.destqp = 0x777;
+  ornic_an_input in = {.frame = 9, .f = &f};
+  ornic_an_verdict v;
+  memset(&v, 0xa5, sizeof v);
+  ck_assert_int_eq(ornic_analysis_add(t->an, &in, &v), ORNIC_ERR_INVALID_ARG);
+  ck_assert_uint_eq(v.flags, 0);
+  ck_assert_uint_eq(v.conv, 0);
+  ck_assert_uint_eq(ornic_analysis_conv_count(t->an), 1);
+  ck_assert_uint_eq(ornic_analysis_conv(t->an, 1)->dir[0].req_packets, 1);
   t_free(t);
 }
 END_TEST
@@ -677,6 +701,52 @@ START_TEST(labels_and_names) {
   ck_assert_uint_eq(ornic_an_ooo_bucket(3), 1);
   ck_assert_uint_eq(ornic_an_ooo_bucket(100000), 7);
   ck_assert_str_eq(ornic_an_ooo_bucket_name(7), "128+");
+  t_free(t);
+}
+END_TEST
+
+/* Labels print addresses as inet_ntop(3) does (the library writes them
+ * itself, needing C11 alone): IPv4, and IPv6 with its zero-run compression
+ * and embedded IPv4 forms, over edge cases and 3,000 random addresses whose
+ * groups are mostly zero. */
+START_TEST(labels_match_inet_ntop) {
+  static const char *const edge[] = {"::",
+                                     "::1",
+                                     "1::",
+                                     "::ffff:1.2.3.4",
+                                     "::1.2.3.4",
+                                     "::2:3",
+                                     "1:0:0:2:0:0:0:3",
+                                     "1:0:0:2::3",
+                                     "fe80::1",
+                                     "2001:db8::1",
+                                     "1:2:3:4:5:6:7:8",
+                                     "0:0:1::"};
+  T *t = t_new(0);
+  opt send = {.len = 8};
+  feed(t, A, QB, ORNIC_OP_RC_SEND_ONLY, 1, &send);
+  uint64_t rng = 0x9e3779b97f4a7c15u;
+  for (unsigned k = 0; k < 3000 + sizeof edge / sizeof *edge; k++) {
+    uint8_t src[16], dst[16] = {0x20, 0x01, 0x0d, 0xb8};
+    if (k < sizeof edge / sizeof *edge) {
+      ck_assert_int_eq(inet_pton(AF_INET6, edge[k], src), 1);
+    } else {
+      for (int i = 0; i < 8; i++) {
+        rng = rng * 6364136223846793005u + 1442695040888963407u;
+        uint16_t g = (rng >> 60) < 10 ? 0 : (uint16_t)(rng >> 33);
+        src[2 * i] = (uint8_t)(g >> 8);
+        src[2 * i + 1] = (uint8_t)g;
+      }
+    }
+    ornic_an_input in = {.frame = ++t->frame, .f = &t->g, .src = src, .dst = dst, .addr_len = 16};
+    ornic_an_verdict v;
+    ck_assert_int_eq(ornic_analysis_add(t->an, &in, &v), ORNIC_OK);
+    char want[INET6_ADDRSTRLEN], label[160], expect[200];
+    ck_assert_ptr_nonnull(inet_ntop(AF_INET6, src, want, sizeof want));
+    ornic_an_dir_label(ornic_analysis_conv(t->an, v.conv), ORNIC_AN_DIR_AB, label, sizeof label);
+    snprintf(expect, sizeof expect, "%s -> 2001:db8::", want);
+    ck_assert_str_eq(label, expect);
+  }
   t_free(t);
 }
 END_TEST
@@ -959,7 +1029,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, nak_after_counted_copy_counts_nothing);
   tcase_add_test(tc, vendor_opcodes_not_analysed);
   tcase_add_test(tc, two_qp_pairs_same_hosts);
+  tcase_add_test(tc, no_bth_is_refused);
   tcase_add_test(tc, labels_and_names);
+  tcase_add_test(tc, labels_match_inet_ntop);
   tcase_add_test(tc, ecn_marks);
   tcase_add_test(tc, window_grows);
   tcase_add_test(tc, timing_rc_write_and_read);

@@ -56,8 +56,6 @@ void bm_pool_free(bm_pool *p) {
   free(p);
 }
 
-bm_kind bm_pool_kind(const bm_pool *p) { return p->kind; }
-size_t bm_pool_capacity(const bm_pool *p) { return p->ops->pool_capacity(p->impl); }
 size_t bm_pool_in_use(const bm_pool *p) { return p->ops->pool_in_use(p->impl); }
 size_t bm_pool_peak(const bm_pool *p) { return p->ops->pool_peak(p->impl); }
 

@@ -84,8 +84,6 @@ bm_pool *bm_pool_new(bm_kind kind, unsigned block_bits, size_t capacity);
  * also when conf->left_threshold < BM_CACHE_EVERY. */
 bm_pool *bm_pool_new_conf(bm_kind kind, unsigned block_bits, size_t capacity, const bm_conf *conf);
 void bm_pool_free(bm_pool *pool);
-bm_kind bm_pool_kind(const bm_pool *pool);
-size_t bm_pool_capacity(const bm_pool *pool);
 size_t bm_pool_in_use(const bm_pool *pool); /* blocks held by all QPs now */
 size_t bm_pool_peak(const bm_pool *pool);   /* most blocks ever held at once */
 

@@ -25,5 +25,3 @@ uint32_t prng_below(prng *g, uint32_t n) {
     if ((uint32_t)m >= limit) return (uint32_t)(m >> 32);
   }
 }
-
-double prng_unit(prng *g) { return (double)(prng_next(g) >> 11) * 0x1.0p-53; }

@@ -16,7 +16,5 @@ void prng_seed(prng *g, uint64_t seed, uint64_t purpose, uint64_t index);
 uint64_t prng_next(prng *g);
 /* Uniform in [0, n), n > 0, without modulo bias. */
 uint32_t prng_below(prng *g, uint32_t n);
-/* Uniform in [0, 1). */
-double prng_unit(prng *g);
 
 #endif

@@ -69,14 +69,15 @@ typedef struct {
   void *user;
   uint64_t max_memory;  /* bytes the engine may allocate (since 1.2.0); 0: ORNIC_AN_MAX_MEMORY,
                            UINT64_MAX: no limit */
-  uint64_t reserved[3]; /* README.md "ABI policy"; ornic_analysis_cfg_init zeroes it */
+  uint64_t reserved[3]; /* docs/ABI.md; ornic_analysis_cfg_init zeroes it */
 } ornic_analysis_cfg;
 
 /* Fills cfg with the defaults above. */
 ORNIC_API void ornic_analysis_cfg_init(ornic_analysis_cfg *cfg);
 
-/* NULL when out of memory (or cfg invalid: window not a power of two).
- * cfg must be non-NULL. An ornic_analysis is not thread-safe: one thread at
+/* NULL when out of memory (or cfg invalid: window not a power of two from
+ * 256 to 1<<22). cfg NULL: the defaults (since 1.2.0 documented; it always
+ * was); fields left 0 take theirs. An ornic_analysis is not thread-safe: one thread at
  * a time (every function here takes it); separate objects are independent. */
 ORNIC_API ornic_analysis *ornic_analysis_new(const ornic_analysis_cfg *cfg);
 /* a may be NULL. */
@@ -96,7 +97,7 @@ typedef struct {
    * is set, else the packet is keyed by DestQP alone. */
   const uint8_t *src, *dst; /* 4 (IPv4) or 16 bytes */
   uint8_t addr_len;         /* 4 or 16 when src/dst are given */
-  uint64_t reserved[2]; /* README.md "ABI policy"; start from = {0} or designated initialisers */
+  uint64_t reserved[2];     /* docs/ABI.md; start from = {0} or designated initialisers */
 } ornic_an_input;
 
 /* Direction of a packet's PSN space in its conversation. */
@@ -188,7 +189,7 @@ typedef struct {
   uint64_t since_prev_ns; /* SINCE_PREV */
   uint64_t ack_rtt_ns;    /* ACK_RTT */
   uint64_t msg_time_ns;   /* MSG_TIME */
-  uint64_t reserved[1];   /* README.md "ABI policy"; ornic_analysis_add zeroes it */
+  uint64_t reserved[1];   /* docs/ABI.md; ornic_analysis_add zeroes it */
 } ornic_an_verdict;
 
 /* OOO distance histogram buckets: 1, 2-3, 4-7, ..., 64-127, 128+. */
@@ -224,7 +225,8 @@ typedef struct {
 } ornic_an_conv;
 
 /* Analyses one packet. out is always fully written. Returns ORNIC_OK, or
- * ORNIC_ERR_INVALID_ARG (NULL pointers, no BTH) with out zeroed. */
+ * ORNIC_ERR_INVALID_ARG (NULL pointers, or no BTH: ORNIC_LAYER_BTH not in
+ * in->f->layers) with out zeroed and nothing analysed. */
 ORNIC_API int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in,
                                  ornic_an_verdict *out);
 

@@ -138,7 +138,7 @@ typedef struct {
   uint16_t vcrc;        /* as on the wire: little-endian u16 of the 2 bytes */
   bool vcrc_present;    /* the VCRC was located (vcrc_off != 0) and captured */
   size_t vcrc_off;      /* lrh.pktlen * 4 once the LRH was read and PktLen covers it; else 0 */
-  uint64_t reserved[8]; /* README.md "ABI policy": later fields come from here; decode and
+  uint64_t reserved[8]; /* docs/ABI.md: later fields come from here; decode and
                              ornic_frame_init zero it, encode ignores it */
 } ornic_frame;
 

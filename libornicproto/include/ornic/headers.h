@@ -233,7 +233,7 @@ typedef struct {
   const ornic_naketh *nak;
   uint32_t span;        /* ornic_naketh_lost_span */
   uint32_t d;           /* next distance from Base to look at */
-  uint64_t reserved[2]; /* README.md "ABI policy" */
+  uint64_t reserved[2]; /* docs/ABI.md */
 } ornic_naketh_lost_iter;
 ORNIC_API void ornic_naketh_lost_begin(ornic_naketh_lost_iter *it, const ornic_naketh *nak);
 /* The next run: 1 with *first (24-bit PSN, wrapping) and *count >= 1, or 0

@@ -43,7 +43,6 @@ enum {
  * arguments or out of memory. */
 obm_pool *obm_pool_new(unsigned block_bits, size_t capacity);
 void obm_pool_free(obm_pool *pool);
-unsigned obm_pool_block_bits(const obm_pool *pool);
 size_t obm_pool_capacity(const obm_pool *pool);
 size_t obm_pool_in_use(const obm_pool *pool); /* nodes currently held by all QPs */
 size_t obm_pool_peak(const obm_pool *pool);   /* most nodes ever held at once */

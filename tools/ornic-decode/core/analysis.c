@@ -9,14 +9,3 @@ void dec_analyse(ornic_analysis *a, dec_packet *pk) {
   ornic_an_input in = {.frame = pk->frame, .sec = pk->sec, .nsec = pk->nsec, .f = &pk->f};
   pk->analysed = ornic_analysis_add(a, &in, &pk->an) == ORNIC_OK;
 }
-
-const char *dec_an_dir_key(unsigned dir) { return dir == ORNIC_AN_DIR_BA ? "b_to_a" : "a_to_b"; }
-
-const char *dec_an_role_key(unsigned role) {
-  switch (role) {
-  case ORNIC_AN_ROLE_REQUEST: return "request";
-  case ORNIC_AN_ROLE_RESPONSE: return "response";
-  case ORNIC_AN_ROLE_CNP: return "cnp";
-  default: return "none";
-  }
-}

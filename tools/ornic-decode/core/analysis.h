@@ -23,8 +23,4 @@ static inline bool dec_has_verdict(const dec_packet *pk) {
   return pk->analysed && (pk->an.role != ORNIC_AN_ROLE_NONE || (pk->an.flags & ORNIC_AN_UNTRACKED));
 }
 
-/* "a_to_b" / "b_to_a"; "request" / "response" / "cnp". */
-const char *dec_an_dir_key(unsigned dir);
-const char *dec_an_role_key(unsigned role);
-
 #endif

@@ -71,15 +71,6 @@ char *dec_put_u64_big(char *p, uint64_t v) {
   return d + (e - q);
 }
 
-void dec_out_i64(dec_out *o, int64_t v) {
-  if (v < 0) {
-    dec_out_char(o, '-');
-    dec_out_u64(o, 0 - (uint64_t)v);
-  } else {
-    dec_out_u64(o, (uint64_t)v);
-  }
-}
-
 /* Formats v afresh and keeps its text (see dec_put_frame). */
 char *dec_put_frame_slow(dec_out *o, char *p, uint64_t v) {
   o->frame_len = (uint8_t)(dec_put_u64(o->frame_text, v) - o->frame_text);

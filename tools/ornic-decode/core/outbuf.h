@@ -356,8 +356,6 @@ static inline void dec_out_u64(dec_out *o, uint64_t v) {
   o->len = (size_t)(dec_put_u64(p, v) - o->buf);
 }
 
-void dec_out_i64(dec_out *o, int64_t v);
-
 /* The frame number v at p (needs 24 bytes). Lines number their frames
  * 1, 2, 3, ...: the last number's text is kept and counted up in place,
  * which touches one digit nine times in ten. */
