@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Extension header codecs. Each header is one case in decode and one in
- * encode; the fixed sizes live in the table of ornic_opcode.c. */
+ * encode; the fixed sizes live in the table of ornic_opcode.c. The headers
+ * the fast path reads too (RETH, OFFETH, AETH, OACKETH, NAKETH, ImmDt) are
+ * read here by its readers (ornic_ext_read.h): one description of each. */
 #include "ornic/errors.h"
 #include "ornic/headers.h"
 #include "ornic/opcode.h"
 #include "ornic_conv.h"
+#include "ornic_ext_read.h"
 #include "ornic_internal.h"
 
 static size_t hdr_wire_size(const ornic_ext *e, uint16_t bit) {
@@ -26,13 +29,7 @@ size_t ornic_ext_size(const ornic_ext *e, uint16_t hdrs) {
 
 static int naketh_read(ornic_naketh *n, const uint8_t *p, size_t len) {
   if (len < ORNIC_NAKETH_FIXED_LEN) return ORNIC_ERR_TRUNCATED;
-  n->reason = p[0];
-  n->trigger_psn = ornic_get_u24(p + 1);
-  n->nblocks = p[4];
-  n->base_psn = ornic_get_u24(p + 5);
-  n->resv = p[8];
-  n->limit_psn = ornic_get_u24(p + 9);
-  n->bitmap = p + ORNIC_NAKETH_FIXED_LEN;
+  ornic_naketh_read(n, p); /* the fixed part; the bitmap is a view, checked below */
   if (n->nblocks == 0) return ORNIC_ERR_MALFORMED;
   size_t total = ORNIC_NAKETH_FIXED_LEN + 2u * n->nblocks;
   return len < total ? ORNIC_ERR_TRUNCATED : (int)total;
@@ -54,29 +51,18 @@ static void fixed_read(ornic_ext *e, uint16_t bit, const uint8_t *p) {
     e->xrceth.xrcsrq = ornic_get_u24(p + 1);
     break;
   case ORNIC_HDR_FETH: e->feth.value = ornic_get_u32(p); break;
-  case ORNIC_HDR_RETH:
-    e->reth.va = ornic_get_u64(p);
-    e->reth.rkey = ornic_get_u32(p + 8);
-    e->reth.dmalen = ornic_get_u32(p + 12);
-    break;
-  case ORNIC_HDR_OFFETH: e->offeth.offset = ornic_get_u32(p); break;
+  case ORNIC_HDR_RETH: ornic_reth_read(&e->reth, p); break;
+  case ORNIC_HDR_OFFETH: ornic_offeth_read(&e->offeth, p); break;
   case ORNIC_HDR_ATOMICETH:
     e->atomiceth.va = ornic_get_u64(p);
     e->atomiceth.rkey = ornic_get_u32(p + 8);
     e->atomiceth.swap_add = ornic_get_u64(p + 12);
     e->atomiceth.compare = ornic_get_u64(p + 20);
     break;
-  case ORNIC_HDR_AETH:
-    e->aeth.syndrome = p[0];
-    e->aeth.msn = ornic_get_u24(p + 1);
-    break;
+  case ORNIC_HDR_AETH: ornic_aeth_read(&e->aeth, p); break;
   case ORNIC_HDR_ATOMICACKETH: e->atomicacketh.orig = ornic_get_u64(p); break;
-  case ORNIC_HDR_OACKETH:
-    e->oacketh.flags = p[0];
-    e->oacketh.resv = p[1];
-    e->oacketh.count = ornic_get_u16(p + 2);
-    break;
-  case ORNIC_HDR_IMMDT: e->immdt.data = ornic_get_u32(p); break;
+  case ORNIC_HDR_OACKETH: ornic_oacketh_read(&e->oacketh, p); break;
+  case ORNIC_HDR_IMMDT: ornic_immdt_read(&e->immdt, p); break;
   case ORNIC_HDR_IETH: e->ieth.rkey = ornic_get_u32(p); break;
   case ORNIC_HDR_CNP:
     for (int i = 0; i < 16; i++) e->cnp.resv[i] = p[i];

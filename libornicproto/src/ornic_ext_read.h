@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The extension headers an ORNIC/RC stream carries most (RETH, OFFETH, AETH,
  * OACKETH, NAKETH, ImmDt: docs/PROTOCOL.md 3, IBA 9.3), one inline reader
- * each, for the frame decoder's fast path (ornic_frame_fast.c). The same
- * layouts as fixed_read and naketh_read in ornic_ext.c, which decode any
- * header through one switch, with the length checks done; here the caller
- * checked that the header's bytes are there. Each returns the pointer past
+ * each: the one description of their layouts, used by the frame decoder's
+ * fast path (ornic_frame_fast.c) and by the general decoder (fixed_read and
+ * naketh_read in ornic_ext.c, which check the lengths first); the caller
+ * has checked that the header's bytes are there. Each returns the pointer past
  * the header, and reads each byte once, as part of a word (see
  * ornic_bth_read.h). */
 #ifndef ORNIC_EXT_READ_H

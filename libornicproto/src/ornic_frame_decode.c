@@ -7,7 +7,7 @@
  * the bytes still say where the next header is.
  *
  * ornic_frame_decode (ornic_frame_fast.c) takes clean frames of the common
- * layout (Ethernet, IPv4, UDP) on a fast path first (issue 18); it declines
+ * layout (Ethernet, IPv4, UDP) on a fast path first (docs/PERFORMANCE.md); it declines
  * every other frame, which this file's general path,
  * ornic_frame_decode_general, decodes. */
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The frame decoder's fast path (issue 18): Ethernet II with at most one
+/* The frame decoder's fast path (docs/PERFORMANCE.md): Ethernet II with at most one
  * 802.1Q/802.1ad tag, IPv4 without options, UDP, captured whole, and every
  * rule of docs/PROTOCOL.md section 5 kept; the layout of nearly every frame
  * a RoCEv2 capture holds.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The two halves of ornic_frame_decode: the fast path for clean Ethernet
- * frames of the common layout (ornic_frame_fast.c, issue 18, which defines
+ * frames of the common layout (ornic_frame_fast.c, docs/PERFORMANCE.md, which defines
  * ornic_frame_decode) and the general path that decodes everything
  * (ornic_frame_decode.c). Not exported. */
 #ifndef ORNIC_FRAME_FAST_H

@@ -9,7 +9,7 @@
  * the median repetition beside the best one, so a lucky run cannot pass for
  * the typical one. Decode runs in two orders over the same frames: ring
  * order, which a branch predictor learns, and a seeded shuffle, which it
- * cannot, as in a real capture mixing many flows (issue 18). */
+ * cannot, as in a real capture mixing many flows (docs/PERFORMANCE.md). */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,7 +26,7 @@
 #define RING_FRAMES 1024                    /* a power of two dividing BENCH_ORDER_LEN */
 #define RING_SEED UINT64_C(0x4f524e4943)    /* "ORNIC" */
 #define SHUFFLE_SEED UINT64_C(0x5348554646) /* "SHUFF" */
-/* Targets this library is held to (issue 18), judged on the medians. The
+/* Targets this library is held to (docs/PERFORMANCE.md), judged on the medians. The
  * share of the reference parse is the one that carries across machines. */
 #define TARGET_RATIO_4096 0.9
 #define TARGET_RATIO_64 0.6

@@ -162,8 +162,8 @@ void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame
                        const struct pcap_pkthdr *h, const uint8_t *data) {
   /* Every verdict field (those before errbuf) starts from zero, so that a
    * field added later cannot carry the previous frame's value; errbuf is
-   * read only through error, an only when analysed, and f is reset by the
-   * library's decode (or decode_link). */
+   * read only through error, which this clears, and f is reset by the
+   * library's decode (or by decode_link when the library never sees it). */
   memset(pk, 0, offsetof(dec_packet, errbuf));
   pk->frame = frame;
   pk->sec = capture_seconds(cfg, h);
