@@ -131,10 +131,18 @@ static int64_t fit_request(ornic_analysis *a, const an_dir *d, uint32_t p) {
   return dd < 0 ? -(int64_t)dd : dd;
 }
 
+/* Conversations a pairing looks at, newest first: without a bound, a
+ * capture of many unpaired QPs between two hosts (a hostile one: N requests,
+ * then N responses to N other QPs) costs N steps a packet, N^2 in all
+ * (docs/RELIABILITY.md "Hostile captures"). */
+#define AN_PAIR_SCAN 256u
+
 /* A packet from X into QP q of Y, in a half not yet paired: which
  * conversation with A = Y, B = X and A's QP unknown does it fit best?
  * (Its packets are responses to A's requests, or requests answered by
- * responses travelling X -> Y.) */
+ * responses travelling X -> Y.) The AN_PAIR_SCAN newest of the two hosts'
+ * conversations are looked at; paired and merged ones, never candidates
+ * again, are unlinked from the list on the way (but its head). */
 static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except,
                           const ornic_frame *f) {
   an_key pk;
@@ -143,15 +151,24 @@ static int best_candidate(ornic_analysis *a, const an_key *k, uint32_t except,
   bool response = (fl & ORNIC_OPF_RESPONSE) != 0;
   int best = -1;
   int64_t best_fit = -1;
-  for (uint32_t i = an_map_get(&a->map, &pk); i != AN_NONE; i = a->convs[i].next_pair) {
+  uint32_t prev = AN_NONE, seen = 0;
+  for (uint32_t i = an_map_get(&a->map, &pk); i != AN_NONE && seen < AN_PAIR_SCAN;
+       i = a->convs[i].next_pair, seen++) {
     an_conv *c = &a->convs[i];
-    if (i == except || c->pub.merged_into || c->pub.qp_a_known) continue;
-    int64_t fit = response ? fit_response(a, c, &c->dir[ORNIC_AN_DIR_AB], f)
-                           : fit_request(a, &c->dir[ORNIC_AN_DIR_BA], f->bth.psn);
-    if (fit >= 0 && (best < 0 || fit < best_fit)) {
-      best = (int)i;
-      best_fit = fit;
+    if (c->pub.merged_into || c->pub.qp_a_known) {
+      if (prev != AN_NONE) {
+        a->convs[prev].next_pair = c->next_pair;
+        continue; /* prev stays */
+      }
+    } else if (i != except) {
+      int64_t fit = response ? fit_response(a, c, &c->dir[ORNIC_AN_DIR_AB], f)
+                             : fit_request(a, &c->dir[ORNIC_AN_DIR_BA], f->bth.psn);
+      if (fit >= 0 && (best < 0 || fit < best_fit)) {
+        best = (int)i;
+        best_fit = fit;
+      }
     }
+    prev = i;
   }
   return best;
 }
@@ -185,6 +202,7 @@ an_half *an_half_lookup(ornic_analysis *a, const ornic_an_input *in) {
     return half_new(a, &k, (uint32_t)c, 1);
   }
   c = conv_new(a, &k);
+  a->new_unpaired = c >= 0; /* this packet's search for its pair is done */
   return c < 0 ? NULL : half_new(a, &k, (uint32_t)c, 0);
 }
 

@@ -190,6 +190,7 @@ struct ornic_analysis {
   ornic_an_limits lim; /* memory and what the limits did */
   int64_t work_burst;  /* what a direction may borrow: 4 windows (an_work_earn) */
   bool over_budget;    /* the last conversation refused was refused for memory */
+  bool new_unpaired;   /* the packet being analysed made a conversation: no pair fitted it */
   uint32_t op[256];    /* per opcode: ORNIC_OPF_* | AN_OP_* */
   an_map map;          /* half keys -> half index; pair keys -> first conversation index */
   an_half *halves;

@@ -144,13 +144,17 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   const ornic_frame *f = in->f;
   uint32_t fl = a->op[f->bth.opcode];
   if (!(fl & AN_OP_ANALYSED)) return ORNIC_OK;
+  a->new_unpaired = false;
   an_half *h = an_half_for(a, in);
   if (!h) {
     untracked(a, v);
     return ORNIC_OK;
   }
   bool request = (fl & ORNIC_OPF_REQUEST) != 0;
-  if (!a->convs[h->conv].pub.qp_a_known && an_try_pair(a, h, in)) v->flags |= ORNIC_AN_PAIRED;
+  /* A conversation this packet made was made because no pair fitted it:
+   * the same search again (an_try_pair) would find nothing. */
+  if (!a->convs[h->conv].pub.qp_a_known && !a->new_unpaired && an_try_pair(a, h, in))
+    v->flags |= ORNIC_AN_PAIRED;
   an_conv *c = an_conv_at(a, h->conv);
   unsigned dir = request ? h->side : 1u - h->side;
   an_dir *d = &c->dir[dir];

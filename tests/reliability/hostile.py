@@ -17,6 +17,10 @@ decodes and analyses them:
             blocks with alternating bits (2,040 runs each), bases all over
   ack       one conversation: 512 RC WRITEs, then COUNT ACKs whose PSN jumps
             by +-8M (each covers a whole window, or goes back)
+  pair      COUNT conversations from one host to another (an RC SEND to each of
+            COUNT QPs), then COUNT ACKs back to COUNT other QPs whose PSNs fit
+            none of them: each ACK is a new half that looks for its pair among
+            every unpaired conversation of the two hosts
   benign    the reference: COUNT packets of an in-order RC WRITE stream with
             an ACK every 8 packets
   time      two ORNIC FSpots, out of order in PSN, whose capture times step
@@ -80,6 +84,14 @@ def ack(h, n):
                     aeth_msn=i)
 
 
+def pair(h, n):
+    for i in range(n):
+        yield frame(h, opcode=0x04, destqp=0x1000 + i, psn=i, payload="00" * 8)
+    for i in range(n):
+        yield frame(h, src=ADDR_B, dst=ADDR_A, opcode=0x11, destqp=0x100000 + i,
+                    psn=(i + (1 << 22)) & 0xFFFFFF, aeth_syn=0, aeth_msn=0)
+
+
 def benign(h, n):
     for psn in range(n):
         if psn % 9 == 8:
@@ -130,7 +142,7 @@ def main():
     if kind == "time":
         write_pcapng_times(out, timestamps(h))
     else:
-        gen = {"grow": grow, "read": read, "nak": nak, "ack": ack, "benign": benign}[kind]
+        gen = {"grow": grow, "read": read, "nak": nak, "ack": ack, "pair": pair, "benign": benign}[kind]
         write_pcap(out, gen(h, count))
     h.close()
 
