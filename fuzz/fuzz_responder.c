@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* fuzz_responder: pcapgen's ORNIC responder (pcapgen/ornic_resp.c) inside
- * its simulator (pcapgen/sim.c), fed an arbitrary sequence of packets and
- * pauses. The harness plays the requester (fuzz_responder_model.h): it sends
- * honest packets of its WQEs in any order, with duplicates, stale
- * retransmissions, probes and pauses that fire the responder's timers, plus
- * mutated and arbitrary frames. Everything the responder sends back is
- * checked as it arrives (ACKs cover only data that was sent, NAK bitmaps
- * tell the truth, READ responses carry the memory's bytes, no fatal NAK for
- * an honest requester), the responder's own integrity check of every
- * completed WQE must pass for honest QPs, and the sanitizers watch memory.
+/* fuzz_responder: pcapgen's ORNIC responder (pcapgen/profiles/ornic/ornic_resp.c)
+ * inside its simulator (pcapgen/sim/sim.c), fed an arbitrary sequence of
+ * packets and pauses. The harness plays the requester
+ * (fuzz_responder_model.h): it sends honest packets of its WQEs in any
+ * order, with duplicates, stale retransmissions, probes and pauses that fire
+ * the responder's timers, plus mutated and arbitrary frames. Everything the
+ * responder sends back is checked as it arrives (ACKs cover only data that
+ * was sent, NAK bitmaps tell the truth, READ responses carry the memory's
+ * bytes, no fatal NAK for an honest requester), the responder's own
+ * integrity check of every completed WQE must pass for honest QPs, and the
+ * sanitizers watch memory. The simulation is configured with a sim_config
+ * (pcapgen/sim/sim_config.h), without pcapgen's command line.
  *
  * Input: 4 bytes of configuration (PMTU, QPs, ACK policy, window, OTD,
  * bitmap pool, first PSN near the wrap, WQE lengths, READs), then actions of
@@ -24,7 +26,8 @@
 #include "fuzz_responder_model.h"
 #include "ornic_resp.h"
 #include "sim.h"
-#include "summary.h"
+#include "sizing.h"
+#include "stats.h"
 #include "workload.h"
 #include "writer.h"
 
@@ -33,7 +36,7 @@
  * frames may ask for at most this much (a real NIC writes in place). */
 #define MAX_FOREIGN_DMALEN (1u << 20)
 
-static options base_opts;
+static sim_config base_cfg;
 static writer *devnull;
 /* FUZZ_RESPONDER_VERBOSE=1: what each input achieved, for seed writing;
  * 2: also every frame injected and every frame the responder sent. */
@@ -69,11 +72,10 @@ int LLVMFuzzerInitialize(int *argc, char **argv[]) {
   (void)argv;
   const char *v = getenv("FUZZ_RESPONDER_VERBOSE");
   verbose = v ? atoi(v) : 0;
-  char *args[] = {"ornic-pcapgen", "-o", "/dev/null", NULL};
-  if (options_parse(&base_opts, 3, args, stderr) != 0) {
-    fprintf(stderr, "fuzz_responder: setup failed\n");
-    exit(1);
-  }
+  /* ornic-pcapgen's defaults, with the ACK scheduler's service time it
+   * computes for the ornic profile (--ack-engine-ns auto: 8 ns at 100 Gb/s). */
+  sim_config_defaults(&base_cfg);
+  base_cfg.protocol.ack_engine_ns = sizing_ack_engine_ns(&base_cfg);
   return 0;
 }
 
@@ -91,19 +93,21 @@ static writer *output(void) {
   return devnull;
 }
 
-static void configure(options *o, const uint8_t *c) {
+static void configure(sim_config *cfg, const uint8_t *c) {
   static const uint32_t ack_every[4] = {0, 1, 2, 16};
   static const uint32_t window[4] = {16, 64, 1024, 4080};
-  *o = base_opts;
-  o->pmtu = 256u << (c[0] % 5);
-  o->qps = 1 + (c[0] / 5) % MODEL_QPS;
-  o->ack_every = ack_every[c[1] & 3];
-  o->window = window[(c[1] >> 2) & 3];
-  o->otd = 1 + c[2] % (o->window - 1);
-  o->bitmap_pool = c[3] & 7; /* 0: enough for every QP; else a tiny pool that runs dry */
-  if (c[1] & 0x10) o->start_psn = 0xfffff0 - (c[1] >> 5); /* WQEs across the PSN wrap */
-  o->wqe_size = (uint64_t)MODEL_MAX_PKTS * o->pmtu;
-  o->wqes = MODEL_WQES;
+  *cfg = base_cfg;
+  sim_workload *wl = &cfg->workload;
+  sim_protocol *p = &cfg->protocol;
+  wl->pmtu = 256u << (c[0] % 5);
+  wl->qps = 1 + (c[0] / 5) % MODEL_QPS;
+  p->ack_every = ack_every[c[1] & 3];
+  p->window = window[(c[1] >> 2) & 3];
+  p->otd = 1 + c[2] % (p->window - 1);
+  p->bitmap_pool = c[3] & 7; /* 0: enough for every QP; else a tiny pool that runs dry */
+  if (c[1] & 0x10) wl->start_psn = 0xfffff0 - (c[1] >> 5); /* WQEs across the PSN wrap */
+  wl->wqe_size = (uint64_t)MODEL_MAX_PKTS * wl->pmtu;
+  wl->wqes = MODEL_WQES;
 }
 
 static void inject(run *r, const uint8_t *frame, size_t len) {
@@ -156,7 +160,7 @@ static void foreign(run *r, const uint8_t *frame, size_t len) {
   if (ornic_frame_decode(&f, frame, len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) != ORNIC_OK)
     return;
   if ((f.ext.present & ORNIC_HDR_RETH) && f.ext.reth.dmalen > MAX_FOREIGN_DMALEN) return;
-  int q = wl_qp_index(r->m.o, f.bth.destqp, true);
+  int q = wl_qp_index(r->m.cfg, f.bth.destqp, true);
   if (q >= 0) r->m.qp[q].tainted = true;
   inject(r, frame, len);
 }
@@ -183,7 +187,7 @@ static size_t arbitrary(run *r, uint32_t q, bool to_qp, const uint8_t *p, size_t
 static size_t act(run *r, const uint8_t *p, size_t len) {
   if (len < 3) return 0;
   uint8_t op = p[0], a = p[1], b = p[2];
-  uint32_t q = (op >> 3 & 3) % r->m.o->qps;
+  uint32_t q = (op >> 3 & 3) % r->m.cfg->workload.qps;
   ornic_frame f;
   switch (op & 7) {
   case 0:
@@ -229,17 +233,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 4) return 0;
   static run r;
   static stats st;
-  options o;
-  configure(&o, data);
+  sim_config cfg;
+  configure(&cfg, data);
   memset(&st, 0, sizeof st);
   char err[256];
-  r.s = sim_new(&o, &st, output(), err, sizeof err);
+  r.s = sim_new(&cfg, &st, output(), err, sizeof err);
   fuzz_check(r.s != NULL, "sim_new: %s", err);
-  oresp *resp = oresp_new(r.s, &o);
+  oresp *resp = oresp_new(r.s, &cfg);
   fuzz_check(resp != NULL, "oresp_new");
   static const endpoint_ops req_ops = {NULL, req_rx, NULL}; /* frames come from act() */
   sim_set_endpoint(r.s, NODE_REQ, &req_ops, &r);
-  model_init(&r.m, &o, data[3] >> 3, data[1] & 0x80);
+  model_init(&r.m, &cfg, data[3] >> 3, data[1] & 0x80);
   r.t = sim_times(r.s);
   r.last_len = 0;
   size_t off = 4, used;
@@ -251,10 +255,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fprintf(stderr,
             "  pmtu %u qps %u: %llu acks, %llu naks, %llu fatal, %llu WQEs verified, "
             "%llu pool drops, %llu duplicates;",
-            o.pmtu, o.qps, (unsigned long long)st.acks, (unsigned long long)st.naks,
-            (unsigned long long)st.fatal, (unsigned long long)st.wqes_verified,
-            (unsigned long long)st.pool_drops, (unsigned long long)st.dup_data);
-    for (uint32_t q = 0; q < o.qps; q++)
+            cfg.workload.pmtu, cfg.workload.qps, (unsigned long long)st.acks,
+            (unsigned long long)st.naks, (unsigned long long)st.fatal,
+            (unsigned long long)st.wqes_verified, (unsigned long long)st.pool_drops,
+            (unsigned long long)st.dup_data);
+    for (uint32_t q = 0; q < cfg.workload.qps; q++)
       fprintf(stderr, " qp%u done %u%s", q, r.m.qp[q].done, r.m.qp[q].tainted ? " tainted" : "");
     fputc('\n', stderr);
   }

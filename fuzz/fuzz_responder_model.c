@@ -21,18 +21,18 @@ static uint64_t wqe_va(uint32_t q, uint32_t k) {
   return WL_VA_BASE + ((uint64_t)q << WL_VA_SPAN_BITS) + (uint64_t)k * (MODEL_MAX_PKTS * 4096ull);
 }
 
-void model_init(model *m, const options *o, unsigned len_seed, bool reads) {
+void model_init(model *m, const sim_config *cfg, unsigned len_seed, bool reads) {
   memset(m, 0, sizeof *m);
-  m->o = o;
-  for (uint32_t q = 0; q < o->qps && q < MODEL_QPS; q++) {
+  m->cfg = cfg;
+  for (uint32_t q = 0; q < cfg->workload.qps && q < MODEL_QPS; q++) {
     model_qp *qp = &m->qp[q];
-    m->key[q] = wl_key(o, q);
-    qp->first_psn = wl_start_psn(o, q);
+    m->key[q] = wl_key(cfg, q);
+    qp->first_psn = wl_start_psn(cfg, q);
     uint32_t psn = qp->first_psn;
     for (uint32_t k = 0; k < MODEL_WQES; k++) {
       model_wqe *w = &qp->w[k];
-      w->len = wqe_len(o->pmtu, len_seed + 3 * k + q);
-      w->npkts = wl_npkts(w->len, o->pmtu);
+      w->len = wqe_len(cfg->workload.pmtu, len_seed + 3 * k + q);
+      w->npkts = wl_npkts(w->len, cfg->workload.pmtu);
       w->read = reads && (len_seed + k) % 3 == 2;
       w->va = wqe_va(q, k);
       w->start_psn = psn;
@@ -49,7 +49,7 @@ void model_frame(model *m, uint32_t q, uint32_t k, uint32_t idx, uint32_t count,
                  bool imm, bool ackreq, ornic_frame *f, uint8_t *payload) {
   model_qp *qp = &m->qp[q];
   model_wqe *w = &qp->w[k];
-  uint32_t pmtu = m->o->pmtu;
+  uint32_t pmtu = m->cfg->workload.pmtu;
   f->bth.destqp = wl_resp_qpn(q);
   f->bth.psn = ornic_psn_add(w->start_psn, (int32_t)idx);
   f->bth.ackreq = ackreq;
@@ -185,7 +185,7 @@ static void rx_read_resp(model *m, model_qp *qp, uint32_t q, const ornic_frame *
   fuzz_check(off >= 0 && locate(qp, (uint64_t)off, &k, &idx) && qp->w[k].read && qp->w[k].requested,
              "QP %u: READ response PSN %#x answers no READ", q, f->bth.psn);
   model_wqe *w = &qp->w[k];
-  uint32_t pmtu = m->o->pmtu;
+  uint32_t pmtu = m->cfg->workload.pmtu;
   bool last = idx == w->npkts - 1;
   fuzz_check(last == (f->bth.opcode == ORNIC_OP_OOO_READ_RESP_LAST),
              "QP %u: READ response %#x of PSN %#x: packet %u of WQE %u's %u", q, f->bth.opcode,
@@ -205,13 +205,13 @@ static void rx_read_resp(model *m, model_qp *qp, uint32_t q, const ornic_frame *
 }
 
 void model_rx(model *m, const ornic_frame *f) {
-  int qi = wl_qp_index(m->o, f->bth.destqp, false);
+  int qi = wl_qp_index(m->cfg, f->bth.destqp, false);
   fuzz_check(qi >= 0 && qi < MODEL_QPS, "responder sent to QPN %#x", f->bth.destqp);
   uint32_t q = (uint32_t)qi;
   model_qp *qp = &m->qp[q];
   switch (f->bth.opcode) {
   case ORNIC_OP_ACK: rx_ack(m, qp, q, f); break;
-  case ORNIC_OP_NAK: rx_nak(qp, q, m->o->otd, f); break;
+  case ORNIC_OP_NAK: rx_nak(qp, q, m->cfg->protocol.otd, f); break;
   case ORNIC_OP_OOO_READ_RESP:
   case ORNIC_OP_OOO_READ_RESP_LAST: rx_read_resp(m, qp, q, f); break;
   case ORNIC_OP_RC_ACK:

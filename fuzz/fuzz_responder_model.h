@@ -18,7 +18,7 @@
 
 #include <ornic/ornic.h>
 
-#include "options.h"
+#include "sim_config.h"
 
 #define MODEL_QPS 3
 #define MODEL_WQES 24      /* WQEs per QP the model can post */
@@ -44,13 +44,13 @@ typedef struct {
 } model_qp;
 
 typedef struct {
-  const options *o;
+  const sim_config *cfg;
   uint64_t key[MODEL_QPS];
   model_qp qp[MODEL_QPS];
 } model;
 
 /* Lays out every QP's WQEs. len_seed varies lengths; reads enables READ WQEs. */
-void model_init(model *m, const options *o, unsigned len_seed, bool reads);
+void model_init(model *m, const sim_config *cfg, unsigned len_seed, bool reads);
 
 /* Builds the honest frame for packet idx of WQE k of QP q (a READ WQE: the
  * request for packets idx .. idx+count-1; count 0 = to the end), with the

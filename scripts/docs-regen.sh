@@ -36,7 +36,7 @@ done
 py=/usr/bin/python3
 version=$(sed -nE 's/^project\(ornic-tools VERSION ([0-9.]+).*/\1/p' CMakeLists.txt)
 tools=()
-testgen=$build/tools/ornic-decode/ornic-decode-testgen
+testgen=$build/tests/ornic-decode/ornic-decode-testgen
 [[ -x $testgen ]] && tools+=(--tool "gen_test_capture=$testgen")
 
 # The documents doc_check.py reads, and the generated files beside them.

@@ -61,7 +61,7 @@ report() {
 }
 report "libornicproto" "$root"/libornicproto/src
 report "tools/ornic-decode (capture path)" "$root"/tools/ornic-decode
-report "pcapgen responder and simulator" "$root"/pcapgen/ornic_resp.c "$root"/libs/ornic-bitmap/ornic_bitmap.c "$root"/pcapgen/sim.c
+report "pcapgen responder and simulator" "$root"/pcapgen/profiles/ornic/ornic_resp.c "$root"/libs/ornic-bitmap/ornic_bitmap.c "$root"/pcapgen/sim/sim.c
 if [[ -n $html ]]; then
   "$cov" show "$first" "${objects[@]}" -instr-profile="$prof/all.profdata" -format=html \
     -output-dir="$html" "$root"/libornicproto/src "$root"/tools/ornic-decode "$root"/pcapgen

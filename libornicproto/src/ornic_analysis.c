@@ -12,11 +12,11 @@
 #include "ornic_an_internal.h"
 
 /* The defaults of analysis.h, for the fields left 0: the one place they are
- * written. */
+ * applied. */
 static void apply_defaults(ornic_analysis_cfg *cfg) {
-  if (!cfg->otd) cfg->otd = 64;
-  if (!cfg->window) cfg->window = 16384;
-  if (!cfg->max_convs) cfg->max_convs = 65536;
+  if (!cfg->otd) cfg->otd = ORNIC_AN_DEFAULT_OTD;
+  if (!cfg->window) cfg->window = ORNIC_AN_DEFAULT_WINDOW;
+  if (!cfg->max_convs) cfg->max_convs = ORNIC_AN_DEFAULT_MAX_CONVS;
   if (!cfg->max_memory) cfg->max_memory = ORNIC_AN_MAX_MEMORY;
 }
 

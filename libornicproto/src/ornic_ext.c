@@ -1,19 +1,30 @@
 /* SPDX-License-Identifier: MIT */
-/* Extension header codecs. Each header is one case in decode and one in
- * encode; the fixed sizes live in the table of ornic_opcode.c. The headers
- * the fast path reads too (RETH, OFFETH, AETH, OACKETH, NAKETH, ImmDt) are
- * read here by its readers (ornic_ext_read.h): one description of each. */
+/* Extension header codecs: each header's read, write and range check are
+ * expanded from its field list (ornic_hdr_fields.h, ornic_hdr_codec.h), the
+ * frame decoder's fast path reading with the same functions; the fixed sizes
+ * are ornic_hdr_sizes (ornic_opcode.c), from the same list. What is here is
+ * what the headers share: lengths checked before reading, wire order, and
+ * encoders that check everything before they write a byte (headers.h). */
 #include "ornic/errors.h"
 #include "ornic/headers.h"
 #include "ornic/opcode.h"
-#include "ornic_conv.h"
-#include "ornic_ext_read.h"
+#include "ornic_hdr_codec.h"
 #include "ornic_internal.h"
 
+/* The bytes after the fixed part (NAKETH's bitmap). */
+static size_t hdr_tail(const ornic_ext *e, uint16_t bit) {
+#define TAIL_VIEW(hdr, m, count, unit) +(size_t)(unit)*e->hdr.count
+#define TAIL_CASE(hdr, BIT, name, len) \
+  case ORNIC_HDR_##BIT:                \
+    return 0 ORNIC_FIELDS_##hdr(ORNIC_FIELD_SKIP, ORNIC_FIELD_SKIP, ORNIC_FIELD_SKIP, TAIL_VIEW);
+  switch (bit) {
+    ORNIC_EXT_HDRS(TAIL_CASE)
+  default: return 0;
+  }
+}
+
 static size_t hdr_wire_size(const ornic_ext *e, uint16_t bit) {
-  size_t n = ornic_hdr_size(bit);
-  if (bit == ORNIC_HDR_NAKETH) n += 2u * e->naketh.nblocks;
-  return n;
+  return ornic_hdr_size(bit) + hdr_tail(e, bit);
 }
 
 /* The set bits of hdrs that name headers, lowest first (= wire order). */
@@ -27,65 +38,28 @@ size_t ornic_ext_size(const ornic_ext *e, uint16_t hdrs) {
   return n;
 }
 
-static int naketh_read(ornic_naketh *n, const uint8_t *p, size_t len) {
-  if (len < ORNIC_NAKETH_FIXED_LEN) return ORNIC_ERR_TRUNCATED;
-  ornic_naketh_read(n, p); /* the fixed part; the bitmap is a view, checked below */
-  if (n->nblocks == 0) return ORNIC_ERR_MALFORMED;
-  size_t total = ORNIC_NAKETH_FIXED_LEN + 2u * n->nblocks;
-  return len < total ? ORNIC_ERR_TRUNCATED : (int)total;
-}
-
-static void fixed_read(ornic_ext *e, uint16_t bit, const uint8_t *p) {
+/* Header `bit` at p, its fixed part there: returns the end of the header. */
+static const uint8_t *hdr_read(ornic_ext *e, uint16_t bit, const uint8_t *p) {
+#define READ_CASE(hdr, BIT, name, len) \
+  case ORNIC_HDR_##BIT: return ornic_##hdr##_read(&e->hdr, p);
   switch (bit) {
-  case ORNIC_HDR_RDETH:
-    e->rdeth.resv = p[0];
-    e->rdeth.een = ornic_get_u24(p + 1);
-    break;
-  case ORNIC_HDR_DETH:
-    e->deth.qkey = ornic_get_u32(p);
-    e->deth.resv = p[4];
-    e->deth.srcqp = ornic_get_u24(p + 5);
-    break;
-  case ORNIC_HDR_XRCETH:
-    e->xrceth.resv = p[0];
-    e->xrceth.xrcsrq = ornic_get_u24(p + 1);
-    break;
-  case ORNIC_HDR_FETH: e->feth.value = ornic_get_u32(p); break;
-  case ORNIC_HDR_RETH: ornic_reth_read(&e->reth, p); break;
-  case ORNIC_HDR_OFFETH: ornic_offeth_read(&e->offeth, p); break;
-  case ORNIC_HDR_ATOMICETH:
-    e->atomiceth.va = ornic_get_u64(p);
-    e->atomiceth.rkey = ornic_get_u32(p + 8);
-    e->atomiceth.swap_add = ornic_get_u64(p + 12);
-    e->atomiceth.compare = ornic_get_u64(p + 20);
-    break;
-  case ORNIC_HDR_AETH: ornic_aeth_read(&e->aeth, p); break;
-  case ORNIC_HDR_ATOMICACKETH: e->atomicacketh.orig = ornic_get_u64(p); break;
-  case ORNIC_HDR_OACKETH: ornic_oacketh_read(&e->oacketh, p); break;
-  case ORNIC_HDR_IMMDT: ornic_immdt_read(&e->immdt, p); break;
-  case ORNIC_HDR_IETH: e->ieth.rkey = ornic_get_u32(p); break;
-  case ORNIC_HDR_CNP:
-    for (int i = 0; i < 16; i++) e->cnp.resv[i] = p[i];
-    break;
-  default: break;
+    ORNIC_EXT_HDRS(READ_CASE)
+  default: return p;
   }
 }
 
 /* Header number `i` (bit 1 << i) at p. Indexing ornic_hdr_sizes directly
- * spares the per-packet path ornic_hdr_size()'s scan for the bit. */
+ * spares the per-packet path ornic_hdr_size()'s scan for the bit. A header
+ * whose variable part is cut, or a NAKETH without blocks (PROTOCOL.md D6),
+ * has its fixed part filled in but not its bit in present. */
 static int decode_index(ornic_ext *e, unsigned i, const uint8_t *p, size_t len) {
   uint16_t bit = (uint16_t)(1u << i);
-  int n;
-  if (bit == ORNIC_HDR_NAKETH) {
-    n = naketh_read(&e->naketh, p, len);
-  } else if (len < ornic_hdr_sizes[i]) {
-    n = ORNIC_ERR_TRUNCATED;
-  } else {
-    fixed_read(e, bit, p);
-    n = ornic_hdr_sizes[i];
-  }
-  if (n > 0) e->present |= bit;
-  return n;
+  if (len < ornic_hdr_sizes[i]) return ORNIC_ERR_TRUNCATED;
+  size_t n = (size_t)(hdr_read(e, bit, p) - p);
+  if (bit == ORNIC_HDR_NAKETH && e->naketh.nblocks == 0) return ORNIC_ERR_MALFORMED;
+  if (len < n) return ORNIC_ERR_TRUNCATED;
+  e->present |= bit;
+  return (int)n;
 }
 
 int ornic_ext_decode_one(ornic_ext *e, uint16_t bit, const uint8_t *p, size_t len) {
@@ -105,71 +79,36 @@ int ornic_ext_decode(ornic_ext *e, uint16_t hdrs, const uint8_t *p, size_t len) 
   return (int)off;
 }
 
-static int fixed_valid(const ornic_ext *e, uint16_t bit) {
+static bool hdr_fits(const ornic_ext *e, uint16_t bit) {
+#define FITS_CASE(hdr, BIT, name, len) \
+  case ORNIC_HDR_##BIT: return ornic_##hdr##_fits(&e->hdr);
   switch (bit) {
-  case ORNIC_HDR_RDETH: return e->rdeth.een <= 0xffffff;
-  case ORNIC_HDR_DETH: return e->deth.srcqp <= 0xffffff;
-  case ORNIC_HDR_XRCETH: return e->xrceth.xrcsrq <= 0xffffff;
-  case ORNIC_HDR_AETH: return e->aeth.msn <= 0xffffff;
-  case ORNIC_HDR_NAKETH:
-    return e->naketh.nblocks > 0 && e->naketh.trigger_psn <= 0xffffff &&
-           e->naketh.base_psn <= 0xffffff && e->naketh.limit_psn <= 0xffffff &&
-           e->naketh.bitmap != 0;
-  default: return 1;
+    ORNIC_EXT_HDRS(FITS_CASE)
+  default: return true;
   }
 }
 
-static void fixed_write(uint8_t *p, const ornic_ext *e, uint16_t bit) {
+static void hdr_write(uint8_t *p, const ornic_ext *e, uint16_t bit) {
+#define WRITE_CASE(hdr, BIT, name, len) \
+  case ORNIC_HDR_##BIT: ornic_##hdr##_write(p, &e->hdr); break;
   switch (bit) {
-  case ORNIC_HDR_RDETH: ornic_put_u24(ornic_put_u8(p, e->rdeth.resv), e->rdeth.een); break;
-  case ORNIC_HDR_DETH:
-    ornic_put_u24(ornic_put_u8(ornic_put_u32(p, e->deth.qkey), e->deth.resv), e->deth.srcqp);
-    break;
-  case ORNIC_HDR_XRCETH: ornic_put_u24(ornic_put_u8(p, e->xrceth.resv), e->xrceth.xrcsrq); break;
-  case ORNIC_HDR_FETH: ornic_put_u32(p, e->feth.value); break;
-  case ORNIC_HDR_RETH:
-    ornic_put_u32(ornic_put_u32(ornic_put_u64(p, e->reth.va), e->reth.rkey), e->reth.dmalen);
-    break;
-  case ORNIC_HDR_OFFETH: ornic_put_u32(p, e->offeth.offset); break;
-  case ORNIC_HDR_ATOMICETH:
-    p = ornic_put_u32(ornic_put_u64(p, e->atomiceth.va), e->atomiceth.rkey);
-    ornic_put_u64(ornic_put_u64(p, e->atomiceth.swap_add), e->atomiceth.compare);
-    break;
-  case ORNIC_HDR_AETH: ornic_put_u24(ornic_put_u8(p, e->aeth.syndrome), e->aeth.msn); break;
-  case ORNIC_HDR_ATOMICACKETH: ornic_put_u64(p, e->atomicacketh.orig); break;
-  case ORNIC_HDR_OACKETH:
-    ornic_put_u16(ornic_put_u8(ornic_put_u8(p, e->oacketh.flags), e->oacketh.resv),
-                  e->oacketh.count);
-    break;
-  case ORNIC_HDR_NAKETH: {
-    const ornic_naketh *n = &e->naketh;
-    p = ornic_put_u24(ornic_put_u8(p, n->reason), n->trigger_psn);
-    p = ornic_put_u24(ornic_put_u8(p, n->nblocks), n->base_psn);
-    p = ornic_put_u24(ornic_put_u8(p, n->resv), n->limit_psn);
-    for (unsigned i = 0; i < 2u * n->nblocks; i++) p[i] = n->bitmap[i];
-    break;
-  }
-  case ORNIC_HDR_IMMDT: ornic_put_u32(p, e->immdt.data); break;
-  case ORNIC_HDR_IETH: ornic_put_u32(p, e->ieth.rkey); break;
-  case ORNIC_HDR_CNP:
-    for (int i = 0; i < 16; i++) p[i] = e->cnp.resv[i];
-    break;
+    ORNIC_EXT_HDRS(WRITE_CASE)
   default: break;
   }
 }
 
 ornic_ssize ornic_ext_encode_one(uint8_t *out, size_t cap, const ornic_ext *e, uint16_t bit) {
-  if (ornic_hdr_size(bit) == 0 || !fixed_valid(e, bit)) return ORNIC_ERR_INVALID_ARG;
+  if (ornic_hdr_size(bit) == 0 || !hdr_fits(e, bit)) return ORNIC_ERR_INVALID_ARG;
   size_t n = hdr_wire_size(e, bit);
   if (cap < n) return ORNIC_ERR_NOBUF;
-  fixed_write(out, e, bit);
+  hdr_write(out, e, bit);
   return (ornic_ssize)n;
 }
 
 /* Bits above the known headers are ignored, as by every function here. */
 bool ornic_ext_valid(const ornic_ext *e, uint16_t hdrs) {
   FOR_EACH_HDR(bit, hdrs) {
-    if (!fixed_valid(e, (uint16_t)bit)) return false;
+    if (!hdr_fits(e, (uint16_t)bit)) return false;
   }
   return true;
 }
@@ -180,7 +119,7 @@ ornic_ssize ornic_ext_encode(uint8_t *out, size_t cap, const ornic_ext *e, uint1
   if (cap < ornic_ext_size(e, hdrs)) return ORNIC_ERR_NOBUF;
   size_t off = 0;
   FOR_EACH_HDR(bit, hdrs) {
-    fixed_write(out + off, e, (uint16_t)bit);
+    hdr_write(out + off, e, (uint16_t)bit);
     off += hdr_wire_size(e, (uint16_t)bit);
   }
   return (ornic_ssize)off;

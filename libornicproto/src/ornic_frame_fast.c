@@ -23,11 +23,11 @@
  * - the checks read what an opcode needs from fast_ops, 8 bytes an opcode
  *   derived from the library's opcode table at load time, and combine
  *   rules into masked or unsigned compares (each says which rules);
- * - the writes pack neighbouring fields whose values are constants, or
- *   come from one wire word, into one store (PACK), writing the padding
- *   between them too, never a field a clean frame leaves alone; on a CPU
- *   with SSSE3 the IP, UDP and BTH fields are byte shuffles of the wire's
- *   bytes, 16 bytes a store (write_fields_ssse3);
+ * - the writes pack neighbouring fields that come from one wire word
+ *   into one store, writing the padding between them too, never a field a
+ *   clean frame leaves alone; on a CPU with SSSE3 the IP, UDP and BTH fields
+ *   are byte shuffles of the wire's bytes, 16 bytes a store
+ *   (write_fields_ssse3);
  * - what depends only on the tag (the offsets of IPv4, UDP, BTH and the
  *   extension headers) is copied from a table of the two cases, and the
  *   zeros after lrh (vcrc, vcrc_present, vcrc_off, reserved) are one run
@@ -36,7 +36,15 @@
  *   with few enough values live that none is spilled to the stack;
  * - the only branches that depend on the frame's kind are the extension
  *   headers' (one family test, then one per header), and a NAK's block
- *   count, in a function of its own. */
+ *   count, in a function of its own.
+ *
+ * The extension headers are read by ornic_hdr_codec.h's readers, which the
+ * general path uses too; the BTH's bit fields come from tables made at load
+ * time with its reader. Byte order: wire bytes are read with ornic_conv.h's
+ * byte-assembled loads, and a value of more than one byte is stored as its
+ * member (or as uint16_t neighbours, be16x2), so the code means the same on
+ * either byte order and has no branch for one order that CI would not run
+ * (docs/PERFORMANCE.md, "Library decode"). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
@@ -44,8 +52,8 @@
 #include "ornic/errors.h"
 #include "ornic/opcode.h"
 #include "ornic_conv.h"
-#include "ornic_ext_read.h"
 #include "ornic_frame_fast.h"
+#include "ornic_hdr_codec.h"
 #include "ornic_internal.h"
 
 #define ETH_LEN 14
@@ -55,65 +63,38 @@
 /* From the IPv4 header: IPv4, UDP, BTH and iCRC, the least a RoCEv2 frame has. */
 #define L3_MIN_LEN (IPV4_LEN + UDP_LEN + ORNIC_BTH_LEN + ORNIC_ICRC_LEN)
 
+/* Constructors, noinline and __builtin_prefetch: without GNU C, no fast path. */
 #if defined(__GNUC__)
+#define FAST_PATH 1
 #define NOINLINE __attribute__((noinline))
-#else
-#define NOINLINE
-#endif
-
-/* PACK(v, off, size): the size-byte value v placed at byte off of an 8-byte
- * word that memcpy then stores, on either byte order. A host whose order
- * the compiler does not say has no fast path. */
-#if !defined(__GNUC__)
-#define FAST_PATH 0 /* fast_ops_init is a constructor */
-#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define FAST_PATH 1
-#define PACK(v, off, size) ((uint64_t)(v) << 8 * (off))
-#define BYTES4(a, b, c, d) \
-  ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
-#define BYTES2(a, b) ((uint16_t)((a) | (b) << 8))
-#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define FAST_PATH 1
-#define PACK(v, off, size) ((uint64_t)(v) << 8 * (8 - (off) - (size)))
-#define BYTES4(a, b, c, d) \
-  ((uint32_t)(a) << 24 | (uint32_t)(b) << 16 | (uint32_t)(c) << 8 | (uint32_t)(d))
-#define BYTES2(a, b) ((uint16_t)((a) << 8 | (b)))
 #else
 #define FAST_PATH 0
 #endif
 
 #if FAST_PATH
 
-static inline void put64(void *p, uint64_t v) { memcpy(p, &v, 8); }
-static inline uint16_t raw16(const uint8_t *p) {
-  uint16_t v;
-  memcpy(&v, p, 2);
-  return v;
-}
-/* The wire bytes of a big-endian 16-bit value, as raw16 reads them. */
-static inline uint16_t wire16(unsigned v) {
-  const uint8_t b[2] = {(uint8_t)(v >> 8), (uint8_t)v};
-  return raw16(b);
-}
-/* Four wire bytes as they lie in memory, to compare under a mask with
- * BYTES4(...), the same bytes as a host value: no byte swap. */
-static inline uint32_t raw32(const uint8_t *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
+/* Four wire bytes a, b, c, d as ornic_get_u32le reads them, to compare
+ * under a mask without a byte swap. */
+#define LE4(a, b, c, d) \
+  ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
-/* Fixed bytes of the headers of ORNIC_EXT_READ_HDRS, indexed by bits 4 to
- * 11 of an opcode's hdrs (ornic/opcode.h: RETH 4 ... ImmDt 11): one load
- * instead of a sum over the bits. NAKETH counts its fixed part. */
-#define SZ(x)                                                                    \
-  (((x)&1) * 16 + ((x) >> 1 & 1) * 4 + ((x) >> 3 & 1) * 4 + ((x) >> 5 & 1) * 4 + \
-   ((x) >> 6 & 1) * ORNIC_NAKETH_FIXED_LEN + ((x) >> 7 & 1) * 4)
-#define SZ4(x) SZ(x), SZ((x) + 1), SZ((x) + 2), SZ((x) + 3)
-#define SZ16(x) SZ4(x), SZ4((x) + 4), SZ4((x) + 8), SZ4((x) + 12)
-#define SZ64(x) SZ16(x), SZ16((x) + 16), SZ16((x) + 32), SZ16((x) + 48)
-static const uint8_t ext_fixed_len[256] = {SZ64(0), SZ64(64), SZ64(128), SZ64(192)};
-#define EXT_FIXED_LEN(hdrs) ext_fixed_len[(hdrs) >> 4 & 0xff]
+/* The big-endian wire bytes of v as ornic_get_u16le reads them: a 16-bit
+ * wire field compared with a value costs no byte swap of the load. */
+static inline uint16_t wire16(uint16_t v) { return (uint16_t)(v >> 8 | v << 8); }
+
+/* The headers the fast path reads (write_ext); an opcode with another
+ * goes to the general path. */
+#define FAST_HDRS                                                                              \
+  (ORNIC_HDR_RETH | ORNIC_HDR_OFFETH | ORNIC_HDR_AETH | ORNIC_HDR_OACKETH | ORNIC_HDR_NAKETH | \
+   ORNIC_HDR_IMMDT)
+
+/* The fixed bytes of the headers of hdrs (NAKETH: its fixed part). */
+static unsigned fixed_len(unsigned hdrs) {
+  unsigned n = 0;
+  for (unsigned i = 0; i < ORNIC_HDR_COUNT; i++)
+    if (hdrs >> i & 1) n += ornic_hdr_sizes[i];
+  return n;
+}
 
 /* What the checks and the writes need of an opcode, from the library's
  * opcode table (ornic_opcode.c), in 8 bytes: one cache line holds eight
@@ -123,8 +104,8 @@ typedef struct {
   uint16_t hdr_end; /* L3_MIN_LEN + the fixed bytes of the extension headers:
                        where they end, counted as the IP total length counts;
                        0 for an opcode the fast path does not decode (unknown,
-                       or with headers ornic_ext_read.h does not read), and no
-                       frame fits that (fast_finish) */
+                       or with headers outside FAST_HDRS), and no frame fits
+                       that (fast_finish) */
   uint16_t cap;     /* the most payload and pad bytes beyond PadCnt: 0xFFFF
                       with ORNIC_OPF_PAYLOAD, else 0 (D5) */
   uint16_t hdrs;    /* ornic_opcode_info.hdrs */
@@ -132,24 +113,47 @@ typedef struct {
   uint8_t nblocks;  /* NAKETH: the offset of its block count from the BTH; else 0 */
 } fast_op;
 
+/* The BTH's bytes 1, 4 and 8 split into their fields, which are
+ * neighbours in ornic_bth: one load and one store each instead of a shift,
+ * a mask and a store per field. One struct, so that one base register
+ * reaches the three. Made at load time by the BTH's reader. */
+static struct { uint8_t byte1[256][4], byte4[256][4], byte8[256][2]; } bth_bytes;
+_Static_assert(offsetof(ornic_bth, tver) == offsetof(ornic_bth, se) + 3, "se..tver adjacent");
+_Static_assert(offsetof(ornic_bth, resv6) == offsetof(ornic_bth, fecn) + 2, "fecn..resv6");
+_Static_assert(offsetof(ornic_bth, destqp) == offsetof(ornic_bth, fecn) + 4, "fecn..destqp");
+_Static_assert(offsetof(ornic_bth, resv7) == offsetof(ornic_bth, ackreq) + 1, "ackreq, resv7");
+
+static void bth_bytes_init(void) {
+  for (unsigned x = 0; x < 256; x++) {
+    const uint8_t wire[ORNIC_BTH_LEN] = {0, (uint8_t)x, 0, 0, (uint8_t)x, 0, 0, 0, (uint8_t)x};
+    ornic_bth b;
+    memset(&b, 0, sizeof b); /* the padding byte before destqp is copied as 0 */
+    ornic_bth_read(&b, wire);
+    memcpy(bth_bytes.byte1[x], &b.se, 4);
+    memcpy(bth_bytes.byte4[x], &b.fecn, 4);
+    memcpy(bth_bytes.byte8[x], &b.ackreq, 2);
+  }
+}
+
 /* All zero until fast_ops_init has run, and a zero entry declines every
  * frame: a decode that ran before it (another library's constructor) is
  * right, only slower. */
 static fast_op fast_ops[256];
 
 __attribute__((constructor)) static void fast_ops_init(void) {
+  bth_bytes_init(); /* before fast_ops lets a frame reach the writes */
   for (unsigned i = 0; i < 256; i++) {
     const ornic_opcode_info *op = &ornic_opcode_table_[i];
     fast_op *o = &fast_ops[i];
     o->hdrs = op->hdrs;
-    if (!op->name || (op->hdrs & ~(unsigned)ORNIC_EXT_READ_HDRS)) continue;
-    o->hdr_end = (uint16_t)(L3_MIN_LEN + EXT_FIXED_LEN(op->hdrs));
+    if (!op->name || (op->hdrs & ~(unsigned)FAST_HDRS)) continue;
+    o->hdr_end = (uint16_t)(L3_MIN_LEN + fixed_len(op->hdrs));
     o->cap = op->flags & ORNIC_OPF_PAYLOAD ? 0xffff : 0;
     o->align = op->transport == ORNIC_TRANSPORT_ORNIC ? 3 : 0;
-    /* After the BTH, the headers of lower bits, and the NAKETH's first 4
-     * bytes (reason, trigger PSN). */
+    /* After the BTH and the headers of lower bits, inside the NAKETH. */
     if (op->hdrs & ORNIC_HDR_NAKETH)
-      o->nblocks = (uint8_t)(ORNIC_BTH_LEN + EXT_FIXED_LEN(op->hdrs & (ORNIC_HDR_NAKETH - 1)) + 4);
+      o->nblocks = (uint8_t)(ORNIC_BTH_LEN + fixed_len(op->hdrs & (ORNIC_HDR_NAKETH - 1)) +
+                             ORNIC_NAKETH_NBLOCKS_OFF);
   }
 }
 
@@ -179,29 +183,7 @@ _Static_assert(ORNIC_HDR_RETH < ORNIC_HDR_OFFETH && ORNIC_HDR_OFFETH < ORNIC_HDR
                    ORNIC_HDR_NAKETH < ORNIC_HDR_IMMDT,
                "write_ext reads in the order of the bits, which is wire order");
 
-/* The BTH's bytes 1, 4 and 8 split into their fields (IBA 9.2), which are
- * neighbours in ornic_bth: one load and one store each instead of a shift,
- * a mask and a store per field. One struct, so that one base register
- * reaches the three. */
-#define B1(x) \
-  { (x) >> 7, (x) >> 6 & 1, (x) >> 4 & 3, (x)&15 } /* se, m, padcnt, tver */
-#define B4(x) \
-  { (x) >> 7, (x) >> 6 & 1, (x)&0x3f, 0 } /* fecn, becn, resv6, padding */
-#define B8(x) \
-  { (x) >> 7, (x)&0x7f } /* ackreq, resv7 */
-#define X4(M, x) M(x), M((x) + 1), M((x) + 2), M((x) + 3)
-#define X16(M, x) X4(M, x), X4(M, (x) + 4), X4(M, (x) + 8), X4(M, (x) + 12)
-#define X64(M, x) X16(M, x), X16(M, (x) + 16), X16(M, (x) + 32), X16(M, (x) + 48)
-#define X256(M) X64(M, 0), X64(M, 64), X64(M, 128), X64(M, 192)
-static const struct {
-  uint8_t byte1[256][4], byte4[256][4], byte8[256][2];
-} bth_bytes = {{X256(B1)}, {X256(B4)}, {X256(B8)}};
-_Static_assert(offsetof(ornic_bth, tver) == offsetof(ornic_bth, se) + 3, "se..tver adjacent");
-_Static_assert(offsetof(ornic_bth, resv6) == offsetof(ornic_bth, fecn) + 2, "fecn..resv6");
-_Static_assert(offsetof(ornic_bth, destqp) == offsetof(ornic_bth, fecn) + 4, "fecn..destqp");
-_Static_assert(offsetof(ornic_bth, resv7) == offsetof(ornic_bth, ackreq) + 1, "ackreq, resv7");
-
-/* The BTH at p, as ornic_bth_decode reads it. */
+/* The BTH at p, as ornic_bth_read (ornic_hdr_codec.h) reads it. */
 static inline void write_bth(ornic_bth *b, const uint8_t *p) {
   b->opcode = p[0];
   memcpy(&b->se, bth_bytes.byte1[p[1]], 4);
@@ -215,9 +197,10 @@ static inline void write_bth(ornic_bth *b, const uint8_t *p) {
 /* Two big-endian 16-bit wire fields at p as the 4 bytes of two uint16_t
  * neighbours: one load, a swap and a rotate. */
 static inline uint32_t be16x2(const uint8_t *p) {
-  uint32_t v = ornic_get_u32(p);    /* first << 16 | second */
-  bool little = PACK(1, 0, 2) == 1; /* then the first is the low half */
-  return little ? v >> 16 | v << 16 : v;
+  uint32_t x = ornic_get_u32(p), w;
+  const uint16_t v[2] = {(uint16_t)(x >> 16), (uint16_t)x};
+  memcpy(&w, v, 4);
+  return w;
 }
 
 /* n big-endian 16-bit wire fields into n uint16_t fields that are
@@ -240,13 +223,7 @@ static inline void addr4(uint8_t out[16], const uint8_t *p) {
   memcpy(out, a, 16);
 }
 
-/* ip from version to frag: version, tos, ttl, padding, flow_label 0; id,
- * frag, next_proto, hdr_len, padding. */
-_Static_assert(offsetof(ornic_ip, tos) == 1 && offsetof(ornic_ip, ttl) == 2, "ip word 0");
-_Static_assert(offsetof(ornic_ip, flow_label) == 4 && sizeof(uint32_t) == 4, "ip word 0");
-_Static_assert(offsetof(ornic_ip, id) == 8 && offsetof(ornic_ip, frag) == 10, "ip word 1");
-_Static_assert(offsetof(ornic_ip, next_proto) == 12 && offsetof(ornic_ip, hdr_len) == 13, "ip w1");
-_Static_assert(offsetof(ornic_ip, total_len) == 16, "ip word 1 ends before total_len");
+_Static_assert(offsetof(ornic_ip, frag) == offsetof(ornic_ip, id) + 2, "id, frag adjacent");
 
 /* eth, ip and udp as decode_eth, decode_ipv4 and decode_udp set them. */
 _Static_assert(offsetof(ornic_eth, ethertype) == offsetof(ornic_eth, vlan_tpid) + VLAN_LEN,
@@ -270,11 +247,14 @@ static inline void write_eth(ornic_frame *f, const uint8_t *d, size_t l3) {
 static inline void write_headers(ornic_frame *f, const uint8_t *d, size_t l3) {
   const uint8_t *ip = d + l3;
   write_eth(f, d, l3);
-  /* Version 4, tos, ttl, padding, flow_label 0: the wire's first two bytes
-   * are 0x45 (checked) and tos, and 0x45 ^ 0x41 is 4. */
-  put64(&f->ip, PACK(raw16(ip) ^ BYTES2(0x41, 0), 0, 2) | PACK(ip[8], 2, 1));
-  put64(&f->ip.id,
-        PACK(be16x2(ip + 4), 0, 4) | PACK(ORNIC_IPPROTO_UDP, 4, 1) | PACK(IPV4_LEN, 5, 1));
+  f->ip.version = 4; /* the wire's 0x45 (checked) */
+  f->ip.tos = ip[1];
+  f->ip.ttl = ip[8];
+  f->ip.flow_label = 0;
+  uint32_t id_frag = be16x2(ip + 4);
+  memcpy(&f->ip.id, &id_frag, 4);
+  f->ip.next_proto = ORNIC_IPPROTO_UDP;
+  f->ip.hdr_len = IPV4_LEN;
   f->ip.checksum = ornic_get_u16(ip + 10);
   addr4(f->ip.src, ip + 12);
   addr4(f->ip.dst, ip + 16);
@@ -299,10 +279,6 @@ _Static_assert(offsetof(ornic_frame, reserved) + 8 * sizeof(uint64_t) == sizeof(
                "reserved is last");
 #define ZERO_TAIL (sizeof(ornic_frame) - offsetof(ornic_frame, vcrc))
 
-/* pad_len, padding, icrc; icrc_present and padding. */
-_Static_assert(offsetof(ornic_frame, icrc) == offsetof(ornic_frame, pad_len) + 4, "pad_len, icrc");
-_Static_assert(offsetof(ornic_frame, icrc_present) == offsetof(ornic_frame, pad_len) + 8, "icrc");
-_Static_assert(offsetof(ornic_frame, l3_off) == offsetof(ornic_frame, pad_len) + 16, "icrc_pres");
 /* malformed, layers and a padding byte before lrh. */
 _Static_assert(offsetof(ornic_frame, layers) == offsetof(ornic_frame, malformed) + 2, "layers");
 _Static_assert(offsetof(ornic_frame, lrh) == offsetof(ornic_frame, malformed) + 4, "lrh");
@@ -424,16 +400,17 @@ static NOINLINE int write_clean(ornic_frame *f, const uint8_t *d, size_t l3, siz
   const uint8_t *bth = d + l3 + IPV4_LEN + UDP_LEN;
   size_t end = l3 + total, icrc = end - ORNIC_ICRC_LEN, off = l3 + hdr_end - ORNIC_ICRC_LEN;
   uint8_t pad = bth_bytes.byte1[bth[1]][2];
+  f->pad_len = pad;
   f->caplen = len;
   f->roce_end = end;
   f->icrc_off = icrc;
   f->payload_off = off;
   f->payload = d + off;
-  f->payload_len = icrc - off - pad;
-  f->payload_caplen = icrc - off - pad;
-  put64(&f->pad_len, PACK(pad, 0, 1) | PACK(ornic_get_u32le(d + icrc), 4, 4));
+  f->payload_len = icrc - (off + pad);
+  f->payload_caplen = icrc - (off + pad);
+  f->icrc = ornic_get_u32le(d + icrc);
   f->ip.total_len = (uint32_t)total;
-  put64(&f->icrc_present, PACK(1, 0, 1));
+  f->icrc_present = true;
   memcpy(&f->l3_off, fixed_offs + (l3 - ETH_LEN), 4 * sizeof(size_t));
   static const uint8_t ml[4] = {
       0, 0, ORNIC_LAYER_ETH | ORNIC_LAYER_L3 | ORNIC_LAYER_UDP | ORNIC_LAYER_BTH,
@@ -493,11 +470,11 @@ int ornic_frame_decode(ornic_frame *f, const uint8_t *d, size_t len, ornic_link 
   size_t l3 =
       ETH_LEN + VLAN_LEN * (size_t)(type == ORNIC_ETHERTYPE_VLAN || type == ORNIC_ETHERTYPE_QINQ);
   /* EtherType IPv4, then version 4 with IHL 5 (no options): one compare. */
-  if ((raw32(d + l3 - 2) & BYTES4(0xff, 0xff, 0xff, 0)) != BYTES4(0x08, 0x00, 0x45, 0))
+  if ((ornic_get_u32le(d + l3 - 2) & LE4(0xff, 0xff, 0xff, 0)) != LE4(0x08, 0x00, 0x45, 0))
     goto general;
   /* Bytes 6 to 9: no fragment (the flags but DF, the offset) and protocol
    * UDP (TTL, byte 8, masked out). */
-  if ((raw32(d + l3 + 6) & BYTES4(0x3f, 0xff, 0, 0xff)) != BYTES4(0, 0, 0, ORNIC_IPPROTO_UDP))
+  if ((ornic_get_u32le(d + l3 + 6) & LE4(0x3f, 0xff, 0, 0xff)) != LE4(0, 0, 0, ORNIC_IPPROTO_UDP))
     goto general;
   /* The IP datagram holds IPv4, UDP, BTH and iCRC, and was captured whole. */
   size_t total = ornic_get_u16(d + l3 + 2);
@@ -508,8 +485,9 @@ int ornic_frame_decode(ornic_frame *f, const uint8_t *d, size_t len, ornic_link 
    * L1. Asked for now, it arrives while the checks run. */
   __builtin_prefetch(d + l3 + total - ORNIC_ICRC_LEN);
   /* The UDP datagram ends the IP datagram (D3), to the port asked for. */
-  if (raw16(d + l3 + IPV4_LEN + 4) != wire16((unsigned)total - IPV4_LEN)) goto general;
-  if (port != ORNIC_UDP_PORT_ANY && raw16(d + l3 + IPV4_LEN + 2) != wire16(port)) goto general;
+  if (ornic_get_u16le(d + l3 + IPV4_LEN + 4) != wire16((uint16_t)(total - IPV4_LEN))) goto general;
+  if (port != ORNIC_UDP_PORT_ANY && ornic_get_u16le(d + l3 + IPV4_LEN + 2) != wire16(port))
+    goto general;
   const fast_op *op = &fast_ops[d[l3 + IPV4_LEN + UDP_LEN]];
   if (op->nblocks) return fast_nak(f, d, len, l3, total);
   return fast_finish(f, d, len, l3, total, op->hdr_end);

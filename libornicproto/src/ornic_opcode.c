@@ -2,7 +2,7 @@
 /* The opcode table and the extension-header size/name table. */
 #include "ornic/headers.h"
 #include "ornic/opcode.h"
-#include "ornic_internal.h"
+#include "ornic_hdr_fields.h"
 #include "ornic_internal.h"
 
 const ornic_opcode_info ornic_opcode_table_[256] = {
@@ -18,14 +18,19 @@ const char *ornic_opcode_name(uint8_t opcode) {
   return n ? n : "Unknown";
 }
 
-/* Indexed by bit position of ORNIC_HDR_*. The sizes are shared with the
- * extension decoder, which knows the index and skips hdr_index(). */
-const uint8_t ornic_hdr_sizes[ORNIC_HDR_COUNT] = {
-    4, 8, 4, 4, 16, 4, 28, 4, 8, 4, ORNIC_NAKETH_FIXED_LEN, 4, 4, 16};
-static const char *const hdr_names[ORNIC_HDR_COUNT] = {
-    "RDETH", "DETH",         "XRCETH",  "FETH",   "RETH",  "OFFETH", "AtomicETH",
-    "AETH",  "AtomicAckETH", "OACKETH", "NAKETH", "ImmDt", "IETH",   "CNP",
-};
+/* Indexed by bit position of ORNIC_HDR_*, from ornic_hdr_fields.h. The
+ * sizes are shared with the extension decoder, which knows the index and
+ * skips hdr_index(). */
+#define HDR_INDEX(hdr, BIT, name, len) hdr_index_##hdr,
+enum { ORNIC_EXT_HDRS(HDR_INDEX) hdr_count };
+#define HDR_BIT_CHECK(hdr, BIT, name, len) \
+  _Static_assert(ORNIC_HDR_##BIT == 1u << hdr_index_##hdr, name " in bit order");
+ORNIC_EXT_HDRS(HDR_BIT_CHECK)
+_Static_assert(hdr_count == ORNIC_HDR_COUNT, "every header listed");
+#define HDR_SIZE(hdr, BIT, name, len) len,
+const uint8_t ornic_hdr_sizes[ORNIC_HDR_COUNT] = {ORNIC_EXT_HDRS(HDR_SIZE)};
+#define HDR_NAME(hdr, BIT, name, len) name,
+static const char *const hdr_names[ORNIC_HDR_COUNT] = {ORNIC_EXT_HDRS(HDR_NAME)};
 
 /* -1 unless `bit` is exactly one known ORNIC_HDR_* bit. */
 static int hdr_index(uint16_t bit) {

@@ -9,14 +9,15 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "evq.h"
+#include "event_queue.h"
 #include "fifo.h"
 #include "options.h"
 #include "pattern.h"
 #include "profile.h"
 #include "rng.h"
+#include "sim_config.h"
 #include "sizing.h"
-#include "summary.h"
+#include "stats.h"
 #include "workload.h"
 
 START_TEST(evq_orders_by_time_then_push) {
@@ -147,33 +148,33 @@ START_TEST(workload_geometry) {
   ck_assert_uint_eq(wl_last_len(1001, 256), 233);
   ck_assert_uint_eq(wl_npkts(1u << 20, 4096), 256);
   ck_assert_uint_eq(wl_last_len(1u << 20, 4096), 4096);
-  options o;
-  memset(&o, 0, sizeof o);
-  o.wqe_size = 1001;
-  o.qps = 2;
-  o.start_psn = -1;
-  o.qpn_base[0] = WL_REQ_QPN_BASE;
-  o.qpn_base[1] = WL_RESP_QPN_BASE;
-  ck_assert_uint_eq(wl_va(&o, 1, 3) - wl_va(&o, 1, 2), 4096);
-  ck_assert(wl_va_ok(1, wl_va(&o, 1, 3), 1001));
-  ck_assert(!wl_va_ok(0, wl_va(&o, 1, 3), 1001));
-  ck_assert_uint_eq(wl_qpn(&o, true, 1), wl_resp_qpn(1));
-  ck_assert_int_eq(wl_qp_index(&o, wl_resp_qpn(1), true), 1);
-  ck_assert_int_eq(wl_qp_index(&o, wl_resp_qpn(2), true), -1);
+  /* A configuration without the command line: the defaults, then the workload. */
+  sim_config c;
+  sim_config_defaults(&c);
+  c.workload.wqe_size = 1001;
+  c.workload.qps = 2;
+  ck_assert(c.workload.start_psn == -1 && c.workload.qpn_base[0] == WL_REQ_QPN_BASE &&
+            c.workload.qpn_base[1] == WL_RESP_QPN_BASE);
+  ck_assert_uint_eq(wl_va(&c, 1, 3) - wl_va(&c, 1, 2), 4096);
+  ck_assert(wl_va_ok(1, wl_va(&c, 1, 3), 1001));
+  ck_assert(!wl_va_ok(0, wl_va(&c, 1, 3), 1001));
+  ck_assert_uint_eq(wl_qpn(&c, true, 1), wl_resp_qpn(1));
+  ck_assert_int_eq(wl_qp_index(&c, wl_resp_qpn(1), true), 1);
+  ck_assert_int_eq(wl_qp_index(&c, wl_resp_qpn(2), true), -1);
   /* --qpn-base 0x45,0x35: the requester's QPs below the responder's, adjacent */
-  o.qpn_base[0] = 0x45;
-  o.qpn_base[1] = 0x35;
-  ck_assert_uint_eq(wl_qpn(&o, false, 1), 0x46);
-  ck_assert_uint_eq(wl_qpn(&o, true, 1), 0x36);
-  ck_assert_int_eq(wl_qp_index(&o, 0x36, true), 1);
-  ck_assert_int_eq(wl_qp_index(&o, 0x46, false), 1);
-  ck_assert_int_eq(wl_qp_index(&o, 0x45, true), -1);
-  ck_assert_int_eq(wl_qp_index(&o, 0x34, true), -1);
-  ck_assert_uint_eq(wl_sender_qpn(&o, false, 0x36), 0x46); /* requester QP 1 to the responder's */
-  ck_assert_uint_eq(wl_sender_qpn(&o, true, 0x46), 0x36);
-  ck_assert_uint_le(wl_start_psn(&o, 0), 0xffffff);
-  o.start_psn = 0xfffff0;
-  ck_assert_uint_eq(wl_start_psn(&o, 1), 0xfffff0);
+  c.workload.qpn_base[0] = 0x45;
+  c.workload.qpn_base[1] = 0x35;
+  ck_assert_uint_eq(wl_qpn(&c, false, 1), 0x46);
+  ck_assert_uint_eq(wl_qpn(&c, true, 1), 0x36);
+  ck_assert_int_eq(wl_qp_index(&c, 0x36, true), 1);
+  ck_assert_int_eq(wl_qp_index(&c, 0x46, false), 1);
+  ck_assert_int_eq(wl_qp_index(&c, 0x45, true), -1);
+  ck_assert_int_eq(wl_qp_index(&c, 0x34, true), -1);
+  ck_assert_uint_eq(wl_sender_qpn(&c, false, 0x36), 0x46); /* requester QP 1 to the responder's */
+  ck_assert_uint_eq(wl_sender_qpn(&c, true, 0x46), 0x36);
+  ck_assert_uint_le(wl_start_psn(&c, 0), 0xffffff);
+  c.workload.start_psn = 0xfffff0;
+  ck_assert_uint_eq(wl_start_psn(&c, 1), 0xfffff0);
 }
 END_TEST
 
@@ -211,86 +212,86 @@ START_TEST(sizing_on_options) {
   /* Defaults: 4 paths, 20 us spread, 100 Gb/s, PMTU 4096. RTT = 2 x 22 us + a
    * 4198-byte frame + a 90-byte ACK = 44.686 us: BDP 136.4 -> 137. */
   ck_assert_int_eq(parse(&o, "-o x"), 0);
-  ck_assert_uint_eq(o.otd, 62);
+  ck_assert_uint_eq(o.sim.protocol.otd, 62);
   ck_assert_int_eq(o.otd_source, SIZE_AUTO);
   ck_assert_uint_eq(o.otd_eq3, 62);
   ck_assert_uint_eq(o.bdp, 137);
   /* ornic's default window: Eqs. 5-6 (PROTOCOL.md 4.1) plus the one packet
    * that may arrive while the ACK scheduler is busy (8 ns: a 90-byte ACK
    * frame at 100 Gb/s is 7.2 ns; sizing.h) */
-  ck_assert_uint_eq(o.ack_engine_ns, 8);
+  ck_assert_uint_eq(o.sim.protocol.ack_engine_ns, 8);
   ck_assert_int_eq(o.ack_engine_source, SIZE_AUTO);
-  ck_assert_uint_eq(o.window, 62 + 137 + 1);
-  ck_assert_uint_eq(sizing_ack_slack(&o), 1);
+  ck_assert_uint_eq(o.sim.protocol.window, 62 + 137 + 1);
+  ck_assert_uint_eq(sizing_ack_slack(&o.sim), 1);
   ck_assert_int_eq(o.window_source, SIZE_AUTO);
-  ck_assert_uint_eq(sizing_rtt_ps(&o), 44686080);
+  ck_assert_uint_eq(sizing_rtt_ps(&o.sim), 44686080);
   options_free(&o);
   /* EVERY_N 16 leaves 15 packets unacknowledged */
   ck_assert_int_eq(parse(&o, "-o x --ack-every 16"), 0);
-  ck_assert_uint_eq(o.ack_engine_ns, 0);
-  ck_assert_uint_eq(o.window, 62 + 137 + 15);
+  ck_assert_uint_eq(o.sim.protocol.ack_engine_ns, 0);
+  ck_assert_uint_eq(o.sim.protocol.window, 62 + 137 + 15);
   options_free(&o);
   /* a slow engine: 1 us at 334.4 ns per 4 KiB frame leaves 3 */
   ck_assert_int_eq(parse(&o, "-o x --ack-engine-ns 1000"), 0);
-  ck_assert_uint_eq(sizing_ack_slack(&o), 3);
+  ck_assert_uint_eq(sizing_ack_slack(&o.sim), 3);
   options_free(&o);
   /* 25 Gb/s: 28.8 ns rounded up */
   ck_assert_int_eq(parse(&o, "-o x --rate-gbps 25"), 0);
-  ck_assert_uint_eq(o.ack_engine_ns, 29);
+  ck_assert_uint_eq(o.sim.protocol.ack_engine_ns, 29);
   options_free(&o);
   /* two policies at once are refused; roce keeps EVERY_N */
   ck_assert_int_eq(parse(&o, "-o x --ack-engine-ns 100 --ack-every 4"), -1);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
-  ck_assert_uint_eq(o.ack_engine_ns, 0);
-  ck_assert_uint_eq(o.ack_every, 16);
+  ck_assert_uint_eq(o.sim.protocol.ack_engine_ns, 0);
+  ck_assert_uint_eq(o.sim.protocol.ack_every, 16);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --ack-engine-ns off"), 0);
-  ck_assert_uint_eq(o.ack_engine_ns, 0);
-  ck_assert_uint_eq(o.ack_every, 16);
+  ck_assert_uint_eq(o.sim.protocol.ack_engine_ns, 0);
+  ck_assert_uint_eq(o.sim.protocol.ack_every, 16);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --window 4080"), 0);
-  ck_assert_uint_eq(o.window, 4080);
+  ck_assert_uint_eq(o.sim.protocol.window, 4080);
   ck_assert_int_eq(o.window_source, SIZE_GIVEN);
   options_free(&o);
   /* --ack-per-wqe: at least the WQE (1 MiB / 4096 = 256 packets), or the
    * requester would wait for an ACK that comes only at the WQE's end */
   ck_assert_int_eq(parse(&o, "-o x --ack-per-wqe"), 0);
-  ck_assert_uint_eq(o.window, 256);
+  ck_assert_uint_eq(o.sim.protocol.window, 256);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --ack-every 1"), 0);
-  ck_assert_uint_eq(o.window, 62 + 137);
+  ck_assert_uint_eq(o.sim.protocol.window, 62 + 137);
   options_free(&o);
   /* roce keeps 4080 */
   ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
-  ck_assert_uint_eq(o.window, 4080);
+  ck_assert_uint_eq(o.sim.protocol.window, 4080);
   ck_assert_int_eq(o.window_source, SIZE_DEFAULT);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --pmtu 1024"), 0);
-  ck_assert_uint_eq(o.otd, 245);
+  ck_assert_uint_eq(o.sim.protocol.otd, 245);
   options_free(&o);
   /* Only ornic takes auto by default; the others keep 64 (a term of their RTO). */
   ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
-  ck_assert_uint_eq(o.otd, 64);
+  ck_assert_uint_eq(o.sim.protocol.otd, 64);
   ck_assert_int_eq(o.otd_source, SIZE_DEFAULT);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --profile roce --otd auto"), 0);
-  ck_assert_uint_eq(o.otd, 62);
+  ck_assert_uint_eq(o.sim.protocol.otd, 62);
   options_free(&o);
   /* One path: no delay difference; the emulator adds D - 1 and its hold to the RTT. */
   ck_assert_int_eq(parse(&o, "-o x --paths 1"), 0);
-  ck_assert_uint_eq(o.otd, 1);
-  uint64_t rtt1 = sizing_rtt_ps(&o);
+  ck_assert_uint_eq(o.sim.protocol.otd, 1);
+  uint64_t rtt1 = sizing_rtt_ps(&o.sim);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --paths 1 --reorder-max 64"), 0);
-  ck_assert_uint_eq(o.otd, 63);
-  ck_assert_uint_eq(sizing_rtt_ps(&o), rtt1 + 2 * 64 * sizing_frame_ps(&o));
+  ck_assert_uint_eq(o.sim.protocol.otd, 63);
+  ck_assert_uint_eq(sizing_rtt_ps(&o.sim), rtt1 + 2 * 64 * sizing_frame_ps(&o.sim));
   options_free(&o);
   /* A given OTD wins, with a warning when below Eq. 3 (ornic only). */
   FILE *err = tmpfile();
   char *argv[] = {"ornic-pcapgen", "-o", "x", "--otd", "10", NULL};
   ck_assert_int_eq(options_parse(&o, 5, argv, err), 0);
-  ck_assert_uint_eq(o.otd, 10);
+  ck_assert_uint_eq(o.sim.protocol.otd, 10);
   ck_assert_int_eq(o.otd_source, SIZE_GIVEN);
   options_free(&o);
   char msg[512] = "";
@@ -305,19 +306,20 @@ END_TEST
 /* --rnic: the preset fills what was not given, in any order. */
 START_TEST(rnic_presets) {
   options o;
+  const rnic_model *m = &o.sim.protocol.rnic;
   ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
   ck_assert_int_eq(o.rnic.preset, RNIC_IDEAL);
-  ck_assert(o.rnic.nak_delay_us == 0 && o.rnic.retx_delay_us == 0 && o.rnic.rto_us == 0);
-  ck_assert(o.rnic.ack_req == 0 && !o.rnic.ignore_nak_in_retry && o.rnic.timeout_exp == 0);
+  ck_assert(m->nak_delay_us == 0 && m->retx_delay_us == 0 && m->rto_us == 0);
+  ck_assert(m->ack_req == 0 && !m->ignore_nak_in_retry && m->timeout_exp == 0);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --rnic-ack-req 5 --profile roce --rnic commodity"), 0);
   ck_assert_int_eq(o.rnic.preset, RNIC_COMMODITY);
-  ck_assert(o.rnic.nak_delay_us == 20 && o.rnic.retx_delay_us == 0 && o.rnic.rto_us == 2000);
-  ck_assert(o.rnic.ack_req == 5 && o.rnic.ignore_nak_in_retry && o.rnic.timeout_exp == 14);
+  ck_assert(m->nak_delay_us == 20 && m->retx_delay_us == 0 && m->rto_us == 2000);
+  ck_assert(m->ack_req == 5 && m->ignore_nak_in_retry && m->timeout_exp == 14);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --profile roce --rnic-nak-in-retry ignore --rnic-rto-us 7"), 0);
   ck_assert_int_eq(o.rnic.preset, RNIC_IDEAL);
-  ck_assert(o.rnic.ignore_nak_in_retry && o.rnic.rto_us == 7 && o.rnic.nak_delay_us == 0);
+  ck_assert(m->ignore_nak_in_retry && m->rto_us == 7 && m->nak_delay_us == 0);
   options_free(&o);
 }
 END_TEST
@@ -334,32 +336,67 @@ static int parse(options *o, const char *line) {
   return rc;
 }
 
+/* sim_config_defaults is what the command line starts from: a run built
+ * without it (tests, fuzz_responder) is the run of ornic-pcapgen with no
+ * option, but for the values the command line computes ("auto"). */
+START_TEST(config_defaults_are_the_cli_defaults) {
+  options o;
+  sim_config c;
+  sim_config_defaults(&c);
+  /* roce: OTD 64, window 4080, an ACK every 16 packets, no "auto" in force */
+  ck_assert_int_eq(parse(&o, "-o x --profile roce"), 0);
+  ck_assert_str_eq(c.profile->name, profile_default()->name);
+  ck_assert(o.sim.seed == c.seed && o.sim.max_memory == c.max_memory && !c.bench_packets);
+  const sim_workload *a = &o.sim.workload, *b = &c.workload;
+  ck_assert(a->op == b->op && a->qps == b->qps && a->pmtu == b->pmtu &&
+            a->start_psn == b->start_psn && a->wqes == b->wqes && a->wqe_size == b->wqe_size &&
+            !b->nplan && a->qpn_base[0] == b->qpn_base[0] && a->qpn_base[1] == b->qpn_base[1]);
+  const sim_fabric *f = &o.sim.fabric, *g = &c.fabric;
+  ck_assert(f->paths == g->paths && f->base_delay_us == g->base_delay_us &&
+            f->delay_spread_us == g->delay_spread_us && f->rate_gbps == g->rate_gbps &&
+            f->path_rate_gbps == g->rate_gbps && !g->path_rate_gbps && f->spray == g->spray &&
+            f->loss == g->loss && f->burst_len == g->burst_len && !g->ndrops &&
+            f->reorder_max == g->reorder_max && f->sport == g->sport);
+  const sim_protocol *p = &o.sim.protocol, *q = &c.protocol;
+  ck_assert(p->otd == q->otd && p->window == q->window && p->ack_every == q->ack_every &&
+            p->ack_engine_ns == q->ack_engine_ns && p->resp_timeout_nak == q->resp_timeout_nak &&
+            p->bitmap_pool == q->bitmap_pool && p->retry_limit == q->retry_limit);
+  ck_assert(memcmp(&p->rnic, &q->rnic, sizeof p->rnic) == 0); /* the ideal RNIC: all 0 */
+  ck_assert(memcmp(&p->rc, &q->rc, sizeof p->rc) == 0);
+  ck_assert(o.sim.capture.tap == c.capture.tap && o.sim.capture.start_us == c.capture.start_us &&
+            o.sim.capture.drop == c.capture.drop && !c.capture.ndrop_frames);
+  options_free(&o);
+}
+END_TEST
+
 START_TEST(options_accept_and_reject) {
   options o;
   ck_assert_int_eq(parse(&o, "-o x.pcap"), 0);
-  ck_assert_uint_eq(o.pmtu, 4096);
-  ck_assert_uint_eq(o.wqe_size, 1u << 20);
-  ck_assert_uint_eq(o.paths, 4);
-  ck_assert_uint_eq(o.otd, 62); /* --otd auto: Eq. 3 on the default fabric */
-  ck_assert_uint_eq(o.ack_every, 16);
+  ck_assert_uint_eq(o.sim.workload.pmtu, 4096);
+  ck_assert_uint_eq(o.sim.workload.wqe_size, 1u << 20);
+  ck_assert_uint_eq(o.sim.fabric.paths, 4);
+  ck_assert_uint_eq(o.sim.protocol.otd, 62); /* --otd auto: Eq. 3 on the default fabric */
+  ck_assert_uint_eq(o.sim.protocol.ack_every, 16);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --wqe-size 64K --drop 3:17 --drop 1:2:5 --qps 2 --ack-per-wqe"),
                    0);
-  ck_assert_uint_eq(o.wqe_size, 65536);
-  ck_assert_uint_eq(o.ndrops, 2);
-  ck_assert_uint_eq(o.drops[0].qp, 0);
-  ck_assert_uint_eq(o.drops[0].wqe, 3);
-  ck_assert_uint_eq(o.drops[0].off, 17);
-  ck_assert_uint_eq(o.drops[1].qp, 1);
-  ck_assert_uint_eq(o.ack_every, 0);
-  ck_assert_int_eq(o.sport, SPORT_PATH);
-  ck_assert(o.qpn_base[0] == WL_REQ_QPN_BASE && o.qpn_base[1] == WL_RESP_QPN_BASE);
+  ck_assert_uint_eq(o.sim.workload.wqe_size, 65536);
+  ck_assert_uint_eq(o.sim.fabric.ndrops, 2);
+  ck_assert_uint_eq(o.sim.fabric.drops[0].qp, 0);
+  ck_assert_uint_eq(o.sim.fabric.drops[0].wqe, 3);
+  ck_assert_uint_eq(o.sim.fabric.drops[0].off, 17);
+  ck_assert_uint_eq(o.sim.fabric.drops[1].qp, 1);
+  ck_assert_uint_eq(o.sim.protocol.ack_every, 0);
+  ck_assert_int_eq(o.sim.fabric.sport, SPORT_PATH);
+  ck_assert(o.sim.workload.qpn_base[0] == WL_REQ_QPN_BASE &&
+            o.sim.workload.qpn_base[1] == WL_RESP_QPN_BASE);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --udp-sport qpn --qpn-base 0x45,53 --qps 2"), 0);
-  ck_assert(o.sport == SPORT_QPN && o.qpn_base[0] == 0x45 && o.qpn_base[1] == 53);
+  ck_assert(o.sim.fabric.sport == SPORT_QPN && o.sim.workload.qpn_base[0] == 0x45 &&
+            o.sim.workload.qpn_base[1] == 53);
   options_free(&o);
   ck_assert_int_eq(parse(&o, "-o x --udp-sport 0x12b7 --qpn-base 2,0xfffffe"), 0);
-  ck_assert(o.sport == SPORT_FIXED && o.sport_fixed == 4791);
+  ck_assert(o.sim.fabric.sport == SPORT_FIXED && o.sim.fabric.sport_fixed == 4791);
   options_free(&o);
   static const char *const bad[] = {
       "", /* no output */
@@ -415,6 +452,7 @@ int main(void) {
   tcase_add_test(tc, hist_quantiles);
   tcase_add_test(tc, fifo_grows_in_order);
   tcase_add_test(tc, workload_geometry);
+  tcase_add_test(tc, config_defaults_are_the_cli_defaults);
   tcase_add_test(tc, options_accept_and_reject);
   tcase_add_test(tc, sizing_paper_numbers);
   tcase_add_test(tc, sizing_on_options);

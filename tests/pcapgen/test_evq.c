@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The event queue's lanes and slots (pcapgen/evq.h, issue 18): events
+/* The event queue's lanes and slots (pcapgen/sim/event_queue.h, issue 18): events
  * pushed to lanes (in order, or out of order as the --reorder-max emulator
  * makes them), to slots (empty or already holding one) and to the heap,
  * popped in between, come out in exactly the (time, push order) order of a
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "check_main.h"
-#include "evq.h"
+#include "event_queue.h"
 #include "rng.h"
 
 #define LANES 8u

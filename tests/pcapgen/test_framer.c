@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* pcapgen's in-place frame encoder (pcapgen/framer.h, issue 18) against
+/* pcapgen's in-place frame encoder (pcapgen/sim/framer.h, issue 18) against
  * libornicproto's ornic_frame_encode: random frames of every opcode the
  * simulator sends, and of others, with random header values, TOS, IP ID,
  * source port and payloads (none, copied with every pad count, generated
@@ -42,7 +42,7 @@ static const uint8_t opcodes[] = {ORNIC_OP_OOO_WRITE_FSPOT,
                                   0x00 /* RC SEND First */,
                                   0xff /* no such opcode */};
 
-/* A NIC template as pcapgen/sim.c makes it. */
+/* A NIC template as pcapgen/sim/sim.c makes it. */
 static void template(ornic_frame *t) {
   static const uint8_t a[6] = {2, 0, 0, 0, 0, 1}, b[6] = {2, 0, 0, 0, 0, 2};
   ornic_frame_init(t, ORNIC_LINK_ETHERNET, 4);

@@ -52,8 +52,8 @@ START_TEST(capture_drop_frames_grow_geometrically) {
   double ms = now_ms() - t0;
   size_t calls = g_reallocs;
   ck_assert_int_eq(rc, 0);
-  ck_assert_uint_eq(o.ncapture_drop_frames, N); /* sorted, each number once */
-  for (size_t i = 0; i < N; i++) ck_assert_uint_eq(o.capture_drop_frames[i], i + 1);
+  ck_assert_uint_eq(o.sim.capture.ndrop_frames, N); /* sorted, each number once */
+  for (size_t i = 0; i < N; i++) ck_assert_uint_eq(o.sim.capture.drop_frames[i], i + 1);
   printf("--capture-drop-frames, %u numbers given twice: %zu realloc calls, %.1f ms\n", 2u * N,
          calls, ms);
   fflush(stdout);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The end-to-end integrity check that verifies each packet as it is placed
- * (pcapgen/verify.h, issue 18): the verifier alone (wrong byte, wrong
+ * (pcapgen/workload/verify.h, issue 18): the verifier alone (wrong byte, wrong
  * length, a packet twice, a packet missing, reuse from WQE to WQE), then
  * every receiver that uses it, inside the simulator through its test hook
  * (sim_inject): a WRITE packet of QP 0's first WQE, honest or with one
@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "check_main.h"
-#include "options.h"
 #include "pattern.h"
 #include "profile.h"
 #include "sim.h"
-#include "summary.h"
+#include "sim_config.h"
+#include "stats.h"
 #include "verify.h"
 #include "workload.h"
 #include "writer.h"
@@ -77,32 +77,34 @@ END_TEST
 /* ---- inside the simulator ------------------------------------------------------ */
 
 typedef struct {
-  options o;
+  sim_config cfg;
   stats st;
   writer *w;
   sim *s;
   const profile_engines *pe;
   void *e;
-  char args[256];
 } run;
 
-/* A run of `line` (options after the program name) with its engines
- * created and started (every QP posted its first WQE), nothing simulated. */
-static void run_open(run *r, const char *line) {
-  char *argv[32];
-  int argc = 0;
+/* A run of one WQE of `wqe_size` bytes on QP 0, PMTU 1024, no loss, under
+ * profile `name` (NULL: the default), built without the command line; its
+ * engines created and started (QP 0 posted its WQE), nothing simulated. */
+static void run_open(run *r, const char *name, op_kind op, uint64_t wqe_size) {
   memset(r, 0, sizeof *r);
-  snprintf(r->args, sizeof r->args, "ornic-pcapgen -o /dev/null %s", line);
-  for (char *t = strtok(r->args, " "); t && argc < 31; t = strtok(NULL, " ")) argv[argc++] = t;
-  argv[argc] = NULL;
-  ck_assert_int_eq(options_parse(&r->o, argc, argv, stderr), 0);
+  sim_config_defaults(&r->cfg);
+  if (name) r->cfg.profile = profile_find(name);
+  ck_assert(r->cfg.profile != NULL);
+  r->cfg.workload.op = op;
+  r->cfg.workload.wqes = 1;
+  r->cfg.workload.wqe_size = wqe_size;
+  r->cfg.workload.pmtu = 1024;
+  r->cfg.fabric.loss = 0;
   char err[256];
   r->w = writer_open("/dev/null", FMT_PCAP, 0, 1, err, sizeof err);
   ck_assert_msg(r->w != NULL, "%s", err);
-  r->s = sim_new(&r->o, &r->st, r->w, err, sizeof err);
+  r->s = sim_new(&r->cfg, &r->st, r->w, err, sizeof err);
   ck_assert_msg(r->s != NULL, "%s", err);
-  r->pe = r->o.profile->engines;
-  r->e = r->pe->create(r->s, &r->o);
+  r->pe = r->cfg.profile->engines;
+  r->e = r->pe->create(r->s, &r->cfg);
   ck_assert(r->e != NULL);
   r->pe->start(r->e);
   ck_assert(!sim_failed(r->s));
@@ -112,16 +114,15 @@ static void run_close(run *r) {
   r->pe->destroy(r->e);
   sim_free(r->s);
   writer_abort(r->w);
-  options_free(&r->o);
 }
 
 /* Encodes f with packet idx of QP 0's first WQE as its payload, `flip`
  * XORed into payload byte `at`, and hands it to `node`. */
 static void inject(run *r, int node, ornic_frame *f, uint32_t idx, size_t at, uint8_t flip) {
-  uint64_t len = wl_wqe_len(&r->o, 0, 0), off = (uint64_t)idx * r->o.pmtu;
+  uint64_t len = wl_wqe_len(&r->cfg, 0, 0), off = (uint64_t)idx * r->cfg.workload.pmtu;
   uint8_t payload[4096], frame[4096 + 256];
-  size_t n = len - off < r->o.pmtu ? (size_t)(len - off) : r->o.pmtu;
-  pattern_fill(payload, wl_key(&r->o, 0), wl_va(&r->o, 0, 0) + off, n);
+  size_t n = len - off < r->cfg.workload.pmtu ? (size_t)(len - off) : r->cfg.workload.pmtu;
+  pattern_fill(payload, wl_key(&r->cfg, 0), wl_va(&r->cfg, 0, 0) + off, n);
   payload[at] ^= flip;
   f->payload = payload;
   f->payload_len = n;
@@ -132,11 +133,11 @@ static void inject(run *r, int node, ornic_frame *f, uint32_t idx, size_t at, ui
 
 /* Packet idx of QP 0's first WQE (PMTU 1024, 2 packets) as `profile` sends it. */
 static void write_packet(run *r, ornic_frame *f, uint32_t idx, bool ornic) {
-  uint64_t off = (uint64_t)idx * r->o.pmtu, len = wl_wqe_len(&r->o, 0, 0);
-  uint64_t va = wl_va(&r->o, 0, 0);
+  uint64_t off = (uint64_t)idx * r->cfg.workload.pmtu, len = wl_wqe_len(&r->cfg, 0, 0);
+  uint64_t va = wl_va(&r->cfg, 0, 0);
   sim_frame(r->s, NODE_REQ, f);
-  f->bth.destqp = wl_qpn(&r->o, true, 0);
-  f->bth.psn = ornic_psn_add(wl_start_psn(&r->o, 0), (int32_t)idx);
+  f->bth.destqp = wl_qpn(&r->cfg, true, 0);
+  f->bth.psn = ornic_psn_add(wl_start_psn(&r->cfg, 0), (int32_t)idx);
   f->ext.reth = (ornic_reth){va + off, wl_rkey(0), (uint32_t)len};
   if (ornic) { /* FSPOT, then Last with address: both carry RETH + OFFETH */
     f->bth.opcode = idx == 0 ? ORNIC_OP_OOO_WRITE_FSPOT : ORNIC_OP_OOO_WRITE_LAST_ADDR;
@@ -153,10 +154,7 @@ static const char *const write_profiles[] = {"ornic", "roce", "irn", "mprdma", "
 /* One changed byte in the first packet of a WRITE: caught as it is placed. */
 START_TEST(write_corrupt_byte_caught) {
   run r;
-  char line[160];
-  snprintf(line, sizeof line, "--profile %s --wqes 1 --wqe-size 2048 --pmtu 1024 --loss 0",
-           write_profiles[_i]);
-  run_open(&r, line);
+  run_open(&r, write_profiles[_i], OP_WRITE, 2048);
   ornic_frame f;
   write_packet(&r, &f, 0, _i == 0);
   inject(&r, NODE_RESP, &f, 0, 777, 0x01);
@@ -176,7 +174,7 @@ END_TEST
 START_TEST(ornic_write_whole_wqe) {
   run r;
   ornic_frame f;
-  run_open(&r, "--wqes 1 --wqe-size 2048 --pmtu 1024 --loss 0");
+  run_open(&r, NULL, OP_WRITE, 2048);
   write_packet(&r, &f, 1, true);
   inject(&r, NODE_RESP, &f, 1, 0, 0);
   write_packet(&r, &f, 0, true);
@@ -186,7 +184,7 @@ START_TEST(ornic_write_whole_wqe) {
   ck_assert_uint_eq(r.st.wqes_verified, 1);
   run_close(&r);
 
-  run_open(&r, "--wqes 1 --wqe-size 2048 --pmtu 1024 --loss 0");
+  run_open(&r, NULL, OP_WRITE, 2048);
   write_packet(&r, &f, 0, true);
   inject(&r, NODE_RESP, &f, 0, 0, 0);
   write_packet(&r, &f, 1, true);
@@ -201,8 +199,8 @@ END_TEST
 /* A READ response at the ORNIC requester, checked against the responder's memory. */
 static void read_response(run *r, ornic_frame *f, uint32_t idx) {
   sim_frame(r->s, NODE_RESP, f);
-  f->bth.destqp = wl_qpn(&r->o, false, 0);
-  f->bth.psn = ornic_psn_add(wl_start_psn(&r->o, 0), (int32_t)idx);
+  f->bth.destqp = wl_qpn(&r->cfg, false, 0);
+  f->bth.psn = ornic_psn_add(wl_start_psn(&r->cfg, 0), (int32_t)idx);
   f->bth.opcode = idx == 1 ? ORNIC_OP_OOO_READ_RESP_LAST : ORNIC_OP_OOO_READ_RESP;
   if (idx == 1) f->ext.aeth = (ornic_aeth){SIM_AETH_ACK, 1};
 }
@@ -210,7 +208,7 @@ static void read_response(run *r, ornic_frame *f, uint32_t idx) {
 START_TEST(ornic_read_checked_as_it_arrives) {
   run r;
   ornic_frame f;
-  run_open(&r, "--op read --wqes 1 --wqe-size 2048 --pmtu 1024 --loss 0");
+  run_open(&r, NULL, OP_READ, 2048);
   read_response(&r, &f, 1);
   inject(&r, NODE_REQ, &f, 1, 0, 0);
   read_response(&r, &f, 0);
@@ -219,7 +217,7 @@ START_TEST(ornic_read_checked_as_it_arrives) {
   ck_assert_uint_eq(r.st.wqes_verified, 1);
   run_close(&r);
 
-  run_open(&r, "--op read --wqes 1 --wqe-size 2048 --pmtu 1024 --loss 0");
+  run_open(&r, NULL, OP_READ, 2048);
   read_response(&r, &f, 1);
   inject(&r, NODE_REQ, &f, 1, 5, 0xff);
   ck_assert(sim_failed(r.s));

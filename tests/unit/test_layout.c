@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* ornic/layout.h: the field layout tables against the codecs.
  *
- * The test knows, independently of the tables, which struct member each
- * field name stands for (below). For every field of every header it encodes
- * the header through the library's encoder with that one member at all ones
- * (everything else zero), and checks that exactly the bits the table names
- * are set; then the complement (everything at all ones, the field zero). The
- * decoder is checked the other way: random header bytes, decoded, give the
- * value ornic_field_value() reads with the table. */
+ * Both are expanded from the field lists of
+ * libornicproto/src/ornic_hdr_fields.h, and so is the test's knowledge of
+ * which struct member each field name stands for (below); what is checked
+ * is that the expansions agree. For every field of every header the test
+ * encodes the header through the library's encoder with that one member at
+ * all ones (everything else zero), and checks that exactly the bits the
+ * table names are set; then the complement (everything at all ones, the
+ * field zero). The decoder is checked the other way: random header bytes,
+ * decoded, give the value ornic_field_value() reads with the table. That
+ * the lists themselves are right (each member at its place in the bytes) is
+ * test_ext.c's and test_bth.c's known answers, written by hand. */
 #include <stddef.h>
 #include <string.h>
 
+#include "../../libornicproto/src/ornic_hdr_fields.h"
 #include "testutil.h"
 
 /* Everything a header's fields live in. */
@@ -20,107 +25,44 @@ typedef struct {
 } vals;
 
 /* A field name and where the test keeps its value: a member of `vals` of
- * `msize` bytes and, for fields that are bits of a member (the BTH bit
- * fields are members of their own; the OACKETH flags are bits of one byte),
- * the value's position and width inside it (width 0: the whole member). */
+ * `msize` bytes holding a value of `bits` bits and, for fields that are
+ * bits of another field's member (the OACKETH flags), the value's position
+ * and width inside it (width 0: the whole member). */
 typedef struct {
   const char *name;
   uint16_t hdr; /* ORNIC_HDR_* bit, 0 for the BTH */
   size_t moff, msize;
   unsigned pos, width;
-  int bytes; /* a byte string (the CNP's reserved bytes) */
+  int parent; /* a sub-field: the index of its parent among its header's fields */
+  int bytes;  /* a byte string (the CNP's reserved bytes) */
+  unsigned bits;
 } accessor;
 
-#define M(member) offsetof(vals, member), sizeof(((vals *)0)->member)
-#define A(name, hdr, member) \
-  { name, hdr, M(member), 0, 0, 0 }
-#define BIT(name, hdr, member, pos, width) \
-  { name, hdr, M(member), pos, width, 0 }
+/* Each header's bit and place in `vals`. */
+#define BIT_OF(hdr, BIT, name, len) bit_##hdr = ORNIC_HDR_##BIT,
+#define AT_OF(hdr, BIT, name, len) at_##hdr = offsetof(vals, ext.hdr),
+enum { bit_bth = 0, ORNIC_EXT_HDRS(BIT_OF) at_bth = offsetof(vals, bth), ORNIC_EXT_HDRS(AT_OF) };
 
-/* PROTOCOL.md 3.4: ADDR_CACHED and WQE_DONE are the flag bits ORNIC_OACK_*,
- * bits 7:2 are reserved. */
-static const accessor accessors[] = {
-    A("bth.opcode", 0, bth.opcode),
-    A("bth.se", 0, bth.se),
-    A("bth.m", 0, bth.m),
-    A("bth.padcnt", 0, bth.padcnt),
-    A("bth.tver", 0, bth.tver),
-    A("bth.pkey", 0, bth.pkey),
-    A("bth.fecn", 0, bth.fecn),
-    A("bth.becn", 0, bth.becn),
-    A("bth.resv6", 0, bth.resv6),
-    A("bth.destqp", 0, bth.destqp),
-    A("bth.a", 0, bth.ackreq),
-    A("bth.resv7", 0, bth.resv7),
-    A("bth.psn", 0, bth.psn),
-    A("rdeth.resv", ORNIC_HDR_RDETH, ext.rdeth.resv),
-    A("rdeth.een", ORNIC_HDR_RDETH, ext.rdeth.een),
-    A("deth.q_key", ORNIC_HDR_DETH, ext.deth.qkey),
-    A("deth.resv", ORNIC_HDR_DETH, ext.deth.resv),
-    A("deth.srcqp", ORNIC_HDR_DETH, ext.deth.srcqp),
-    A("xrceth.resv", ORNIC_HDR_XRCETH, ext.xrceth.resv),
-    A("xrceth.xrcsrq", ORNIC_HDR_XRCETH, ext.xrceth.xrcsrq),
-    A("feth.value", ORNIC_HDR_FETH, ext.feth.value),
-    A("reth.va", ORNIC_HDR_RETH, ext.reth.va),
-    A("reth.r_key", ORNIC_HDR_RETH, ext.reth.rkey),
-    A("reth.dmalen", ORNIC_HDR_RETH, ext.reth.dmalen),
-    A("offeth.offset", ORNIC_HDR_OFFETH, ext.offeth.offset),
-    A("atomiceth.va", ORNIC_HDR_ATOMICETH, ext.atomiceth.va),
-    A("atomiceth.r_key", ORNIC_HDR_ATOMICETH, ext.atomiceth.rkey),
-    A("atomiceth.swap_add", ORNIC_HDR_ATOMICETH, ext.atomiceth.swap_add),
-    A("atomiceth.compare", ORNIC_HDR_ATOMICETH, ext.atomiceth.compare),
-    A("aeth.syndrome", ORNIC_HDR_AETH, ext.aeth.syndrome),
-    A("aeth.msn", ORNIC_HDR_AETH, ext.aeth.msn),
-    A("atomicacketh.orig_rdata", ORNIC_HDR_ATOMICACKETH, ext.atomicacketh.orig),
-    A("oacketh.flags", ORNIC_HDR_OACKETH, ext.oacketh.flags),
-    BIT("oacketh.addr_cached", ORNIC_HDR_OACKETH, ext.oacketh.flags,
-        (unsigned)__builtin_ctz(ORNIC_OACK_ADDR_CACHED), 1),
-    BIT("oacketh.wqe_done", ORNIC_HDR_OACKETH, ext.oacketh.flags,
-        (unsigned)__builtin_ctz(ORNIC_OACK_WQE_DONE), 1),
-    BIT("oacketh.flags_resv", ORNIC_HDR_OACKETH, ext.oacketh.flags, 2, 6),
-    A("oacketh.resv", ORNIC_HDR_OACKETH, ext.oacketh.resv),
-    A("oacketh.count", ORNIC_HDR_OACKETH, ext.oacketh.count),
-    A("naketh.reason", ORNIC_HDR_NAKETH, ext.naketh.reason),
-    A("naketh.trigger_psn", ORNIC_HDR_NAKETH, ext.naketh.trigger_psn),
-    A("naketh.nblocks", ORNIC_HDR_NAKETH, ext.naketh.nblocks),
-    A("naketh.base_psn", ORNIC_HDR_NAKETH, ext.naketh.base_psn),
-    A("naketh.resv", ORNIC_HDR_NAKETH, ext.naketh.resv),
-    A("naketh.limit_psn", ORNIC_HDR_NAKETH, ext.naketh.limit_psn),
-    A("immdt.data", ORNIC_HDR_IMMDT, ext.immdt.data),
-    A("ieth.r_key", ORNIC_HDR_IETH, ext.ieth.rkey),
-    {"cnp.resv", ORNIC_HDR_CNP, M(ext.cnp.resv), 0, 0, 1},
-};
+#define MEMBER(hdr, m) at_##hdr + offsetof(ornic_##hdr, m), sizeof(((ornic_##hdr *)0)->m)
+#define ACC_N(hdr, m, name, display, off, size, bits, shift, kind) \
+  {name, bit_##hdr, MEMBER(hdr, m), 0, 0, -1, 0, bits},
+#define ACC_S(hdr, name, display, off, bits, shift, kind, parent) \
+  {name, bit_##hdr, 0, 0, shift, bits, parent, 0, bits},
+#define ACC_Y(hdr, m, name, display, off, size, kind) \
+  {name, bit_##hdr, MEMBER(hdr, m), 0, 0, -1, 1, 8 * (size)},
+#define ACC_HDR(hdr, BIT, name, len) ORNIC_FIELDS_##hdr(ACC_N, ACC_S, ACC_Y, ORNIC_FIELD_SKIP)
+static accessor accessors[] = {ACC_HDR(bth, BTH, "BTH", ORNIC_BTH_LEN) ORNIC_EXT_HDRS(ACC_HDR)};
 #define NACC (sizeof accessors / sizeof accessors[0])
 
-/* Widths of the struct members that hold fewer bits than their type (the
- * encoders reject larger values): 24-bit QPs and PSNs, the BTH bit fields. */
-static unsigned member_bits(const char *name, size_t msize) {
-  static const struct {
-    const char *name;
-    unsigned bits;
-  } narrow[] = {
-      {"bth.se", 1},
-      {"bth.m", 1},
-      {"bth.padcnt", 2},
-      {"bth.tver", 4},
-      {"bth.fecn", 1},
-      {"bth.becn", 1},
-      {"bth.resv6", 6},
-      {"bth.destqp", 24},
-      {"bth.a", 1},
-      {"bth.resv7", 7},
-      {"bth.psn", 24},
-      {"rdeth.een", 24},
-      {"deth.srcqp", 24},
-      {"xrceth.xrcsrq", 24},
-      {"aeth.msn", 24},
-      {"naketh.trigger_psn", 24},
-      {"naketh.base_psn", 24},
-      {"naketh.limit_psn", 24},
-  };
-  for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++)
-    if (!strcmp(narrow[i].name, name)) return narrow[i].bits;
-  return (unsigned)(8 * msize);
+/* A sub-field's value lives in its parent's member. */
+static void accessors_init(void) {
+  for (size_t i = 0, first = 0; i < NACC; i++) {
+    if (i > 0 && accessors[i].hdr != accessors[i - 1].hdr) first = i;
+    if (accessors[i].parent < 0) continue;
+    const accessor *p = &accessors[first + (size_t)accessors[i].parent];
+    accessors[i].moff = p->moff;
+    accessors[i].msize = p->msize;
+  }
 }
 
 static uint64_t ones(unsigned bits) {
@@ -158,7 +100,7 @@ static void set_member(vals *v, const accessor *a, uint64_t x) {
   }
   if (a->width) {
     uint64_t m = ones(a->width) << a->pos;
-    x = (get_member(v, &(accessor){a->name, a->hdr, a->moff, a->msize, 0, 0, 0}) & ~m) |
+    x = (get_member(v, &(accessor){a->name, a->hdr, a->moff, a->msize, 0, 0, -1, 0, 0}) & ~m) |
         ((x << a->pos) & m);
   }
   switch (a->msize) {
@@ -178,10 +120,8 @@ static void set_member(vals *v, const accessor *a, uint64_t x) {
   }
 }
 
-/* The largest value the field can hold, as the test sees it. */
-static uint64_t field_ones(const accessor *a) {
-  return a->width ? ones(a->width) : ones(member_bits(a->name, a->msize));
-}
+/* The largest value the field can hold. */
+static uint64_t field_ones(const accessor *a) { return ones(a->bits); }
 
 static const accessor *accessor_of(const char *name) {
   for (size_t i = 0; i < NACC; i++)
@@ -221,21 +161,8 @@ static size_t encode(uint16_t hdr, vals *v, uint8_t *out, size_t cap) {
   return (size_t)n;
 }
 
-static const uint16_t all_hdrs[] = {0,
-                                    ORNIC_HDR_RDETH,
-                                    ORNIC_HDR_DETH,
-                                    ORNIC_HDR_XRCETH,
-                                    ORNIC_HDR_FETH,
-                                    ORNIC_HDR_RETH,
-                                    ORNIC_HDR_OFFETH,
-                                    ORNIC_HDR_ATOMICETH,
-                                    ORNIC_HDR_AETH,
-                                    ORNIC_HDR_ATOMICACKETH,
-                                    ORNIC_HDR_OACKETH,
-                                    ORNIC_HDR_NAKETH,
-                                    ORNIC_HDR_IMMDT,
-                                    ORNIC_HDR_IETH,
-                                    ORNIC_HDR_CNP};
+#define BIT_LIST(hdr, BIT, name, len) ORNIC_HDR_##BIT,
+static const uint16_t all_hdrs[] = {0, ORNIC_EXT_HDRS(BIT_LIST)};
 #define NHDRS (sizeof all_hdrs / sizeof all_hdrs[0])
 
 static const char *hdr_label(uint16_t hdr) { return hdr ? ornic_hdr_name(hdr) : "BTH"; }
@@ -500,6 +427,7 @@ START_TEST(frame_header_offsets) {
 END_TEST
 
 static Suite *suite(void) {
+  accessors_init();
   Suite *s = suite_create("layout");
   TCase *tc = tu_tcase("layout");
   tcase_add_test(tc, tables_cover_every_header_and_field);

@@ -272,8 +272,8 @@ fail:
 }
 
 static ornic_analysis *open_analysis(const dec_opts *o, dec_stats *st) {
-  ornic_analysis_cfg_init(&st->an_cfg);
-  st->an_cfg.otd = o->otd;
+  ornic_analysis_cfg_init(&st->an_cfg); /* the defaults, which --stats prints */
+  if (o->otd) st->an_cfg.otd = o->otd;
   st->an_cfg.pmtu = o->pmtu;
   st->an_cfg.max_memory = o->max_memory;
   ornic_analysis *an = ornic_analysis_new(&st->an_cfg);

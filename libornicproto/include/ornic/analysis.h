@@ -32,7 +32,11 @@
  * limited to the smallest window (ORNIC_AN_WORK_LIMIT) until it has earned
  * its allowance back. docs/RELIABILITY.md "Hostile captures".
  *
- * Thread safety: none; one engine per capture, packets in capture order. */
+ * Thread safety: none; one engine per capture, packets in capture order.
+ *
+ * Names: functions that take the engine (ornic_analysis *) are
+ * ornic_analysis_*; its types, constants and the functions that need no
+ * engine are ornic_an_* / ORNIC_AN_* (docs/ABI.md "Names"). */
 #ifndef ORNIC_ANALYSIS_H
 #define ORNIC_ANALYSIS_H
 
@@ -55,16 +59,21 @@ typedef struct ornic_analysis ornic_analysis;
  * per-packet records (Wireshark's "acknowledged in frame"). May be NULL. */
 typedef void (*ornic_an_acked_cb)(void *user, uint64_t data_frame, uint64_t ack_frame);
 
-/* The default memory budget: 128 MiB (docs/RELIABILITY.md "Hostile captures"). */
+/* The defaults of ornic_analysis_cfg, taken by the fields left 0. The memory
+ * budget is docs/RELIABILITY.md "Hostile captures"'s. */
+#define ORNIC_AN_DEFAULT_OTD 64u
+#define ORNIC_AN_DEFAULT_WINDOW 16384u
+#define ORNIC_AN_DEFAULT_MAX_CONVS 65536u
 #define ORNIC_AN_MAX_MEMORY (128ull << 20)
 
 typedef struct {
   uint32_t otd;       /* the QPs' OOO Tolerance Distance (PROTOCOL.md 4.4), for the OTD rule
-                         and the reordering allowed a sprayed RC sender (8.4); 0 means 64.
+                         and the reordering allowed a sprayed RC sender (8.4); 0: ORNIC_AN_DEFAULT_OTD.
                          An ORNIC NAK's lost set comes from its Limit PSN, not from this */
   uint32_t pmtu;      /* path MTU in bytes; 0: learn it per conversation from full packets */
-  uint32_t window;    /* PSNs remembered per direction, a power of two (256 .. 1<<22); 0: 16384 */
-  uint32_t max_convs; /* conversations tracked; 0: 65536 */
+  uint32_t window;    /* PSNs remembered per direction, a power of two (256 .. 1<<22);
+                         0: ORNIC_AN_DEFAULT_WINDOW */
+  uint32_t max_convs; /* conversations tracked; 0: ORNIC_AN_DEFAULT_MAX_CONVS */
   ornic_an_acked_cb on_acked;
   void *user;
   uint64_t max_memory;  /* bytes the engine may allocate (since 1.2.0); 0: ORNIC_AN_MAX_MEMORY,

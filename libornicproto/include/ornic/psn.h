@@ -23,10 +23,12 @@ static inline uint32_t ornic_psn_off(uint32_t psn, uint32_t start) {
   return (psn - start) & ORNIC_PSN_MASK;
 }
 
-/* Signed distance b - a in (-2^23, 2^23]: positive when b is after a. The
- * half-window rule is the only consistent order on a 24-bit circle. */
-static inline int32_t ornic_psn_diff(uint32_t b, uint32_t a) {
-  uint32_t d = (b - a) & ORNIC_PSN_MASK;
+/* Signed distance a - b in (-2^23, 2^23]: positive when a is after b. The
+ * half-window rule is the only consistent order on a 24-bit circle. Every
+ * function here reads "first against second": ornic_psn_diff(a, b) has the
+ * sign of ornic_psn_cmp(a, b), ornic_psn_off(psn, start) is psn - start. */
+static inline int32_t ornic_psn_diff(uint32_t a, uint32_t b) {
+  uint32_t d = (a - b) & ORNIC_PSN_MASK;
   return d > ORNIC_PSN_HALF ? (int32_t)d - (int32_t)(ORNIC_PSN_MASK + 1u) : (int32_t)d;
 }
 
@@ -36,6 +38,8 @@ static inline int ornic_psn_cmp(uint32_t a, uint32_t b) {
   return (d > 0) - (d < 0);
 }
 
+/* a is before b: b - a is positive (at exactly half the circle apart, b is
+ * after a, as ornic_psn_diff says). */
 static inline int ornic_psn_lt(uint32_t a, uint32_t b) { return ornic_psn_diff(b, a) > 0; }
 
 #ifdef __cplusplus

@@ -6,7 +6,7 @@
  *    `.NAME.tmp.PID.XXXXXX` in the same directory, renamed over NAME by
  *    cli_outfile_commit and removed by cli_outfile_discard: an interrupted
  *    or failed run leaves NAME as it was. The name is pcapgen's
- *    (pcapgen/outpath.c), whose stale-file sweep recognises it;
+ *    (pcapgen/output/output_file.c), whose stale-file sweep recognises it;
  *  - a symbolic link is followed (its target is replaced, the link stays);
  *  - an existing file keeps its mode, a new one gets 0666 under the umask;
  *  - "-" is standard output, and a device or FIFO is written in place:

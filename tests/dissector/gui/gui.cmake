@@ -10,7 +10,10 @@
 #   dissector_gui_screens  Wireshark under Xvfb: screenshots in BUILD/tests/dissector/gui-artefacts
 #                          (packet list, NAK details, ORNIC conversations, Follow ORNIC Stream
 #                          from 4.2 on, RC packet list, Service Response Time, PSN I/O Graph);
-#                          skipped (77) without Xvfb, wireshark, xdotool or ImageMagick
+#                          on the Wireshark docs/screenshots were taken with (its
+#                          wireshark-version: 4.6, the matrix's sid root) each must equal the
+#                          committed one byte for byte; skipped (77) without Xvfb, wireshark,
+#                          xdotool or ImageMagick
 #
 # `cmake --build BUILD --target dissector-screenshots` runs the screens into docs/screenshots.
 
@@ -50,9 +53,13 @@ foreach(_gui_mode profile screens)
     # (a skip would fail scripts/test.sh under CI=true).
     continue()
   else()
+    set(_gui_expect)
+    if(_gui_mode STREQUAL "screens")
+      set(_gui_expect --expect ${PROJECT_SOURCE_DIR}/docs/screenshots)
+    endif()
     add_test(NAME ${_gui_name}
              COMMAND ${ORNIC_PYTHON} ${_gui_dir}/test_gui.py ${_gui_args} ${_gui_install}
-                     --out ${_gui_out} --budget 120 ${_gui_mode})
+                     --out ${_gui_out} --budget 120 ${_gui_expect} ${_gui_mode})
   endif()
   # 130 s in all: the screens test keeps its own budget of 120 s (three Wireshark
   # instances, seven screenshots: about 40-50 s on this project's 2-core machine), and

@@ -28,6 +28,11 @@ MODE is one of
            fails prints NOT TAKEN and leaves NAME-failed.png (--strict: the test fails).
            Exits 77 (skipped) when Xvfb, wireshark, xdotool or ImageMagick's import is
            missing, and fails, saying which step, when a main window never appears.
+           --out gets the Wireshark they were taken with too (VERSION_FILE). With
+           --expect DIR (docs/screenshots): when DIR's VERSION_FILE names this Wireshark,
+           every screenshot taken must be byte for byte the one in DIR (they are: the
+           traces, the GUI steps and the window size are fixed), so the committed
+           screenshots show what the current plugin, profile and library show.
 
 Everything runs as `nobody` when run as root (Wireshark ignores personal plugins for root)
 with HOME in a private temporary folder. Every process the test starts is killed at its
@@ -761,6 +766,39 @@ def screen_traces(a, ts):
     return rc, fast
 
 
+# The Wireshark a folder's screenshots were taken with: `wireshark --version`'s first line.
+VERSION_FILE = "wireshark-version"
+
+
+def gui_version():
+    p = subprocess.run(["wireshark", "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                       text=True, timeout=60)
+    line = next((x for x in p.stdout.splitlines() if x.startswith("Wireshark ")), "")
+    check(line, f"wireshark --version names no version: {p.stdout[:200]!r}")
+    return line.strip()
+
+
+def compare_shots(a, done, version):
+    """--expect: the screenshots taken against the committed ones, when they were taken with
+    this Wireshark (other versions draw other pixels: their files are not compared)."""
+    stamp = os.path.join(a.expect, VERSION_FILE)
+    check(os.path.exists(stamp), f"{stamp} is missing: which Wireshark took {a.expect}?")
+    with open(stamp) as f:
+        theirs = f.read().strip()
+    if theirs != version:
+        print(f"note: {a.expect} was taken with {theirs}, this is {version}: not compared")
+        return
+    differ = []
+    for p in done:
+        with open(p, "rb") as f, open(os.path.join(a.expect, os.path.basename(p)), "rb") as g:
+            if f.read() != g.read():
+                differ.append(os.path.basename(p))
+    check(not differ, f"not the bytes of {a.expect}'s copy: {', '.join(differ)} (the plugin, the "
+          f"profile or the library changed what {version} shows). If that is meant, commit the "
+          f"new ones, which are in {a.out} (dissector/README.md, GUI tests)")
+    print(f"ok: {len(done)} screenshots equal to {a.expect}'s, byte for byte ({version})")
+
+
 def mode_screens(a):
     need = ["Xvfb", "wireshark", "xdotool", "import", "timeout"]
     missing = [t for t in need if not shutil.which(t)]
@@ -959,11 +997,16 @@ def mode_screens(a):
         ts.close()
     print(f"screenshots: {len(done)} of {len(shots)} in {a.out}" +
           (f"; NOT TAKEN: {', '.join(failed)}" if failed else ""))
+    version = gui_version()
+    with open(os.path.join(a.out, VERSION_FILE), "w") as f:
+        f.write(version + "\n")
     if a.docs:
         os.makedirs(a.docs, exist_ok=True)
-        for p in done:
+        for p in done + [os.path.join(a.out, VERSION_FILE)]:
             shutil.copy(p, a.docs)
-        print(f"copied {len(done)} screenshots to {a.docs}")
+        print(f"copied {len(done)} screenshots and {VERSION_FILE} to {a.docs}")
+    if a.expect:
+        compare_shots(a, done, version)
 
 
 def main():
@@ -978,6 +1021,8 @@ def main():
     ap.add_argument("--build", help="build folder with ORNIC_INSTALL: check the system install")
     ap.add_argument("--out", default="gui-artefacts", help="screens: where the PNGs go")
     ap.add_argument("--docs", help="screens: also copy the PNGs here (docs/screenshots)")
+    ap.add_argument("--expect", help="screens: the committed screenshots (docs/screenshots): "
+                    "those taken with the same Wireshark must be the same bytes")
     ap.add_argument("--budget", type=float, default=120, help="screens: seconds for everything")
     ap.add_argument("--strict", action="store_true",
                     help="screens: a screenshot not taken fails the test (else reported)")

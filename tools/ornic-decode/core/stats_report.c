@@ -203,13 +203,13 @@ static void text_convs(dec_out *o, const dec_stats *st) {
   const ornic_analysis_cfg *cfg = &st->an_cfg;
   dec_out_printf(o, "conversations %u", n);
   if (st->have_qp) dec_out_printf(o, " of QP 0x%06x", st->qp);
-  dec_out_printf(o, " (otd %u, pmtu ", cfg->otd ? cfg->otd : 64);
+  dec_out_printf(o, " (otd %u, pmtu ", cfg->otd);
   if (cfg->pmtu)
     dec_out_printf(o, "%u", cfg->pmtu);
   else
     dec_out_lit(o, "learnt");
-  dec_out_printf(o, "; at most %u tracked, %llu packets untracked)\n",
-                 cfg->max_convs ? cfg->max_convs : 65536u, U(st->an_untracked));
+  dec_out_printf(o, "; at most %u tracked, %llu packets untracked)\n", cfg->max_convs,
+                 U(st->an_untracked));
   text_limits(o, st);
   if (!n) return;
   dec_out_printf(
@@ -357,8 +357,7 @@ static void json_convs(dec_out *o, const dec_stats *st) {
   dec_out_printf(o,
                  ",\"analysis\":{\"otd\":%u,\"pmtu\":%u,\"window\":%u,\"max_convs\":%u,"
                  "\"conversations\":%u,\"merged\":%u,\"untracked_packets\":%llu,",
-                 cfg->otd ? cfg->otd : 64, cfg->pmtu, cfg->window ? cfg->window : 16384,
-                 cfg->max_convs ? cfg->max_convs : 65536, n, merged, U(st->an_untracked));
+                 cfg->otd, cfg->pmtu, cfg->window, cfg->max_convs, n, merged, U(st->an_untracked));
   /* 0: no limit (UINT64_MAX does not survive a double-based JSON reader) */
   dec_out_printf(o,
                  "\"max_memory\":%llu,\"memory_peak\":%llu,\"untracked_memory\":%llu,"

@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: MIT */
+#include "sim.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event_queue.h"
+#include "memory_budget.h"
+#include "net.h"
+#include "profile.h"
+#include "records.h"
+#include "sizing.h"
+#include "tapfilter.h"
+#include "truth.h"
+#include "workload.h"
+
+enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3 };
+
+/* Captures start at 2024-01-01T00:00:00Z: a fixed epoch keeps runs byte-identical. */
+#define EPOCH_NS 1704067200000000000ull
+/* Events handled after the last WQE completed before the run is declared over
+ * anyway: stale duplicates and their ACKs die out long before this. */
+#define DRAIN_EVENT_LIMIT 10000000ull
+/* No-progress watchdog: this many events in a row, while WQEs are still
+ * open, without a data packet accepted for the first time or a WQE
+ * completed, and the run stops (st->stalled). Retry limits count timeouts
+ * only; this catches every other endless loop, whatever keeps it going
+ * (NAKs answered by retransmissions that are dropped again, probes...). A
+ * run that progresses accepts a packet every few events; the longest
+ * legitimate gap is go-back-N losing its first retransmission round after
+ * round, about 3 events per packet of the window each: the limit allows 85
+ * such rounds. Small, because a stuck run writes about 2 GB/s of capture
+ * that is then thrown away. */
+#define STALL_EVENT_BASE (1ull << 18)
+#define STALL_EVENTS_PER_WINDOW_PACKET 256u
+
+typedef struct {
+  endpoint_ops ops;
+  void *self;
+  uint64_t free_ps;       /* link busy until */
+  bool tx_pending;        /* an EV_NIC_TX is queued */
+  pkt *cq_head, *cq_tail; /* control frames waiting */
+  ornic_frame tmpl;
+  framer fr; /* encodes frames of tmpl's shape in place */
+  uint16_t ip_id;
+} nic;
+
+/* What the counters were when progress was last seen. */
+typedef struct {
+  uint64_t events, progress, wire, retx, pool_drops, rx_drops;
+} progress_mark;
+
+struct sim {
+  const sim_config *cfg;
+  stats *st;
+  writer *w;
+  evq q;
+  net *net;
+  pktpool pool;
+  uint64_t now;
+  nic nic[NODE_COUNT];
+  int tap;
+  tapfilter tapf;
+  int observed_node;
+  sim_observer_fn observer;
+  void *observer_ctx;
+  sim_timing times;
+  size_t frame_size;    /* bytes of a template that sim_frame copies, opaque to the optimiser */
+  uint64_t stall_limit; /* events without progress before the watchdog stops the run */
+  bool failed;
+  char err[512];
+};
+
+static void nic_template(nic *n, int node) {
+  static const uint8_t mac[2][6] = {{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 2}};
+  static const uint8_t ip[2][4] = {{10, 0, 0, 1}, {10, 0, 0, 2}};
+  ornic_frame_init(&n->tmpl, ORNIC_LINK_ETHERNET, 4);
+  memcpy(n->tmpl.eth.src, mac[node], 6);
+  memcpy(n->tmpl.eth.dst, mac[!node], 6);
+  memcpy(n->tmpl.ip.src, ip[node], 4);
+  memcpy(n->tmpl.ip.dst, ip[!node], 4);
+  n->tmpl.ip.tos = 0x6A; /* DSCP 26 (the usual RoCE class) + ECT(0) */
+}
+
+/* The frame time and nominal round trip are sizing.h's, which --window auto
+ * and --otd auto also use (with the emulator's hold, when there is one). */
+static void compute_times(sim *s) {
+  const sim_config *cfg = s->cfg;
+  s->times.frame_ps = sizing_frame_ps(cfg);
+  s->times.rtt_ps = sizing_rtt_ps(cfg);
+  s->times.otd_ps = (uint64_t)cfg->protocol.otd * s->times.frame_ps * cfg->workload.qps;
+}
+
+/* The NICs' templates and their in-place encoders, which check themselves
+ * against libornicproto's encoder. 0, or -1 with a message in err. */
+static int setup_nics(sim *s, char *err, size_t errlen) {
+  for (int i = 0; i < NODE_COUNT; i++) {
+    nic_template(&s->nic[i], i);
+    int rc = framer_init(&s->nic[i].fr, &s->nic[i].tmpl);
+    if (rc < 0) {
+      snprintf(err, errlen, "internal error: cannot encode the NIC's frames in place: %s",
+               ornic_strerror(rc));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+sim *sim_new(const sim_config *cfg, stats *st, writer *w, char *err, size_t errlen) {
+  sim *s = calloc(1, sizeof *s);
+  /* One lane per path and direction: a path delivers in the order it was
+   * given frames. One slot per NIC: its EV_NIC_TX (one at most, tx_pending). */
+  if (!s || evq_init(&s->q, 1024) < 0 || evq_lanes(&s->q, 2 * cfg->fabric.paths) < 0 ||
+      evq_slots(&s->q, NODE_COUNT) < 0 || !(s->net = net_new(cfg))) {
+    snprintf(err, errlen, "out of memory setting up the simulation");
+    sim_free(s);
+    return NULL;
+  }
+  s->cfg = cfg;
+  s->st = st;
+  s->w = w;
+  /* The fields the encoders read (link through payload_len); the bytes after
+   * them are decode's output alone, which no encoder reads (ornic/frame.h). */
+  s->frame_size = offsetof(ornic_frame, payload_caplen);
+  /* Largest frame: a NAK with 255 blocks (588 B) or a data frame. */
+  pktpool_init(&s->pool, cfg->workload.pmtu + 128 > 640 ? cfg->workload.pmtu + 128 : 640);
+  /* Frames in flight follow the bandwidth-delay product, unless paths are
+   * slower than the NICs and queues grow: then --max-memory stops the run. */
+  if (cfg->max_memory) {
+    uint64_t n = budget_frames(cfg, s->pool.bufsize);
+    s->pool.limit = n < 64 ? 64 : (size_t)n;
+  }
+  if (setup_nics(s, err, errlen) < 0) {
+    sim_free(s);
+    return NULL;
+  }
+  /* --capture auto: the data receiver; with two hosts, host A (it sends and receives requests). */
+  s->tap = cfg->capture.tap == TAP_REQUESTER        ? NODE_REQ
+           : cfg->capture.tap == TAP_RESPONDER      ? NODE_RESP
+           : cfg->profile->caps & PROFILE_TWO_HOSTS ? NODE_REQ
+           : cfg->workload.op == OP_READ            ? NODE_REQ
+                                                    : NODE_RESP;
+  tapfilter_init(&s->tapf, cfg);
+  compute_times(s);
+  uint64_t win = wl_npkts(wl_max_wqe_len(cfg), cfg->workload.pmtu);
+  win = win < cfg->protocol.window ? win : cfg->protocol.window;
+  s->stall_limit = STALL_EVENT_BASE + STALL_EVENTS_PER_WINDOW_PACKET * win;
+  return s;
+}
+
+static void free_queue(sim *s, pkt *p) {
+  while (p) {
+    pkt *next = p->next;
+    pktpool_put(&s->pool, p);
+    p = next;
+  }
+}
+
+void sim_free(sim *s) {
+  if (!s) return;
+  ev e;
+  while (evq_pop(&s->q, &e))
+    if (e.kind == EV_ARRIVE) pktpool_put(&s->pool, e.ptr);
+  for (int i = 0; i < NODE_COUNT; i++) free_queue(s, s->nic[i].cq_head);
+  pktpool_destroy(&s->pool);
+  evq_free(&s->q);
+  net_free(s->net);
+  free(s);
+}
+
+void sim_observe_data(sim *s, int node, sim_observer_fn fn, void *ctx) {
+  s->observed_node = node;
+  s->observer = fn;
+  s->observer_ctx = ctx;
+}
+
+void sim_set_endpoint(sim *s, int node, const endpoint_ops *ops, void *self) {
+  s->nic[node].ops = *ops;
+  s->nic[node].self = self;
+}
+
+uint64_t sim_now(const sim *s) { return s->now; }
+const sim_timing *sim_times(const sim *s) { return &s->times; }
+stats *sim_stats(sim *s) { return s->st; }
+bool sim_failed(const sim *s) { return s->failed; }
+const char *sim_error(const sim *s) { return s->err; }
+
+void sim_fail(sim *s, const char *fmt, ...) {
+  if (s->failed) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->err, sizeof s->err, fmt, ap);
+  va_end(ap);
+  s->failed = true;
+}
+
+static void push(sim *s, uint64_t t, uint32_t kind, uint32_t arg, void *ptr) {
+  if (evq_push(&s->q, t, kind, arg, ptr) < 0) sim_fail(s, "out of memory (event queue)");
+}
+
+/* The node's NIC sends its next frame at t: the event of its slot. */
+static void push_tx(sim *s, int node, uint64_t t) {
+  if (evq_push_slot(&s->q, (unsigned)node, t, EV_NIC_TX, (uint32_t)node, NULL) < 0)
+    sim_fail(s, "out of memory (event queue)");
+}
+
+/* p, sent by `node`, reaches the other NIC at t: an event of its path's lane. */
+static void push_arrival(sim *s, int node, uint64_t t, pkt *p) {
+  unsigned lane = 2u * p->path + (unsigned)node;
+  if (evq_push_lane(&s->q, lane, t, EV_ARRIVE, (uint32_t)!node, p) < 0)
+    sim_fail(s, "out of memory (event queue)");
+}
+
+/* Through libc's memcpy with a size the compiler does not see: for a
+ * constant size it inlines `rep movsq`, whose start-up cost is larger than
+ * this copy (pcapgen/README.md, "Speed"). */
+void sim_frame(const sim *s, int node, ornic_frame *f) {
+  memcpy(f, &s->nic[node].tmpl, s->frame_size);
+}
+
+/* The UDP source port of a frame `node` sends on `path` (--udp-sport). */
+static uint16_t udp_sport(const sim *s, int node, unsigned path, uint32_t destqp) {
+  const sim_config *cfg = s->cfg;
+  if (cfg->fabric.sport == SPORT_PATH) return (uint16_t)(SIM_UDP_SPORT_BASE + path);
+  if (cfg->fabric.sport == SPORT_FIXED) return cfg->fabric.sport_fixed;
+  return (uint16_t)wl_sender_qpn(cfg, node == NODE_RESP, destqp);
+}
+
+pkt *sim_encode(sim *s, int node, ornic_frame *f, const pkt_meta *m) {
+  return sim_encode_on(s, node, f, m, SIM_PATH_SPRAY);
+}
+
+pkt *sim_encode_on(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned path) {
+  return sim_encode_gen(s, node, f, m, path, NULL);
+}
+
+pkt *sim_encode_gen(sim *s, int node, ornic_frame *f, const pkt_meta *m, unsigned path,
+                    const framer_payload *gen) {
+  nic *n = &s->nic[node];
+  pkt *p = pktpool_get(&s->pool);
+  if (!p) {
+    char limit[32];
+    budget_format(s->cfg->max_memory, limit, sizeof limit);
+    if (s->pool.limit && s->pool.in_use >= s->pool.limit)
+      sim_fail(s,
+               "%zu frames in flight would exceed the memory limit (%s, --max-memory): the "
+               "paths queue more than they carry; raise --path-rate-gbps or lower --qps or "
+               "--window",
+               s->pool.in_use, limit);
+    else
+      sim_fail(s, "out of memory (packet buffers)");
+    return NULL;
+  }
+  if (path == SIM_PATH_SPRAY) {
+    path = net_pick(s->net, node, s->now);
+  } else if (path >= s->cfg->fabric.paths) {
+    sim_fail(s, "internal error: path %u of %u", path, s->cfg->fabric.paths);
+    pktpool_put(&s->pool, p);
+    return NULL;
+  }
+  f->udp.sport = udp_sport(s, node, path, f->bth.destqp);
+  f->ip.id = n->ip_id++;
+  ornic_ssize len = framer_encode(&n->fr, p->data, s->pool.bufsize, f, gen);
+  if (len < 0) {
+    sim_fail(s, "internal error: cannot encode opcode 0x%02x: %s", f->bth.opcode,
+             ornic_strerror((int)len));
+    pktpool_put(&s->pool, p);
+    return NULL;
+  }
+  p->len = (uint32_t)len;
+  p->path = (uint16_t)path;
+  p->src = (uint8_t)node;
+  p->m = *m;
+  return p;
+}
+
+void sim_kick(sim *s, int node) {
+  nic *n = &s->nic[node];
+  if (n->tx_pending) return;
+  n->tx_pending = true;
+  push_tx(s, node, n->free_ps > s->now ? n->free_ps : s->now);
+}
+
+void sim_send(sim *s, int node, pkt *p) {
+  nic *n = &s->nic[node];
+  p->next = NULL;
+  if (n->cq_tail)
+    n->cq_tail->next = p;
+  else
+    n->cq_head = p;
+  n->cq_tail = p;
+  sim_kick(s, node);
+}
+
+void sim_timer_at(sim *s, int node, uint64_t t, uint32_t arg) {
+  push(s, t, EV_TIMER + (uint32_t)node * 16, arg, NULL);
+}
+
+static void capture(sim *s, const pkt *p) {
+  int fate = tapfilter_next(&s->tapf, s->now);
+  s->st->pkts_full = s->tapf.seen;
+  if (fate == TAP_MISSED && s->st->truth) truth_missed(s->st->truth, s->tapf.seen, p);
+  if (fate != TAP_WRITE) return;
+  if (writer_put(s->w, EPOCH_NS + s->now / 1000, p->data, p->len) < 0) {
+    sim_fail(s, "%s", writer_error(s->w));
+    return;
+  }
+  s->st->pkts_captured++;
+  s->st->bytes_captured += p->len;
+  if (s->st->truth) truth_written(s->st->truth, s->st->pkts_captured, p);
+}
+
+static void count_tx(stats *st, const pkt *p) {
+  st->pkts_wire++;
+  st->bytes_wire += p->len;
+  st->payload_wire += p->m.payload_len;
+  switch (p->m.kind) {
+  case PK_DATA:
+    st->data_pkts++;
+    st->retx += p->m.retx;
+    break;
+  case PK_READ_REQ: st->read_reqs++; break;
+  case PK_ACK: st->acks++; break;
+  case PK_NAK: st->naks++; break;
+  case PK_FATAL: st->fatal++; break;
+  }
+}
+
+static pkt *cq_pop(nic *n) {
+  pkt *p = n->cq_head;
+  if (p && !(n->cq_head = p->next)) n->cq_tail = NULL;
+  return p;
+}
+
+/* The link is free: send the next frame, if the node has one. */
+static void nic_tx(sim *s, int node) {
+  nic *n = &s->nic[node];
+  n->tx_pending = false;
+  pkt *p = cq_pop(n);
+  if (!p && n->ops.next_tx) p = n->ops.next_tx(n->self);
+  if (!p) return;
+  count_tx(s->st, p);
+  records_tx(s->st->records, s->now, p);
+  if (s->tap == node) capture(s, p);
+  n->free_ps = s->now + net_nic_ser_ps(s->net, p->len);
+  uint64_t arrive;
+  int r = net_send(s->net, p, n->free_ps, &arrive);
+  if (r == NET_DELIVER) {
+    push_arrival(s, node, arrive, p);
+  } else {
+    s->st->drops_random += r == NET_DROP_RANDOM;
+    s->st->drops_rule += r == NET_DROP_RULE;
+    if (s->st->truth) truth_lost(s->st->truth, p);
+    pktpool_put(&s->pool, p);
+  }
+  n->tx_pending = true;
+  push_tx(s, node, n->free_ps);
+}
+
+static void arrive(sim *s, int node, pkt *p) {
+  net_arrived(s->net, p);
+  if (s->tap == node) capture(s, p);
+  /* The NICs act on what is on the wire, so every frame is decoded. Its iCRC
+   * was computed by the encoder a moment ago and is not checked again: the
+   * tests verify every generated frame's iCRC, and a second CRC per frame
+   * would be a large share of the run (pcapgen/README.md, "Speed"). */
+  ornic_frame f;
+  int rc = ornic_frame_decode(&f, p->data, p->len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
+  if (rc != ORNIC_OK)
+    sim_fail(s, "internal error: a generated frame does not decode: %s", ornic_strerror(rc));
+  else {
+    if (s->observer && node == s->observed_node && p->m.kind == PK_DATA)
+      s->observer(s->observer_ctx, s->now, p, &f);
+    s->nic[node].ops.rx(s->nic[node].self, p, &f);
+  }
+  pktpool_put(&s->pool, p);
+}
+
+static void dispatch(sim *s, const ev *e) {
+  switch (e->kind) {
+  case EV_NIC_TX: nic_tx(s, (int)e->arg); break;
+  case EV_ARRIVE: arrive(s, (int)e->arg, e->ptr); break;
+  default: {
+    int node = (int)((e->kind - EV_TIMER) / 16);
+    if (s->nic[node].ops.timer) s->nic[node].ops.timer(s->nic[node].self, e->arg);
+  }
+  }
+}
+
+static bool all_done(const stats *st) { return st->wqes_done >= st->wqes_total; }
+
+static void stall_fail(sim *s, const progress_mark *m) {
+  const stats *st = s->st;
+  uint64_t pool = st->pool_drops - m->pool_drops, rx = st->rx_drops - m->rx_drops;
+  char why[200];
+  if (pool)
+    snprintf(why, sizeof why,
+             "%llu packets were dropped for lack of bitmap blocks: --bitmap-pool "
+             "%llu is too small for this reordering (raise it, or leave it out)",
+             (unsigned long long)pool, (unsigned long long)s->cfg->protocol.bitmap_pool);
+  else if (rx)
+    snprintf(why, sizeof why, "the receiver dropped %llu packets it had no room for",
+             (unsigned long long)rx);
+  else
+    snprintf(why, sizeof why, "the protocol does not recover under these options");
+  s->st->stalled = true;
+  sim_fail(s,
+           "no progress: %llu frames sent (%llu retransmissions) since a data packet was "
+           "last accepted, %llu of %llu WQEs completed; %s",
+           (unsigned long long)(st->pkts_wire - m->wire), (unsigned long long)(st->retx - m->retx),
+           (unsigned long long)st->wqes_done, (unsigned long long)st->wqes_total, why);
+}
+
+/* The watchdog (STALL_EVENT_LIMIT); true when it stopped the run. */
+static bool stalled(sim *s, progress_mark *m, uint64_t events) {
+  const stats *st = s->st;
+  uint64_t now = st->accepted + st->wqes_done;
+  if (now != m->progress || all_done(st)) {
+    *m = (progress_mark){events, now, st->pkts_wire, st->retx, st->pool_drops, st->rx_drops};
+    return false;
+  }
+  if (events - m->events <= s->stall_limit) return false;
+  stall_fail(s, m);
+  return true;
+}
+
+/* Whether the loop stops early: --bench count reached, or SIGINT (polled
+ * every 4096 events, with the progress bar). */
+static bool stop_early(sim *s, volatile sig_atomic_t *stop, sim_progress_fn progress, void *ctx,
+                       uint64_t events) {
+  stats *st = s->st;
+  if (s->cfg->bench_packets && st->pkts_captured >= s->cfg->bench_packets)
+    return st->bench_stop = true;
+  if (events & 4095) return false;
+  if (*stop) return st->interrupted = true;
+  if (progress) progress(ctx, st, writer_bytes(s->w));
+  return false;
+}
+
+int sim_run(sim *s, volatile sig_atomic_t *stop, sim_progress_fn progress, void *ctx) {
+  ev e;
+  uint64_t events = 0, drained = 0;
+  stats *st = s->st;
+  progress_mark mark = {0, UINT64_MAX, 0, 0, 0, 0};
+  while (!s->failed && evq_pop(&s->q, &e)) {
+    s->now = e.t;
+    dispatch(s, &e);
+    if (all_done(st) && ++drained > DRAIN_EVENT_LIMIT) break;
+    if (stalled(s, &mark, events)) break;
+    if (stop_early(s, stop, progress, ctx, ++events)) break;
+  }
+  st->end_ps = s->now;
+  st->pkts_in_flight_peak = s->pool.peak;
+  st->unused_drop_rules = net_unused_drop_rules(s->net);
+  if (s->failed) return -1;
+  if (st->interrupted || st->bench_stop) return 1;
+  if (!all_done(st)) {
+    sim_fail(s, "internal error: the simulation stalled with %llu of %llu WQEs incomplete",
+             (unsigned long long)(st->wqes_total - st->wqes_done),
+             (unsigned long long)st->wqes_total);
+    return -1;
+  }
+  return 0;
+}
+
+void ltimer_init(ltimer *t) {
+  t->deadline = 0;
+  t->pending = UINT64_MAX;
+  t->armed = false;
+}
+
+void ltimer_arm(sim *s, ltimer *t, int node, uint32_t arg, uint64_t deadline) {
+  t->armed = true;
+  t->deadline = deadline;
+  if (t->pending == UINT64_MAX || t->pending > deadline) {
+    t->pending = deadline;
+    sim_timer_at(s, node, deadline, arg);
+  }
+}
+
+bool ltimer_expired(sim *s, ltimer *t, int node, uint32_t arg) {
+  /* An event that is not the timer's latest was superseded by an earlier one. */
+  if (s->now != t->pending) return false;
+  t->pending = UINT64_MAX;
+  if (!t->armed) return false;
+  if (s->now < t->deadline) {
+    t->pending = t->deadline;
+    sim_timer_at(s, node, t->deadline, arg);
+    return false;
+  }
+  t->armed = false;
+  return true;
+}
+
+/* ---- test hooks (fuzz/fuzz_responder.c) -------------------------------------- */
+
+/* The frame gets a buffer of exactly its size (not a pool buffer), so that a
+ * sanitizer sees any read past its end. */
+int sim_inject(sim *s, int node, const uint8_t *frame, size_t len) {
+  pkt *p = calloc(1, sizeof *p + (len ? len : 1));
+  if (!p) {
+    sim_fail(s, "out of memory (injected frame)");
+    return ORNIC_ERR_NOBUF;
+  }
+  memcpy(p->data, frame, len);
+  p->len = (uint32_t)len;
+  p->src = (uint8_t)!node;
+  ornic_frame f;
+  int rc = ornic_frame_decode(&f, p->data, len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
+  if (rc == ORNIC_OK) s->nic[node].ops.rx(s->nic[node].self, p, &f);
+  free(p);
+  return rc;
+}
+
+int sim_run_until(sim *s, uint64_t t) {
+  ev e;
+  while (!s->failed && evq_len(&s->q) && evq_next_time(&s->q) <= t && evq_pop(&s->q, &e)) {
+    s->now = e.t;
+    dispatch(s, &e);
+  }
+  if (s->now < t) s->now = t;
+  return s->failed ? -1 : 0;
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/* What one simulation runs: the profile, the workload, the fabric, the
+ * protocol parameters and the tap. The simulator, the profiles' engines and
+ * the capture's filters read this and nothing else. The command line (cli/:
+ * its `options` embed one) is one way to fill it, and it validates every
+ * range, so a sim_config from it can be trusted; a test or a fuzz harness
+ * fills one itself: sim_config_defaults, then the fields it cares about.
+ *
+ * Values are resolved: the "auto" choices of the command line (--otd auto,
+ * --window auto, --ack-engine-ns auto, --irn-nack-threshold auto, the --rnic
+ * presets) are numbers here, which the command line computes with sizing.h.
+ * The groups follow ornic-pcapgen --help (Workload, Network, Protocol,
+ * Output). */
+#ifndef PCAPGEN_SIM_CONFIG_H
+#define PCAPGEN_SIM_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The two NICs: the requester (rc profile: host A) and the responder (host B). */
+enum { NODE_REQ = 0, NODE_RESP = 1, NODE_COUNT = 2 };
+
+/* A row of the profile table (profiles/profile.h). */
+typedef struct profile profile;
+
+typedef enum { OP_WRITE = 0, OP_READ = 1 } op_kind;
+
+/* A `wqe` line of a scenario file: `count` WQEs of `size` bytes, posted in
+ * file order on each QP from qp_lo to qp_hi. */
+typedef struct {
+  uint64_t size, count;
+  uint32_t qp_lo, qp_hi;
+  unsigned line; /* in the scenario file, for messages */
+} wqe_group;
+
+/* The work both NICs do; workload.h maps it onto QPs, PSNs and addresses. */
+typedef struct {
+  op_kind op;
+  uint32_t qps;
+  uint32_t qpn_base[2]; /* QP q's number is qpn_base[node] + q (NODE_REQ: the requester,
+                           rc: host A; NODE_RESP: the responder, host B) */
+  uint32_t pmtu;        /* 256, 512, 1024, 2048 or 4096 */
+  int64_t start_psn;    /* the first PSN of every QP; -1: drawn from the seed */
+  uint64_t wqes;        /* WQEs per QP, when there is no plan */
+  uint64_t wqe_size;    /* bytes, when there is no plan */
+  wqe_group *plan;      /* a scenario's `wqe` lines; NULL: wqes x wqe_size on every QP */
+  size_t nplan;
+} sim_workload;
+
+typedef enum { SPRAY_RANDOM = 0, SPRAY_RR = 1, SPRAY_LEAST_LOADED = 2 } spray_policy;
+/* What the UDP source port of a frame says (sim.c). The path a frame takes is
+ * pcapgen's own either way; only the port on the wire changes. */
+typedef enum {
+  SPORT_PATH = 0, /* 0xC000 + path, as ECMP entropy (the default) */
+  SPORT_QPN = 1,  /* the low 16 bits of the sending QP's number, as some NICs do */
+  SPORT_FIXED = 2 /* one port for every frame */
+} sport_mode;
+
+/* Drop the first transmission of packet `off` (PSN offset) of WQE `wqe` on QP `qp`. */
+typedef struct {
+  uint32_t qp;
+  uint64_t wqe;
+  uint32_t off;
+  bool used;
+} drop_rule;
+
+/* The paths between the two NICs and what they do to frames (net.h). */
+typedef struct {
+  uint32_t paths;
+  double base_delay_us, delay_spread_us; /* path i: base + spread * i / (paths - 1) */
+  double rate_gbps;                      /* the NICs' links */
+  double path_rate_gbps;                 /* each path's link; 0: rate_gbps */
+  spray_policy spray;
+  double loss;        /* probability, both directions */
+  uint32_t burst_len; /* losses in bursts of this many packets on one path */
+  drop_rule *drops;   /* exact losses (--drop); net_new copies them */
+  size_t ndrops;
+  uint32_t reorder_max; /* the reordering emulator's bound D (net.h), 0: off */
+  sport_mode sport;
+  uint16_t sport_fixed; /* SPORT_FIXED: the port, 1-65535 */
+} sim_fabric;
+
+/* How a commodity go-back-N RNIC differs from the ideal endpoint of the roce
+ * profile, one behaviour each (pcapgen/README.md, "Profile roce: --rnic",
+ * cites the values of the commodity preset). All zero: the ideal endpoint. */
+typedef struct {
+  double nak_delay_us;      /* responder: an out-of-sequence packet to its NAK leaving */
+  double retx_delay_us;     /* requester: a NAK arriving to the first packet resent */
+  uint32_t ack_req;         /* 0: the responder ACKs per ack_every; N: the requester sets
+                               the A bit on every N-th packet and on each message's last,
+                               and the responder ACKs only those (and duplicates) */
+  bool ignore_nak_in_retry; /* a NAK while a NAK-started resend is under way and no ACK has
+                               advanced since is not acted on (beyond its implicit ACK) */
+  double rto_us;            /* 0: the adaptive RTO (rtt.h); else the first timeout,
+                               doubled per timeout in a row */
+  uint32_t timeout_exp;     /* with rto_us: the doubled timeout stops at 4.096 us x 2^N
+                               (IBA local ACK timeout); 0: no cap */
+} rnic_model;
+
+/* Operations of the rc profile's workload. */
+typedef enum {
+  RC_OP_SEND = 0,
+  RC_OP_WRITE = 1,
+  RC_OP_READ = 2,
+  RC_OP_WRITE_IMM = 3,
+  RC_OP_SEND_IMM = 4
+} rc_op;
+#define RC_MAX_OPS 8
+
+/* The rc profile: two hosts, both requesters on each QP pair. */
+typedef struct {
+  uint8_t ops[RC_MAX_OPS]; /* rc_op values, taken in turn by the WQEs */
+  unsigned nops;
+  bool a2b;             /* only host A posts WQEs */
+  uint32_t outstanding; /* WQEs a requester QP keeps posted */
+  uint32_t ack_every;   /* responder: one ACK per N request packets */
+  bool spray;           /* spray over the paths instead of one path per QP pair */
+} rc_config;
+
+/* Protocol parameters; each profile reads those its capabilities name
+ * (profiles/profile.h). */
+typedef struct {
+  uint32_t otd;                /* OOO Tolerance Distance, packets (PROTOCOL.md 4.1) */
+  uint32_t window;             /* packets in flight past the cumulative PSN */
+  uint32_t ack_every;          /* responder ACKs every N packets; 0: once per WQE */
+  uint32_t ack_engine_ns;      /* ornic: the ACK register scheduler's service time
+                                  (PROTOCOL.md 4.3); 0: ack_every instead */
+  bool resp_timeout_nak;       /* ornic: the responder's reason-2 timer (PROTOCOL.md 4.4) */
+  uint64_t bitmap_pool;        /* ornic: bitmap blocks shared by the QPs; 0: enough for all */
+  uint32_t retry_limit;        /* requester timeouts in a row before the QP fails */
+  uint32_t irn_nack_threshold; /* irn: NACKs that start loss recovery, and how far below
+                                  the highest selectively acknowledged PSN a packet must
+                                  be to count as lost (1: IRN as published) */
+  rnic_model rnic;             /* roce */
+  rc_config rc;                /* rc */
+} sim_protocol;
+
+/* Where the capture is taken: the NIC port of one end. */
+typedef enum { TAP_AUTO = 0, TAP_REQUESTER = 1, TAP_RESPONDER = 2 } tap_point;
+
+/* The tap and its artefacts (tapfilter.h): the simulation is the same
+ * whatever they say, only the frames written change. */
+typedef struct {
+  tap_point tap;         /* TAP_AUTO: the end that receives the data; with two
+                            hosts, host A */
+  double start_us;       /* frames before this time are not written */
+  double drop;           /* probability that the tap misses a frame */
+  uint64_t *drop_frames; /* frames the tap misses, numbered in the full capture, sorted */
+  size_t ndrop_frames;
+} sim_capture;
+
+typedef struct {
+  uint64_t seed;          /* every random choice of the run derives from it */
+  const profile *profile; /* whose engines run (never NULL) */
+  sim_workload workload;
+  sim_fabric fabric;
+  sim_protocol protocol;
+  sim_capture capture;
+  uint64_t bench_packets; /* stop once the tap wrote this many frames; 0: run to the end */
+  uint64_t max_memory;    /* bytes the run may use (memory_budget.h); 0: no limit */
+} sim_config;
+
+/* The defaults of ornic-pcapgen with no option: profile ornic, 16 WQEs of 1
+ * MiB on one QP, 4 paths of 2-22 us at 100 Gb/s, 0.05% loss, OTD 64, window
+ * 4080, an ACK every 16 packets, IRN's NACK threshold 1, the ideal RNIC, the
+ * tap at the data receiver, --max-memory's default. The command line's "auto"
+ * values are not applied (it computes them: cli/options.c); the rest is
+ * ready to run. */
+void sim_config_defaults(sim_config *c);
+
+#endif

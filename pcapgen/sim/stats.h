@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* What a run measured: the counters the simulator, the engines and the tap
+ * keep as frames go by (stats), and the WQE completion times in a
+ * log-linear histogram (64 sub-buckets per power of two: p99 within 1.6%),
+ * so memory stays constant however many WQEs a run completes. The
+ * program reports them (cli/summary.h). */
+#ifndef PCAPGEN_STATS_H
+#define PCAPGEN_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HIST_SUB_BITS 6
+#define HIST_BUCKETS (128 + 57 * 64)
+
+typedef struct {
+  uint64_t count[HIST_BUCKETS];
+  uint64_t n, max;
+  long double sum;
+} hist;
+
+void hist_add(hist *h, uint64_t v);
+/* Smallest bucket upper bound covering fraction q of the values (capped at max). */
+uint64_t hist_quantile(const hist *h, double q);
+
+typedef struct {
+  /* on the wire (both directions, lost packets included) */
+  uint64_t pkts_wire, bytes_wire, payload_wire;
+  uint64_t data_pkts, read_reqs, acks, naks, fatal, retx;
+  /* captured at the tap */
+  uint64_t pkts_captured, bytes_captured;
+  /* events */
+  uint64_t timeouts, drops_random, drops_rule, dup_data, pool_drops;
+  uint64_t rx_drops;     /* data dropped unplaced by mprdma / ioi receivers */
+  uint64_t naks_ignored; /* roce --rnic-nak-in-retry ignore: NAKs not acted on */
+  uint64_t accepted;     /* data packets (and READ requests) accepted for the first
+                               time by their receiver: the progress the watchdog sees */
+  /* work */
+  uint64_t wqes_total, wqes_done, wqes_verified, bytes_done;
+  uint64_t first_post_ps, last_done_ps, end_ps;
+  bool any_post;
+  hist wqe_ps;
+  /* ornic receive bitmap */
+  unsigned max_blocks_qp;
+  uint64_t pool_peak, pool_capacity;
+  /* run */
+  uint64_t pkts_in_flight_peak;
+  unsigned unused_drop_rules;
+  bool interrupted, bench_stop;
+  bool stalled; /* stopped by the no-progress watchdog (sim.h) */
+  double wall_s;
+  /* ground truth (--summary-json only; NULL otherwise) */
+  struct truth *truth;
+  struct records *records; /* --records (NULL otherwise) */
+  uint64_t pkts_full;      /* frames of the full capture (before --capture-start / -drop*) */
+} stats;
+
+/* Records a WQE posted at post_ps and completed at done_ps. */
+void stats_wqe_done(stats *st, uint64_t post_ps, uint64_t done_ps, uint64_t bytes);
+void stats_wqe_posted(stats *st, uint64_t post_ps);
+
+#endif
