@@ -40,7 +40,7 @@ typedef struct {
       an_not_captured_first, an_not_captured_count, an_acked_in, an_ack_prev, an_ack_newly,
       an_ack_frame_of, an_msn_delta, an_wqe_completed, an_ecn, an_before_capture, an_untracked,
       an_over_budget, an_work_limit, an_paired, an_psn_relative, an_time_delta, an_ack_rtt,
-      an_wqe_time, an_read_time;
+      an_wqe_time, an_read_time, an_acked_before_seen;
 } ornic_hf_ids;
 extern ornic_hf_ids hf;
 
@@ -53,7 +53,8 @@ extern ornic_ett_ids ett;
 typedef struct {
   expert_field icrc_bad, icrc_not_captured, malformed, truncated, unknown_opcode, lint,
       addr_unknown, ooo, dup, retrans, loss, nak, ecn, ack_stale, not_captured, before_capture,
-      no_ip, pmtu_unknown, wqe_done, otd_exceeded, over_budget, table_full, work_limit;
+      no_ip, pmtu_unknown, wqe_done, otd_exceeded, over_budget, table_full, work_limit,
+      acked_before_seen;
 } ornic_ei_ids;
 extern ornic_ei_ids ei;
 

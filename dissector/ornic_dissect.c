@@ -317,7 +317,7 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
 static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
   const guint32 tagged = ORNIC_AN_DUP | ORNIC_AN_RETRANS | ORNIC_AN_OOO | ORNIC_AN_NAK |
                          ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_LOSS | ORNIC_AN_NOT_CAPTURED |
-                         ORNIC_AN_UNTRACKED | ORNIC_AN_WORK_LIMIT;
+                         ORNIC_AN_UNTRACKED | ORNIC_AN_WORK_LIMIT | ORNIC_AN_ACKED_BEFORE_SEEN;
   if (icrc != PROTO_CHECKSUM_E_BAD && !(an && (an->v.flags & tagged))) return; /* most packets */
   wmem_strbuf_t *t = wmem_strbuf_new(pinfo->pool, "");
   if (an) {
@@ -341,6 +341,8 @@ static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
     if (v->flags & ORNIC_AN_LOSS) wmem_strbuf_append_printf(t, "[Loss: %u lost] ", v->loss_count);
     if (v->flags & ORNIC_AN_NOT_CAPTURED)
       wmem_strbuf_append_printf(t, "[Not captured: %u] ", v->not_captured);
+    /* Information last, ornic-decode's words (PROTOCOL.md 8.5). */
+    if (v->flags & ORNIC_AN_ACKED_BEFORE_SEEN) wmem_strbuf_append(t, "[Stored after its ACK] ");
   }
   if (icrc == PROTO_CHECKSUM_E_BAD) wmem_strbuf_append(t, "[BAD iCRC] ");
   if (wmem_strbuf_get_len(t))

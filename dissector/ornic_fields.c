@@ -332,6 +332,10 @@ static hf_register_info field_table[] = {
       "This direction has cost more work than its packets earn (a hostile capture): its PSN "
       "window shrank to the smallest, and PSNs further back are not judged until its packets "
       "have earned their allowance back"),
+    F(an_acked_before_seen, "Stored after its ACK", "ornic.analysis.acked_before_seen", FT_NONE,
+      BASE_NONE, NULL, 0,
+      "The capture stored this request after the ACK that covers it (a host capture's late "
+      "transmit timestamps, docs/PROTOCOL.md 8.5): a capture-quality note, not a gap"),
     F(an_paired, "QPs paired", "ornic.analysis.paired", FT_NONE, BASE_NONE, NULL, 0,
       "This packet paired the conversation's two QPs (a response fitted the requests)"),
     /* Timing (PROTOCOL.md 8.8), as tcp.time_delta and tcp.analysis.ack_rtt. */
@@ -398,6 +402,8 @@ static ei_register_info expert_table[] = {
       "Conversation table full: new conversations are not analysed"),
     E(work_limit, "ornic.analysis.work_limit.expert", PI_SEQUENCE, PI_NOTE,
       "Analysis work limit: this direction's PSN window shrank; older PSNs are not judged"),
+    E(acked_before_seen, "ornic.analysis.acked_before_seen.expert", PI_SEQUENCE, PI_NOTE,
+      "Request stored after the ACK that covers it (late transmit timestamp)"),
 };
 #undef E
 

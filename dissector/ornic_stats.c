@@ -112,6 +112,10 @@ static void conv_label(guint32 conv, char *out, size_t cap) {
     g_snprintf(out, (gulong)cap, "conversation %u", conv);
   else
     ornic_an_conv_label(c, out, cap);
+  /* A QP pair whose hosts speak different RoCE versions (PROTOCOL.md 8.1). */
+  const ornic_an_conv *fc = c ? ornic_analysis_conv_final(a, conv) : NULL;
+  if (fc && (fc->roce_versions & ORNIC_AN_ROCE_V1) && (fc->roce_versions & ORNIC_AN_ROCE_V2))
+    g_strlcat(out, " (RoCEv1+v2)", cap);
 }
 
 static const char *dir_name(guint32 conv, unsigned dir) {
@@ -152,6 +156,8 @@ typedef struct {
   guint64 key; /* see key_of(); the hash table's key points here */
   guint64 n[C_N];
   guint64 hist[ORNIC_AN_OOO_BUCKETS];
+  guint64 late;         /* requests stored after their ACK (capture quality, PROTOCOL.md 8.5): not a
+                 * column, which would move the ones scripts read (text_dirs) */
   nstime_t first, last; /* frame.time_relative of the first and last packet */
 } counters;
 
@@ -181,6 +187,7 @@ static void count(counters *s, const ornic_tap_info *ti, packet_info *pinfo) {
   s->n[C_NAKS] += !!(fl & ORNIC_AN_NAK);
   s->n[C_LOSS] += !!(fl & ORNIC_AN_LOSS);
   s->n[C_NOT_CAPTURED] += !!(fl & ORNIC_AN_NOT_CAPTURED);
+  s->late += !!(fl & ORNIC_AN_ACKED_BEFORE_SEEN);
   s->n[C_STALE] += !!(fl & ORNIC_AN_ACK_STALE);
   s->n[C_CNP] += an && an->v.role == ORNIC_AN_ROLE_CNP;
   s->n[C_ICRC_BAD] += ti->icrc_status == PROTO_CHECKSUM_E_BAD;
@@ -200,6 +207,7 @@ static void merge(counters *to, const counters *from) {
   if (nstime_cmp(&from->last, &to->last) > 0) to->last = from->last;
   for (int i = 0; i < C_N; i++) to->n[i] += from->n[i];
   for (int b = 0; b < ORNIC_AN_OOO_BUCKETS; b++) to->hist[b] += from->hist[b];
+  to->late += from->late;
 }
 
 typedef struct {
@@ -318,6 +326,23 @@ static void text_dirs(const GArray *totals, int lw) {
   }
 }
 
+/* Capture quality (PROTOCOL.md 8.5), only when there is something to say. */
+static void text_quality(const GArray *totals) {
+  gboolean any = FALSE;
+  for (guint r = 0; r < totals->len; r++) {
+    const counters *c = &g_array_index(totals, counters, r);
+    if (!c->late) continue;
+    if (!any)
+      printf(
+          "\nRequests stored after the ACK that covers them (a host capture's late transmit "
+          "timestamps; not gaps):\n%5s %4s %10s\n",
+          "Conv", "Dir", "Requests");
+    any = TRUE;
+    guint32 conv = key_conv(c->key);
+    printf("%5u %4s %10" PRIu64 "\n", conv, dir_name(conv, key_dir(c->key)), c->late);
+  }
+}
+
 static void text_paths(const GArray *paths) {
   printf(
       "\nPer path (UDP source port the sender chose) of each conversation direction; "
@@ -375,6 +400,7 @@ static void draw_text(stat_ctx *ctx, const GArray *totals, const GArray *paths,
   printf("Filter: %s\n\n", ctx->filter ? ctx->filter : "<none>");
   text_dirs(totals, label_width(totals));
   text_hist(totals);
+  text_quality(totals);
   text_paths(paths);
   text_filters(totals, filters);
   printf("%s\n", LINE);

@@ -390,6 +390,10 @@ static void tree_limits(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, const 
     proto_item *pi = gen_flag(t, hf.an_work_limit, tvb);
     expert_add_info(pinfo, pi, &ei.work_limit);
   }
+  if (v->flags & ORNIC_AN_ACKED_BEFORE_SEEN) { /* capture quality, 8.5 */
+    proto_item *pi = gen_flag(t, hf.an_acked_before_seen, tvb);
+    expert_add_info(pinfo, pi, &ei.acked_before_seen);
+  }
 }
 
 void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, const ornic_frame *f,

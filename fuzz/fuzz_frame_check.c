@@ -72,7 +72,12 @@ void fuzz_check_nak(const ornic_naketh *nak, const uint8_t *data, size_t len) {
 static void check_transport(const ornic_frame *f, const uint8_t *data, size_t len, int rc) {
   const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
   fuzz_check(f->bth_off + ORNIC_BTH_LEN <= len, "BTH at %zu of %zu", f->bth_off, len);
-  fuzz_check(f->ext_off == f->bth_off + ORNIC_BTH_LEN, "ext_off");
+  /* The DC block's bytes sit between BTH and headers once they were read
+   * (docs/PROTOCOL.md 2.8); a decoded frame has read them. */
+  size_t dc = ornic_opcode_dc_len(f->bth.opcode, f->bth.se);
+  fuzz_check(f->ext_off == f->bth_off + ORNIC_BTH_LEN + dc ||
+                 (rc != ORNIC_OK && f->ext_off == f->bth_off + ORNIC_BTH_LEN),
+             "ext_off");
   /* icrc_off is 0 while the lengths do not locate the iCRC (malformed, D3). */
   fuzz_check(
       f->icrc_off == 0 ? rc == ORNIC_ERR_MALFORMED : f->icrc_off + ORNIC_ICRC_LEN == f->roce_end,

@@ -5,7 +5,8 @@
 #   build: the library, tools, pcapgen (with --plot through gnuplot), the
 #          programs' man pages (help2man) and the Wireshark plugin's
 #          development files
-#   test:  adds the oracles (tshark, Scapy), Check, clang-format, clang's sanitizers and
+#   test:  adds the oracles (tshark, whose wireshark-common brings mergecap and editcap: CTest
+#          decode_io_merge; Scapy), Check, clang-format, clang's sanitizers and
 #          libFuzzer, AFL++, valgrind, llvm-14 (llvm-cov for
 #          scripts/fuzz-coverage.sh), setuptools/pip/venv (python/'s offline
 #          install test), tcpreplay and iproute2 (live capture in network

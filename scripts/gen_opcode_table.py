@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Generates libornicproto/src/ornic_opcode_table.inc, the opcode table as data.
 
-The IBA part follows ib_pack.h / rxe_opcode.c (see shared IBA notes); the ORNIC
+The IBA part follows ib_pack.h / rxe_opcode.c (see shared IBA notes), the RD
+block Wireshark's DC layouts (docs/PROTOCOL.md 2.8); the ORNIC
 part follows docs/PROTOCOL.md. Run it again after changing either list."""
 import sys
 
@@ -65,9 +66,19 @@ for code, name, short, hdrs, flags in RC:
 for code, name, short, hdrs, flags in UC:
     out.append(row(0x20 | code, "UC " + name, "UC_" + short, hdrs, flags, "UC"))
 for code, name, short, hdrs, flags in RD:
-    # RD requests carry RDETH and DETH; responses carry RDETH only.
+    # The RD block is decoded as ConnectX's DC transport, as Wireshark's
+    # packet-infiniband.c does (docs/PROTOCOL.md 2.8): the 8 DC bytes after the
+    # BTH are not a header of this table (ornic_opcode_dc_len), and the headers
+    # after them are Wireshark's RD sequences. Requests carry RDETH and DETH,
+    # responses RDETH; the Acknowledge carries its AETH alone and RESYNC
+    # (a DC connect when SE is clear) carries payload bytes only.
     pre = ["RDETH"] if "RESPONSE" in flags else ["RDETH", "DETH"]
-    out.append(row(0x40 | code, "RD " + name, "RD_" + short, pre + hdrs, flags, "RD"))
+    if code == 0x11:
+        pre = []
+    if code == 0x15:
+        pre, flags = [], "PAYLOAD|" + flags
+    # The short name stays Scapy's and the kernel's spelling (RD_*).
+    out.append(row(0x40 | code, "DC " + name, "RD_" + short, pre + hdrs, flags, "RD"))
 out.append(row(0x64, "UD SEND Only", "UD_SEND_ONLY", ["DETH"], "PAYLOAD|REQUEST|FIRST|LAST|SEND", "UD"))
 out.append(row(0x65, "UD SEND Only with Immediate", "UD_SEND_ONLY_WITH_IMMEDIATE", ["DETH", "IMMDT"], "PAYLOAD|REQUEST|FIRST|LAST|SEND", "UD"))
 out.append(row(0x81, "CNP", "CNP", ["CNP"], "REQUEST|FIRST|LAST", "CNP"))

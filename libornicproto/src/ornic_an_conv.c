@@ -301,6 +301,7 @@ static void dir_absorb(ornic_analysis *a, an_dir *dst, an_dir *src) {
     dst->hpsn = src->hpsn;
     dst->epsn = src->epsn;
     dst->last_psn = src->last_psn;
+    dst->starts_msg = src->starts_msg;
     dst->hole_flagged = src->hole_flagged;
     dst->hole_limit = src->hole_limit;
     an_wqe_free(a, &dst->wqes);
@@ -330,6 +331,8 @@ static void merge(ornic_analysis *a, uint32_t keep, uint32_t gone) {
   k->pub.qp_a = g->pub.qp_b;
   k->pub.qp_a_known = true;
   k->pub.transport_ornic |= g->pub.transport_ornic;
+  k->pub.roce_versions |= g->pub.roce_versions;
+  for (int d = 0; d < 2; d++) k->pub.acked_before_seen[d] += g->pub.acked_before_seen[1 - d];
   if (!k->pmtu) k->pmtu = g->pmtu;
   g->pub.merged_into = k->pub.id;
   /* The cached halves are resolved ones (an_half_for): halves of `gone` no longer are. */

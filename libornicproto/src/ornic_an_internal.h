@@ -128,6 +128,16 @@ typedef struct {
 } an_wqe_hist;
 
 /* ---- one requester direction: its requests and the responses to them ---- */
+/* One ACK's PSNs past the highest request, held (8.5): up to `end`. */
+typedef struct {
+  uint32_t end;
+  uint32_t pkts;  /* the direction's packets when it was held */
+  int64_t ns;     /* its time */
+  uint64_t frame; /* the ACK */
+} an_hold;
+/* ACKs held at once: more extend the newest (its wait starts again). */
+#define AN_HOLD_MAX 8u
+
 typedef struct {
   /* requests */
   bool have_req;
@@ -162,6 +172,13 @@ typedef struct {
   uint16_t resp_sport;                /* UDP source port of the first READ response */
   int64_t now;                        /* ns: the packet being analysed */
   int64_t lag_max; /* ns: the longest an out-of-order first arrival lagged behind a later PSN */
+  bool starts_msg; /* the first request seen was the first packet of a message (8.6 MSN) */
+  /* Held "not captured" judgements (8.5): PSNs past the highest request
+   * that ACKs covered, from hold_first on, each ACK's up to its end; judged
+   * once AN_HOLD_NS and AN_HOLD_PKTS packets of the direction have passed. */
+  uint32_t hold_first;
+  uint8_t hold_n, hold_head; /* entries; the oldest */
+  an_hold hold[AN_HOLD_MAX];
   an_wqe_hist wqes;
   ornic_an_dir_stats *st;
 } an_dir;
@@ -212,16 +229,33 @@ static inline void an_mem_give(ornic_analysis *a, uint64_t less) { a->lim.memory
 /* ornic_an_conv.c */
 /* The addresses packet `in` is keyed by (PROTOCOL.md 8.1): the caller's,
  * else the IP header's (or GRH's); their length, 0 for none (DestQP alone). */
+/* An IPv4-mapped IPv6 address or GID (::ffff:a.b.c.d, RFC 4291 2.5.5.2):
+ * what RoCEv1 carries for a host that RoCEv2 names by a.b.c.d. */
+static inline bool an_v4_mapped(const uint8_t *x) {
+  static const uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+  return !memcmp(x, prefix, 12);
+}
+
 static inline uint8_t an_key_addrs(const ornic_an_input *in, const uint8_t **src,
                                    const uint8_t **dst) {
+  uint8_t alen;
   if (in->src && in->dst && (in->addr_len == 4 || in->addr_len == 16)) {
     *src = in->src;
     *dst = in->dst;
-    return in->addr_len;
+    alen = in->addr_len;
+  } else {
+    *src = in->f->ip.src;
+    *dst = in->f->ip.dst;
+    alen = in->f->l3 == ORNIC_L3_NONE ? 0 : in->f->l3 == ORNIC_L3_IPV4 ? 4 : 16;
   }
-  *src = in->f->ip.src;
-  *dst = in->f->ip.dst;
-  return in->f->l3 == ORNIC_L3_NONE ? 0 : in->f->l3 == ORNIC_L3_IPV4 ? 4 : 16;
+  /* Both IPv4-mapped: keyed as the IPv4 addresses, so that a host's RoCEv1
+   * half (GIDs ::ffff:a.b.c.d) pairs with its peer's RoCEv2 half (8.1). */
+  if (alen == 16 && an_v4_mapped(*src) && an_v4_mapped(*dst)) {
+    *src += 12;
+    *dst += 12;
+    alen = 4;
+  }
+  return alen;
 }
 
 /* The key of the half packet `in` goes into: its addresses (constant-length
@@ -339,6 +373,26 @@ static inline void an_work_earn(const ornic_analysis *a, an_dir *d) {
 static inline void an_work_settle(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v) {
   if (d->credit < 0 && !d->limited) an_work_limit(a, d, v);
 }
+
+/* How long a "not captured" judgement of PSNs past the highest request
+ * waits for those requests (8.5): a host capture writes the NIC's
+ * transmitted frames up to tens of us after the ACKs that answer them. */
+#define AN_HOLD_NS 50000
+#define AN_HOLD_PKTS 64u
+/* The direction's packets so far (requests and responses). */
+static inline uint32_t an_dir_pkts(const an_dir *d) {
+  return (uint32_t)(d->st->req_packets + d->st->resp_packets);
+}
+/* Once per packet of d, before its analysis: held judgements whose wait is
+ * over are given on this packet (ornic_an_resp.c). */
+void an_hold_expire(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v);
+static inline void an_hold_tick(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v) {
+  if (d->hold_n) an_hold_expire(a, d, v);
+}
+/* A request p first seen past the highest: inside a held range it was
+ * acknowledged before the capture wrote it (ornic_an_resp.c). */
+void an_hold_arrival(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t p, const ornic_an_input *in,
+                     ornic_an_verdict *restrict v);
 
 /* A new conversation's directions: their first allowance of work. */
 void an_dir_init(const ornic_analysis *a, an_dir *d);

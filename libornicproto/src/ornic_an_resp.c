@@ -17,8 +17,13 @@ static uint32_t cover(ornic_analysis *a, an_dir *d, uint32_t q, const ornic_an_i
     return 0;
   }
   if (s->bits & (S_RESV | S_RESP)) return 0;
-  return d->have_req && ornic_psn_diff(q, d->first) >= (int32_t)margin; /* a gap */
+  /* a gap; past the highest request the judgement waits (cover_range) */
+  return d->have_req && ornic_psn_diff(q, d->first) >= (int32_t)margin &&
+         ornic_psn_diff(q, d->hpsn) <= 0;
 }
+
+static void flag_not_captured(an_dir *d, ornic_an_verdict *restrict v, uint32_t first, uint32_t n);
+static void hold(an_dir *d, uint32_t first, uint32_t end, uint64_t frame);
 
 /* Of the n PSNs from `from`, those past the window's top (requests never
  * captured) that the capture should have seen: counted, not walked, so
@@ -50,26 +55,107 @@ static AN_NOINLINE void cover_range(ornic_analysis *a, an_conv *c, an_dir *d, ui
                                     ornic_an_verdict *restrict v) {
   const an_slot *newest = NULL;
   uint32_t unseen = 0, first = 0, margin = an_not_captured_margin(a, c, d);
-  uint32_t w0 = from, wn = an_window_clip(d, &w0, n), past_first = 0;
+  uint32_t w0 = from, wn = an_window_clip(d, &w0, n);
   an_work(d, wn);
   for (uint32_t i = 0; i < wn; i++) {
     uint32_t q = ornic_psn_add(w0, (int32_t)i);
     if (cover(a, d, q, in, margin, &newest) && !unseen++) first = q;
   }
-  uint32_t past = unseen_past_top(d, from, n, margin, &past_first);
-  if (past && !unseen) first = past_first;
-  unseen += past;
+  /* PSNs past the highest request seen: held (8.5). A host capture may
+   * write its own transmitted requests after the ACK that answers them
+   * (the window's top may be past them too: a NAK's asks move it); an
+   * in-order sender's requests are written in order, so a PSN below one
+   * written already is not late but missing, and is judged now. */
+  uint32_t end = ornic_psn_add(from, (int32_t)n - 1), hf = ornic_psn_add(d->hpsn, 1);
+  uint32_t mf = ornic_psn_add(d->first, (int32_t)margin);
+  if (ornic_psn_lt(hf, from)) hf = from;
+  if (ornic_psn_lt(hf, mf)) hf = mf;
+  if (d->have_req && ornic_psn_diff(end, hf) >= 0) hold(d, hf, end, in->frame);
   if (newest) {
     v->ack_frame_of = newest->frame;
     /* The round trip of the newest PSN it covers, from that request's first
      * copy (PROTOCOL.md 8.8); an ACK that covers nothing new has none. */
     if (is_ack && an_elapsed(d->now, newest->seen_ns, &v->ack_rtt_ns)) v->flags |= ORNIC_AN_ACK_RTT;
   }
-  if (!unseen) return;
+  flag_not_captured(d, v, first, unseen);
+}
+
+/* An earlier judgement may have flagged this packet already (a held one
+ * given on it, hold_judge): the counts add up, the first stays the lowest. */
+static void flag_not_captured(an_dir *d, ornic_an_verdict *restrict v, uint32_t first, uint32_t n) {
+  if (!n) return;
+  if (!(v->flags & ORNIC_AN_NOT_CAPTURED) || ornic_psn_lt(first, v->not_captured_first))
+    v->not_captured_first = first;
   v->flags |= ORNIC_AN_NOT_CAPTURED;
-  v->not_captured_first = first;
-  v->not_captured = unseen;
-  d->st->not_captured += unseen;
+  v->not_captured += n;
+  d->st->not_captured += n;
+}
+
+/* Gives the oldest held judgement: the PSNs from hold_first to its end
+ * that no request, READ reservation or response has shown by now. */
+static void hold_judge(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v) {
+  const an_hold *h = &d->hold[d->hold_head];
+  uint32_t from = d->hold_first, end = h->end, unseen = 0, first = 0, past_first = 0;
+  d->hold_head = (uint8_t)((d->hold_head + 1) % AN_HOLD_MAX);
+  d->hold_n--;
+  d->hold_first = ornic_psn_add(end, 1);
+  int32_t span = ornic_psn_diff(end, from);
+  if (span < 0) return;
+  uint32_t n = (uint32_t)span + 1;
+  if (n > a->cfg.window) { /* as cumulative(): the last window of it */
+    from = ornic_psn_add(end, -(int32_t)a->cfg.window + 1);
+    n = a->cfg.window;
+  }
+  uint32_t w0 = from, wn = an_window_clip(d, &w0, n);
+  an_work(d, wn);
+  for (uint32_t i = 0; i < wn; i++) {
+    uint32_t q = ornic_psn_add(w0, (int32_t)i);
+    if (!(an_slot_at(d, q)->bits & (S_REQ | S_RESV | S_RESP)) && !unseen++) first = q;
+  }
+  uint32_t past = unseen_past_top(d, from, n, 0, &past_first);
+  if (past && !unseen) first = past_first;
+  flag_not_captured(d, v, first, unseen + past);
+}
+
+/* PSNs first .. end past the highest request, covered by the ACK `frame`:
+ * their judgement waits (8.5). With every entry taken, the newest grows and
+ * waits from now: a judgement comes later, never sooner. */
+static void hold(an_dir *d, uint32_t first, uint32_t end, uint64_t frame) {
+  an_hold h = {end, an_dir_pkts(d), d->now, frame};
+  if (!d->hold_n) d->hold_first = first;
+  if (d->hold_n == AN_HOLD_MAX) {
+    d->hold[(d->hold_head + AN_HOLD_MAX - 1) % AN_HOLD_MAX] = h;
+    return;
+  }
+  d->hold[(d->hold_head + d->hold_n++) % AN_HOLD_MAX] = h;
+}
+
+void an_hold_expire(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v) {
+  uint32_t pk = an_dir_pkts(d) + 1; /* this packet counted */
+  while (d->hold_n) {
+    const an_hold *h = &d->hold[d->hold_head];
+    if (d->now - h->ns <= AN_HOLD_NS || pk - h->pkts <= AN_HOLD_PKTS) return;
+    hold_judge(a, d, v);
+  }
+}
+
+void an_hold_arrival(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t p, const ornic_an_input *in,
+                     ornic_an_verdict *restrict v) {
+  if (!d->hold_n || ornic_psn_lt(p, d->hold_first)) return;
+  for (uint32_t i = 0; i < d->hold_n; i++) {
+    const an_hold *h = &d->hold[(d->hold_head + i) % AN_HOLD_MAX];
+    if (ornic_psn_lt(h->end, p)) continue;
+    an_slot *s = an_slot_at(d, p);
+    if (s && !(s->bits & S_ACKED)) {
+      if (a->cfg.on_acked) a->cfg.on_acked(a->cfg.user, in->frame, h->frame);
+      s->bits |= S_ACKED;
+    }
+    c->pub.acked_before_seen[d - c->dir]++;
+    v->flags |= ORNIC_AN_ACKED_BEFORE_SEEN;
+    /* The oldest entry's PSNs all seen: nothing left to wait for. */
+    if (i == 0 && p == h->end) hold_judge(a, d, v);
+    return;
+  }
 }
 
 /* Everything up to and including psn was received. `is_ack`: an
@@ -204,7 +290,21 @@ static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
   declare_loss(d, v, psn, ask_range(a, d, psn, (uint32_t)n + 1, in, false, proof, &first));
 }
 
-static void msn_update(an_dir *d, uint32_t msn, ornic_an_verdict *restrict v) {
+/* The MSN before the first response seen (8.6): 0 when the capture holds
+ * the direction from its first message on: its first request began a
+ * message, nothing was captured before it, the response acknowledges
+ * captured requests, and its MSN counts no more messages than the capture
+ * saw start. Otherwise unknown: the first MSN is only the base. */
+static bool msn_from_zero(const an_dir *d, uint32_t psn, uint32_t msn) {
+  return d->have_req && d->starts_msg && d->floor == d->first &&
+         ornic_psn_diff(psn, d->first) >= 0 && msn <= d->st->wqes;
+}
+
+static void msn_update(an_dir *d, uint32_t msn, uint32_t psn, ornic_an_verdict *restrict v) {
+  if (!d->have_msn && msn && msn_from_zero(d, psn, msn)) {
+    d->have_msn = true;
+    d->msn = 0;
+  }
   if (d->have_msn) {
     int32_t dd = ornic_psn_diff(msn, d->msn);
     if (dd < 0) return; /* a reordered, older acknowledgement */
@@ -247,7 +347,7 @@ static void aeth(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input 
   uint32_t psn = f->bth.psn;
   /* A NAK's MSN field is not an MSN in every implementation (IRN puts the
    * trigger PSN there): only ACKs and READ responses move it. */
-  if (type != ORNIC_AETH_NAK && type != ORNIC_AETH_RNR_NAK) msn_update(d, f->ext.aeth.msn, v);
+  if (type != ORNIC_AETH_NAK && type != ORNIC_AETH_RNR_NAK) msn_update(d, f->ext.aeth.msn, psn, v);
   if (!(fl & ORNIC_OPF_ACK)) { /* a READ response: in-order ones acknowledge implicitly */
     if (!ornic)
       cumulative(a, c, d, (fl & ORNIC_OPF_LAST) ? psn : ornic_psn_add(psn, -1), in, false, v);

@@ -594,10 +594,12 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
   uint32_t pmtu = an_conv_pmtu(a, c, f, fl);
   v->role = ORNIC_AN_ROLE_REQUEST;
   v->pmtu = pmtu;
-  if (!d->have_req)
+  if (!d->have_req) {
     d->sport = f->udp.sport;
-  else if (f->udp.sport != d->sport)
+    d->starts_msg = (fl & ORNIC_OPF_FIRST) != 0;
+  } else if (f->udp.sport != d->sport) {
     d->sprayed = true;
+  }
   d->st->req_packets++;
   if (fl & ORNIC_OPF_PAYLOAD) d->st->req_bytes += f->payload_len;
   if ((fl & ORNIC_OPF_READ) && d->have_req && (f->ext.present & ORNIC_HDR_RETH)) {
@@ -613,6 +615,7 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
               request_npkts(f, fl, pmtu));
   if (!judged) return;
   v->flags |= ORNIC_AN_SEQ;
+  if (fresh) an_hold_arrival(a, c, d, f->bth.psn, in, v);
   d->last_psn = f->bth.psn;
   d->st->psn_high = d->hpsn;
   if ((fl & ORNIC_OPF_READ) && fresh && (f->ext.present & ORNIC_HDR_RETH))

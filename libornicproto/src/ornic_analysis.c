@@ -161,6 +161,10 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   v->conv = c->pub.id;
   v->dir = (uint8_t)dir;
   if (fl & AN_OP_ORNIC) c->pub.transport_ornic = true;
+  if (f->l3 == ORNIC_L3_GRH)
+    c->pub.roce_versions |= ORNIC_AN_ROCE_V1;
+  else if (f->l3 == ORNIC_L3_IPV4 || f->l3 == ORNIC_L3_IPV6)
+    c->pub.roce_versions |= ORNIC_AN_ROCE_V2;
   an_note_time(d->st, in);
   /* A damaged capture can carry any 64-bit time: wrap (unsigned) rather
    * than overflow; only differences of nearby times are used. */
@@ -174,6 +178,7 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
     d->st->ecn++;
   }
   an_work_earn(a, d);
+  an_hold_tick(a, d, v);
   if (f->bth.opcode == ORNIC_OP_CNP) {
     v->role = ORNIC_AN_ROLE_CNP;
     d->st->cnp++;
@@ -312,6 +317,7 @@ const char *ornic_an_flag_name(uint32_t flag_bit) {
   case ORNIC_AN_MSG_TIME: return "msg_time";
   case ORNIC_AN_OVER_BUDGET: return "over_budget";
   case ORNIC_AN_WORK_LIMIT: return "work_limit";
+  case ORNIC_AN_ACKED_BEFORE_SEEN: return "acked_before_seen";
   default: return NULL;
   }
 }

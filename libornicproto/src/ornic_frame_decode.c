@@ -180,6 +180,16 @@ static int decode_transport(ornic_frame *f, const uint8_t *data, size_t len, siz
   }
   const ornic_opcode_info *op = ornic_opcode_info_get(f->bth.opcode);
   if (!op->name) return ORNIC_ERR_UNKNOWN_OPCODE;
+  /* The DC bytes (opcode.h, PROTOCOL.md 2.8) come before the headers: they
+   * are part of D5's "headers", so too few of them break the same rule. */
+  size_t dc = ornic_opcode_dc_len(f->bth.opcode, f->bth.se);
+  if (dc) {
+    if (cap_end - f->ext_off < dc) {
+      if (len < wire_end) return ORNIC_ERR_TRUNCATED;
+      return located ? malformed(f, ORNIC_MAL_EXT) : ORNIC_ERR_MALFORMED;
+    }
+    f->ext_off += dc;
+  }
   int n = ornic_ext_decode(&f->ext, op->hdrs, data + f->ext_off, cap_end - f->ext_off);
   if (n == ORNIC_ERR_TRUNCATED) {
     if (len < wire_end) return ORNIC_ERR_TRUNCATED;

@@ -19,7 +19,8 @@
 
 typedef struct {
   size_t l2, l3, l4;   /* header sizes */
-  size_t ext, payload; /* bytes after the BTH */
+  size_t dc;           /* DC bytes after the BTH (opcode.h), written as zeros */
+  size_t ext, payload; /* bytes after the BTH and DC bytes */
   uint8_t pad;
   size_t roce; /* BTH .. iCRC inclusive */
   int kind;    /* ORNIC_L3_* */
@@ -46,7 +47,8 @@ static int plan(const ornic_frame *f, layout *lo) {
   lo->ext = ornic_ext_size(&f->ext, op->hdrs);
   lo->payload = f->payload_len;
   lo->pad = (uint8_t)((4 - (lo->ext + lo->payload) % 4) % 4);
-  lo->roce = ORNIC_BTH_LEN + lo->ext + lo->payload + lo->pad + ORNIC_ICRC_LEN;
+  lo->dc = ornic_opcode_dc_len(f->bth.opcode, f->bth.se);
+  lo->roce = ORNIC_BTH_LEN + lo->dc + lo->ext + lo->payload + lo->pad + ORNIC_ICRC_LEN;
   size_t after_ip = lo->l4 + lo->roce;
   size_t ip_max = lo->kind == ORNIC_L3_IPV4 ? 0xffff - IPV4_LEN : 0xffff;
   if (f->payload_len > 0xffff || after_ip > ip_max) return ORNIC_ERR_INVALID_ARG;
@@ -122,6 +124,8 @@ static uint8_t *put_transport(uint8_t *p, const ornic_frame *f, const layout *lo
   ornic_bth bth = f->bth;
   bth.padcnt = lo->pad;
   p += ornic_bth_encode(p, ORNIC_BTH_LEN, &bth);
+  memset(p, 0, lo->dc); /* the DC bytes: ornic_frame holds no value of them (opcode.h) */
+  p += lo->dc;
   p += ornic_ext_encode(p, lo->ext, &f->ext, ornic_opcode_info_get(bth.opcode)->hdrs);
   if (lo->payload) memcpy(p, f->payload, lo->payload);
   p += lo->payload;

@@ -146,7 +146,10 @@ __attribute__((constructor)) static void fast_ops_init(void) {
     const ornic_opcode_info *op = &ornic_opcode_table_[i];
     fast_op *o = &fast_ops[i];
     o->hdrs = op->hdrs;
-    if (!op->name || (op->hdrs & ~(unsigned)FAST_HDRS)) continue;
+    /* The fast path reads the headers right after the BTH: the DC block
+     * (PROTOCOL.md 2.8) has bytes between them and goes to the general path. */
+    if (!op->name || (op->hdrs & ~(unsigned)FAST_HDRS) || ornic_opcode_dc_len((uint8_t)i, 0))
+      continue;
     o->hdr_end = (uint16_t)(L3_MIN_LEN + fixed_len(op->hdrs));
     o->cap = op->flags & ORNIC_OPF_PAYLOAD ? 0xffff : 0;
     o->align = op->transport == ORNIC_TRANSPORT_ORNIC ? 3 : 0;

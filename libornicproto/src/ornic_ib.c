@@ -133,6 +133,7 @@ typedef struct {
   const ornic_opcode_info *op;
   bool global; /* a GRH: f->l3 == ORNIC_L3_GRH */
   size_t hdrs; /* LRH [+ GRH] */
+  size_t dc;   /* DC bytes after the BTH (opcode.h), written as zeros */
   size_t ext;  /* extension headers */
   uint8_t pad;
   size_t pkt; /* LRH through iCRC = PktLen * 4 */
@@ -158,7 +159,8 @@ static int plan(const ornic_frame *f, ib_plan *pl) {
   pl->ext = ornic_ext_size(&f->ext, pl->op->hdrs);
   if (f->payload_len > (size_t)ORNIC_LRH_PKTLEN_MAX * 4) return ORNIC_ERR_INVALID_ARG;
   pl->pad = (uint8_t)((4 - (pl->ext + f->payload_len) % 4) % 4);
-  pl->pkt = pl->hdrs + ORNIC_BTH_LEN + pl->ext + f->payload_len + pl->pad + ORNIC_ICRC_LEN;
+  pl->dc = ornic_opcode_dc_len(f->bth.opcode, f->bth.se);
+  pl->pkt = pl->hdrs + ORNIC_BTH_LEN + pl->dc + pl->ext + f->payload_len + pl->pad + ORNIC_ICRC_LEN;
   if (pl->pkt / 4 > ORNIC_LRH_PKTLEN_MAX) return ORNIC_ERR_INVALID_ARG;
   return ORNIC_OK;
 }
@@ -192,6 +194,8 @@ ornic_ssize ornic_ib_frame_encode(uint8_t *out, size_t cap, const ornic_frame *f
   p += ornic_lrh_encode(p, ORNIC_LRH_LEN, &lrh);
   if (pl.global) p = put_grh(p, &f->ip, pl.pkt - pl.hdrs);
   p += ornic_bth_encode(p, ORNIC_BTH_LEN, &bth);
+  memset(p, 0, pl.dc);
+  p += pl.dc;
   if (pl.ext) p += ornic_ext_encode(p, pl.ext, &f->ext, pl.op->hdrs);
   if (f->payload_len) memcpy(p, f->payload, f->payload_len);
   p += f->payload_len;

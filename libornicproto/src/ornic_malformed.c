@@ -104,9 +104,11 @@ static void explain_lrh(const ornic_frame *f, uint16_t m, text *t) {
 /* D5-D7: the rules after the BTH; the iCRC is located whenever they are checked. */
 static void explain_layout(const ornic_frame *f, uint16_t m, text *t) {
   const char *name = ornic_opcode_name(f->bth.opcode);
+  /* Counted from the BTH's end: ext_off is past the DC bytes once they fit (PROTOCOL.md 2.8). */
+  size_t after_bth = f->icrc_off - (f->bth_off + ORNIC_BTH_LEN);
   if (m & ORNIC_MAL_EXT)
-    add(t, "the %zu bytes between BTH and iCRC cannot hold the extension headers of %s (D5)",
-        f->icrc_off - f->ext_off, name);
+    add(t, "the %zu bytes between BTH and iCRC cannot hold the %sextension headers of %s (D5)",
+        after_bth, ornic_opcode_dc_len(f->bth.opcode, f->bth.se) ? "DC bytes and " : "", name);
   if (m & ORNIC_MAL_NAK_BLOCKS) add(t, "NAKETH nblocks is 0 (D6)");
   if (m & ORNIC_MAL_ALIGN)
     add(t,

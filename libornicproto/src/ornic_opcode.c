@@ -18,6 +18,12 @@ const char *ornic_opcode_name(uint8_t opcode) {
   return n ? n : "Unknown";
 }
 
+unsigned ornic_opcode_dc_len(uint8_t opcode, int se) {
+  if (ornic_opcode_transport(opcode) != ORNIC_TRANSPORT_RD) return 0;
+  /* packet-infiniband.c: dctConnect = !(SE) on RESYNC adds its DCCETH. */
+  return ORNIC_DC_LEN + (opcode == 0x55 && !se ? ORNIC_DC_CONNECT_LEN : 0);
+}
+
 /* Indexed by bit position of ORNIC_HDR_*, from ornic_hdr_fields.h. The
  * sizes are shared with the extension decoder, which knows the index and
  * skips hdr_index(). */

@@ -56,9 +56,12 @@ enum {
   O_RC_OUTSTANDING,
   O_RC_ACK_EVERY,
   O_RC_SPRAY,
+  O_RC_DC,
   O_CAPTURE_START,
   O_CAPTURE_DROP,
   O_CAPTURE_DROP_FRAMES,
+  O_CAPTURE_TX_LATE,
+  O_CAPTURE_ROCEV1,
   O_MAX_MEMORY,
   O_MAX_OUTPUT,
   O_SPACE_CHECK,
@@ -128,9 +131,12 @@ static const struct option long_opts[] = {
     {"rc-outstanding", required_argument, NULL, O_RC_OUTSTANDING},
     {"rc-ack-every", required_argument, NULL, O_RC_ACK_EVERY},
     {"rc-spray", no_argument, NULL, O_RC_SPRAY},
+    {"rc-dc", no_argument, NULL, O_RC_DC},
     {"capture-start", required_argument, NULL, O_CAPTURE_START},
     {"capture-drop", required_argument, NULL, O_CAPTURE_DROP},
     {"capture-drop-frames", required_argument, NULL, O_CAPTURE_DROP_FRAMES},
+    {"capture-tx-late", required_argument, NULL, O_CAPTURE_TX_LATE},
+    {"capture-rocev1", required_argument, NULL, O_CAPTURE_ROCEV1},
     {"max-memory", required_argument, NULL, O_MAX_MEMORY},
     {"max-output", required_argument, NULL, O_MAX_OUTPUT},
     {"space-check", required_argument, NULL, O_SPACE_CHECK},
@@ -202,6 +208,12 @@ static void usage(FILE *f) {
       "      --capture-drop-frames LIST  the tap misses exactly these frames, numbered\n"
       "                         1, 2, ... in the full capture (the same run without\n"
       "                         --capture-start and --capture-drop*), e.g. 10,11,57\n"
+      "      --capture-tx-late US  the tapped host's transmitted frames are written\n"
+      "                         0 to US microseconds late, in order (a host capture's\n"
+      "                         late TX timestamps): an ACK may precede its requests\n"
+      "      --capture-rocev1 requester|responder  that host's frames are written as\n"
+      "                         RoCEv1 (EtherType 0x8915, GIDs ::ffff:a.b.c.d); its\n"
+      "                         peer's stay RoCEv2 (the simulation is unchanged)\n"
       "      --summary-json F   also write the summary as one JSON object to F, with a\n"
       "                         \"truth\" object: per written frame, retransmissions,\n"
       "                         NAKs, probes; network losses; capture drops\n"
@@ -358,6 +370,8 @@ static void usage(FILE *f) {
       "                         packet of each message (A bit) (default 4)\n"
       "      --rc-spray         spray packets over --paths (default: one path per QP\n"
       "                         pair, as ConnectX hashes a QP to one UDP source port)\n"
+      "      --rc-dc            send as ConnectX DC: the RD opcode block, 8 DC bytes\n"
+      "                         after the BTH, RDETH/DETH (docs/PROTOCOL.md 2.8)\n"
       "\n"
       "  -h, --help             this text\n"
       "  -V, --version          the program's version and libornicproto's\n"
@@ -689,6 +703,12 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
     return parse_double(err, "--capture-start", a, 0, 1e12, &o->sim.capture.start_us);
   case O_CAPTURE_DROP: return parse_double(err, "--capture-drop", a, 0, 1, &o->sim.capture.drop);
   case O_CAPTURE_DROP_FRAMES: return parse_frames(o, err, a);
+  case O_CAPTURE_TX_LATE:
+    return parse_double(err, "--capture-tx-late", a, 0, 1e6, &o->sim.capture.tx_late_us);
+  case O_CAPTURE_ROCEV1:
+    rc = set_choice(err, "--capture-rocev1", a, tap_names + 1, "requester or responder", &i);
+    if (!rc) o->sim.capture.rocev1 = i + 1; /* TAP_REQUESTER, TAP_RESPONDER */
+    return rc;
   case 'q': o->quiet = true; return 0;
   case O_BENCH: return parse_range(err, "--bench", a, 1, 1ull << 40, false, &o->sim.bench_packets);
   case 's': return parse_range(err, "--seed", a, 0, UINT64_MAX, false, &o->sim.seed);
@@ -845,6 +865,7 @@ static int apply_rc(options *o, int c, const char *a, FILE *err) {
   case O_RC_ACK_EVERY:
     return parse_u32(err, "--rc-ack-every", a, 1, 65535, &o->sim.protocol.rc.ack_every);
   case O_RC_SPRAY: o->sim.protocol.rc.spray = true; return 0;
+  case O_RC_DC: o->sim.protocol.rc.dc = true; return 0;
   }
   return 1;
 }

@@ -90,12 +90,16 @@ ornic_ssize framer_encode(const framer *fr, uint8_t *out, size_t cap, const orni
   if (rc < 0) return rc;
   /* The extension headers first, after the BTH's place: their size sets
    * the pad count the BTH carries. */
-  const size_t ext_off = BTH_OFF + ORNIC_BTH_LEN;
+  /* The DC block's bytes after the BTH, zeros as ornic_frame_encode writes
+   * them (ornic/opcode.h, docs/PROTOCOL.md 2.8). */
+  const size_t dc = ornic_opcode_dc_len(f->bth.opcode, f->bth.se);
+  const size_t ext_off = BTH_OFF + ORNIC_BTH_LEN + dc;
   if (cap < ext_off) return ORNIC_ERR_NOBUF;
   ornic_ssize ext = encode_ext(out + ext_off, cap - ext_off, &f->ext, op->hdrs);
   if (ext < 0) return ext;
   uint8_t pad = (uint8_t)((4 - ((size_t)ext + f->payload_len) % 4) % 4);
-  size_t after_ip = UDP_LEN + ORNIC_BTH_LEN + (size_t)ext + f->payload_len + pad + ORNIC_ICRC_LEN;
+  size_t after_ip =
+      UDP_LEN + ORNIC_BTH_LEN + dc + (size_t)ext + f->payload_len + pad + ORNIC_ICRC_LEN;
   if (after_ip > IPV4_MAX_PAYLOAD) return ORNIC_ERR_INVALID_ARG;
   size_t total = UDP_OFF + after_ip;
   if (cap < total) return ORNIC_ERR_NOBUF;
@@ -111,6 +115,7 @@ ornic_ssize framer_encode(const framer *fr, uint8_t *out, size_t cap, const orni
   bth.padcnt = pad;
   ornic_ssize k = ornic_bth_encode(out + BTH_OFF, ORNIC_BTH_LEN, &bth);
   if (k < 0) return k;
+  memset(out + BTH_OFF + ORNIC_BTH_LEN, 0, dc);
   uint8_t *p = out + ext_off + ext;
   put_payload(p, f, gen);
   p += f->payload_len;

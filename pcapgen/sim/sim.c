@@ -13,6 +13,7 @@
 #include "profile.h"
 #include "records.h"
 #include "sizing.h"
+#include "tap_shapes.h"
 #include "tapfilter.h"
 #include "truth.h"
 #include "workload.h"
@@ -64,6 +65,7 @@ struct sim {
   nic nic[NODE_COUNT];
   int tap;
   tapfilter tapf;
+  tap_late late; /* --capture-tx-late: the tapped host's transmitted frames held */
   int observed_node;
   sim_observer_fn observer;
   void *observer_ctx;
@@ -144,6 +146,7 @@ sim *sim_new(const sim_config *cfg, stats *st, writer *w, char *err, size_t errl
            : cfg->workload.op == OP_READ            ? NODE_REQ
                                                     : NODE_RESP;
   tapfilter_init(&s->tapf, cfg);
+  tap_late_init(&s->late, cfg->capture.tx_late_us, cfg->seed);
   compute_times(s);
   uint64_t win = wl_npkts(wl_max_wqe_len(cfg), cfg->workload.pmtu);
   win = win < cfg->protocol.window ? win : cfg->protocol.window;
@@ -161,6 +164,7 @@ static void free_queue(sim *s, pkt *p) {
 
 void sim_free(sim *s) {
   if (!s) return;
+  tap_late_free(&s->late); /* held frames are dropped, not written */
   ev e;
   while (evq_pop(&s->q, &e))
     if (e.kind == EV_ARRIVE) pktpool_put(&s->pool, e.ptr);
@@ -299,18 +303,51 @@ void sim_timer_at(sim *s, int node, uint64_t t, uint32_t arg) {
   push(s, t, EV_TIMER + (uint32_t)node * 16, arg, NULL);
 }
 
-static void capture(sim *s, const pkt *p) {
-  int fate = tapfilter_next(&s->tapf, s->now);
+/* Writes p, captured at t_ps, through the tap's filters. */
+static void write_frame(sim *s, const pkt *p, uint64_t t_ps) {
+  int fate = tapfilter_next(&s->tapf, t_ps);
   s->st->pkts_full = s->tapf.seen;
   if (fate == TAP_MISSED && s->st->truth) truth_missed(s->st->truth, s->tapf.seen, p);
   if (fate != TAP_WRITE) return;
-  if (writer_put(s->w, EPOCH_NS + s->now / 1000, p->data, p->len) < 0) {
+  const uint8_t *data = p->data;
+  size_t len = p->len;
+  uint8_t v1[16384];
+  if (s->cfg->capture.rocev1 &&
+      p->src == (s->cfg->capture.rocev1 == TAP_RESPONDER ? NODE_RESP : NODE_REQ)) {
+    size_t n = tap_as_rocev1(p->data, p->len, v1, sizeof v1);
+    if (n) {
+      data = v1;
+      len = n;
+    }
+  }
+  if (writer_put(s->w, EPOCH_NS + t_ps / 1000, data, len) < 0) {
     sim_fail(s, "%s", writer_error(s->w));
     return;
   }
   s->st->pkts_captured++;
-  s->st->bytes_captured += p->len;
+  s->st->bytes_captured += len;
   if (s->st->truth) truth_written(s->st->truth, s->st->pkts_captured, p);
+}
+
+/* Writes the held frames due by t_ps (output/tap_shapes.h). */
+static void flush_late(sim *s, uint64_t t_ps) {
+  uint64_t at;
+  pkt *p;
+  while ((p = tap_late_due(&s->late, t_ps, &at))) {
+    if (!s->failed) write_frame(s, p, at);
+    free(p);
+  }
+}
+
+/* The tap: a frame the tapped host transmits may be written late
+ * (--capture-tx-late); the others at once, after what is due. */
+static void capture(sim *s, const pkt *p) {
+  if (s->late.late_us > 0 && p->src == s->tap) {
+    if (tap_late_hold(&s->late, p, s->now) < 0) sim_fail(s, "out of memory (--capture-tx-late)");
+    return;
+  }
+  flush_late(s, s->now);
+  write_frame(s, p, s->now);
 }
 
 static void count_tx(stats *st, const pkt *p) {
@@ -452,6 +489,7 @@ int sim_run(sim *s, volatile sig_atomic_t *stop, sim_progress_fn progress, void 
     if (stalled(s, &mark, events)) break;
     if (stop_early(s, stop, progress, ctx, ++events)) break;
   }
+  flush_late(s, UINT64_MAX);
   st->end_ps = s->now;
   st->pkts_in_flight_peak = s->pool.peak;
   st->unused_drop_rules = net_unused_drop_rules(s->net);

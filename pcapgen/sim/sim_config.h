@@ -116,6 +116,7 @@ typedef struct {
   uint32_t outstanding; /* WQEs a requester QP keeps posted */
   uint32_t ack_every;   /* responder: one ACK per N request packets */
   bool spray;           /* spray over the paths instead of one path per QP pair */
+  bool dc; /* --rc-dc: on the wire as ConnectX DC, the RD opcode block (PROTOCOL.md 2.8) */
 } rc_config;
 
 /* Protocol parameters; each profile reads those its capabilities name
@@ -148,6 +149,10 @@ typedef struct {
   double drop;           /* probability that the tap misses a frame */
   uint64_t *drop_frames; /* frames the tap misses, numbered in the full capture, sorted */
   size_t ndrop_frames;
+  double tx_late_us; /* --capture-tx-late: the tapped host's transmitted frames are written
+                        up to this late, in their order (a host capture's late TX timestamps) */
+  int rocev1;        /* --capture-rocev1: 0 none, else TAP_REQUESTER / TAP_RESPONDER: that host's
+                        frames are written as RoCEv1 with IPv4-mapped GIDs (its peer stays RoCEv2) */
 } sim_capture;
 
 typedef struct {

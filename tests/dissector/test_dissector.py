@@ -25,6 +25,7 @@ CHECK is one of
 A listed profile that pcapgen cannot generate fails the test (it is never skipped)."""
 import argparse
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -605,6 +606,7 @@ FLAG_FIELDS = {
     "read_retry": "ornic.analysis.read_retry", "before_capture": "ornic.analysis.before_capture",
     "untracked": "ornic.analysis.untracked", "paired": "ornic.analysis.paired",
     "over_budget": "ornic.analysis.over_budget", "work_limit": "ornic.analysis.work_limit",
+    "acked_before_seen": "ornic.analysis.acked_before_seen",
 }
 PROBLEM_FLAGS = ("retransmission", "duplicate", "loss", "nak", "not_captured")
 DIRS = {"a_to_b": 0, "b_to_a": 1}
@@ -862,35 +864,92 @@ def do_rc(a, ts):
           f"not_captured on exactly {len(want_psns)} missed data PSNs ({len(truth['capture_dropped'])} "
           f"frames missed), nothing else; --capture-start: no flags; "
           f"{decoder_note(n0)}, {decoder_note(n1)}, {decoder_note(n2)}")
+    do_rc_issue30(a, ts)
+
+
+def do_rc_issue30(a, ts):
+    """Issue 30's shapes (docs/PROTOCOL.md 8.5, 8.1), each with zero flags and the same
+    verdicts from the plugin and ornic-decode: perftest write_bw from the QP's first PSN (0),
+    the requester's host capture writing its transmitted frames up to 29 us late (ACKs before
+    their requests), and one host sending RoCEv1 with IPv4-mapped GIDs against RoCEv2."""
+    if not pcapgen_has(a, "--capture-tx-late", "--capture-rocev1"):
+        print("rc issue 30: ornic-pcapgen has no --capture-tx-late / --capture-rocev1: not run")
+        return
+    # One ACK per WQE (its last packet), MSNs 1-5, as perftest write_bw's.
+    base = ["--profile", "rc", "--loss", "0", "--rc-ops", "write", "--rc-dirs", "a2b", "--wqes", "5",
+            "--start-psn", "0", "--capture", "requester", "--rc-ack-every", "65535"]
+    notes = []
+    for name, extra in (("rc-wbw", []), ("rc-txlate", ["--capture-tx-late", "29"]),
+                        ("rc-v1v2", ["--capture-rocev1", "requester"])):
+        cap = pcapgen(a, ts, f"{name}.pcap", base + extra)
+        fl = flagged(ts, cap)
+        check(not fl, f"{name}: {len(fl)} frames flagged, first {sorted(fl.items())[:8]}")
+        n = compare_analysis(a, ts, cap)
+        out = ts.run(["-r", cap, "-q", "-z", "ornic,stat"])
+        rows = stat_table(ts, cap)
+        convs = [k for k in rows if not k.endswith(" -")]
+        check(convs and {k.split()[0] for k in convs} == {"1"} and
+              all("QP ?" not in k for k in convs),
+              f"{name}: one paired QP pair (conversation 1) expected, rows {list(rows)}")
+        q = out.split("Requests stored after the ACK that covers them")
+        late = sum(int(l.split()[2]) for l in q[1].split("\n\n")[0].splitlines()[2:]) if len(q) > 1 else 0
+        if name == "rc-txlate":
+            check(late > 0, f"{name}: no request stored after its ACK: the shape did not happen")
+        else:
+            check(late == 0, f"{name}: {late} requests counted as stored after their ACK")
+        if name == "rc-v1v2":
+            check(all("(RoCEv1+v2)" in k for k in convs), f"{name}: mixed versions not noted: {convs}")
+        dec = subprocess.run([os.path.join(a.bin, "ornic-decode"), "--stats", cap], stdout=subprocess.PIPE,
+                             text=True, check=True).stdout
+        # Every WQE completed (8.6 "the first MSN"): done == wqes on each direction row.
+        for l in dec.splitlines():
+            p = l.split()
+            if len(p) > 6 and p[1] in ("A->B", "B->A") and p[5] != "0":
+                check(p[5] == p[6], f"{name}: {p[5]} WQEs, {p[6]} completions counted: {l}")
+        m = re.search(r"requests stored after their ACK: A->B (\d+), B->A (\d+)", dec)
+        check((int(m.group(1)) + int(m.group(2)) if m else 0) == late,
+              f"{name}: the plugin counts {late} stored after their ACK, ornic-decode --stats: {m and m.group(0)}")
+        notes.append(f"{name}: no flags, {late} stored after their ACK, {decoder_note(n)}")
+    print("rc issue 30: " + "; ".join(notes))
 
 
 def build_vendor(a):
-    """Frames in the RD opcode block (0x40-0x5F) as ConnectX's DC transport sends them, whose
-    bytes do not fit RD's RDETH/DETH/AETH layout (libornicproto: malformed), and unassigned
-    opcodes; the stock InfiniBand dissector decodes each without complaint. Built from an RC
-    SEND Only of the library's encoder, opcode (and PadCnt) patched, iCRC recomputed by
-    e2e_common.ref_icrc (which the e2e tests hold equal to the library's)."""
+    """Frames in the RD opcode block (0x40-0x5F) as ConnectX's DC transport sends them, and
+    unassigned opcodes; the stock InfiniBand dissector decodes each without complaint. Stock
+    (packet-infiniband.c) reads the whole block as DC: 8 more BTH bytes, then RD's header
+    sequence (the Acknowledge: AETH alone), and a DC connect (RESYNC 0x55, SE clear) 16 more;
+    libornicproto follows it (docs/PROTOCOL.md 2.8). The first frames have DC's layout (the
+    library: OK); the last three are too short for it, which stock reads into the iCRC and the
+    library reports malformed. Built from an RC SEND Only of the library's encoder, opcode,
+    SE and PadCnt patched, iCRC recomputed by e2e_common.ref_icrc (which the e2e tests hold
+    equal to the library's). Returns [(frame, library rc, DC name stock's Info column shows)]."""
     from e2e_common import Helper, ref_icrc
     h = Helper(a.helper)
 
-    def frame(opcode, body, padcnt=0):
+    def frame(opcode, body, padcnt=0, se=0):
         fr = bytearray(h.encode(["opcode=0x04", "destqp=0x1234", "psn=77", "payload=" + body.hex()]))
         bth = 14 + 20 + 8
         fr[bth] = opcode
-        fr[bth + 1] = (fr[bth + 1] & 0xCF) | (padcnt << 4)
+        fr[bth + 1] = (fr[bth + 1] & 0x4F) | (padcnt << 4) | (se << 7)
         fr[-4:] = ref_icrc(bytes(fr[14:]), 4)
         dec = h.decode(bytes(fr))
         return bytes(fr), dec["rc"]
 
+    dc = bytes.fromhex("00000000000000a1")  # the 8 DC bytes; their meaning is not decoded
     specs = [
-        (0x51, bytes.fromhex("0000000a1f000005deadbeef"), 0),  # DC ACK: 12 bytes, RD ACK has 8
-        (0x51, bytes.fromhex("0000000a1f000005"), 3),          # ACK with PadCnt 3 (RD: no payload)
-        (0x52, bytes.fromhex("0000000a1f000005") + bytes(12), 0),  # atomic ACK, 4 bytes more than RD's
-        (0x5F, bytes(16), 0),                                  # unassigned in the RD block
-        (0x56, bytes(16), 0),
-        (0x4D, bytes.fromhex("1f000005") + b"\x55" * 8, 0),    # READ Response First: RD's layout fits
+        (0x51, dc + bytes.fromhex("1f000005"), 0, 0, "DC Acknowledge"),
+        (0x44, dc + bytes.fromhex("000000aa" "1111111100000099") + b"payload!", 0, 0, "DC Send Only"),
+        (0x52, dc + bytes.fromhex("000000aa1f000005") + bytes(8), 0, 0, "DC Atomic Acknowledge"),
+        (0x55, dc + bytes(range(16)) + b"conn", 0, 0, "DC Unknown Opcode"),  # DC connect
+        (0x55, dc + b"sync", 0, 1, "DC Unknown Opcode"),                    # SE set: no DCCETH
+        (0x4E, dc + bytes.fromhex("000000aa") + b"mid.", 0, 0, "DC RDMA Read Response Middle"),
+        (0x5F, bytes(16), 0, 0, None),                                     # unassigned in the block
+        (0x56, bytes(16), 0, 0, None),
+        (0x51, bytes.fromhex("0000000a1f000005"), 3, 0, None),   # PadCnt 3: no room for the AETH
+        (0x52, bytes.fromhex("0000000a1f000005") + bytes(12), 0, 0, None),  # 4 bytes short
+        (0x4D, bytes.fromhex("1f000005") + b"\x55" * 8, 0, 0, None),  # RD's layout, short for DC
     ]
-    out = [frame(*sp) for sp in specs]
+    out = [frame(op, body, pad, se) + (name,) for op, body, pad, se, name in specs]
     h.close()
     return out
 
@@ -898,35 +957,44 @@ def build_vendor(a):
 def do_vendor(a, ts):
     """RD-block (ConnectX DC) and unassigned opcodes the stock dissector decodes cleanly: the
     plugin adds no malformed/warning/error expert, no analysis, and leaves infiniband.* as
-    stock has it."""
+    stock has it; DC frames of DC's layout decode without a library error."""
     from e2e_common import write_pcap
     built = build_vendor(a)
-    rcs = [rc for _, rc in built]
-    check(rcs.count("ORNIC_ERR_MALFORMED") == 3 and rcs.count("ORNIC_ERR_UNKNOWN_OPCODE") == 2,
-          f"the vendor frames should not all fit libornicproto's layouts: {rcs}")
+    rcs = [rc for _, rc, _ in built]
+    check(rcs == ["ORNIC_OK"] * 6 + ["ORNIC_ERR_UNKNOWN_OPCODE"] * 2 + ["ORNIC_ERR_MALFORMED"] * 3,
+          f"library results on the DC/vendor frames: {rcs}")
     cap = ts.path("vendor.pcap")
-    write_pcap(cap, [fr for fr, _ in built])
+    write_pcap(cap, [fr for fr, _, _ in built])
     os.chmod(cap, 0o644)
     cols = ["-T", "fields", "-E", "occurrence=a", "-E", "aggregator=|", "-e", "frame.number",
             "-e", "_ws.expert.severity", "-e", "_ws.expert.message", "-e", "_ws.malformed"]
     stock = [l.split("\t") for l in ts.run(["-r", cap] + cols, plugin=False).splitlines()]
     mine = [l.split("\t") for l in ts.run(["-r", cap] + cols).splitlines()]
+    check(len(stock) == len(mine) == len(built), f"rows: stock {len(stock)}, plugin {len(mine)}")
     for s_row, m_row in zip(stock, mine):
         check(s_row[1:] == ["", "", ""], f"stock tshark is not clean on the test frame: {s_row}")
         sev = [int(x) for x in m_row[1].split("|") if x]
         # PI_WARN = 0x00600000; chats, notes and comments are allowed
         check(all(x < 0x00600000 for x in sev) and m_row[3] == "",
               f"frame {m_row[0]}: the plugin adds expert info {m_row[1:]}")
+    # stock's Info column names the DC opcodes ("DC Acknowledge", ...)
+    info = ts.run(["-r", cap, "-T", "fields", "-e", "_ws.col.Info"], plugin=False).splitlines()
+    for i, (_, _, name) in enumerate(built):
+        if name:
+            check(info[i].startswith(name), f"frame {i + 1}: stock Info {info[i]!r}, expected {name!r}")
     got = ts.fields(cap, ["ornic.analysis", "ornic.bth.fecn", "ornic.decode_error"])
     for fr, f in got.items():
         check("ornic.analysis" not in f, f"frame {fr}: RD-block/vendor opcode analysed: {f}")
         # under stock's tree, the BTH bits stock lacks
         check("ornic.bth.fecn" in f, f"frame {fr}: no ORNIC tree: {f}")
-    dec = {i + 1: {"bth": {"opcode": fr[14 + 28]}} for i, (fr, _) in enumerate(built)}
+        check(("ornic.decode_error" in f) == (rcs[fr - 1] != "ORNIC_OK"),
+              f"frame {fr}: library {rcs[fr - 1]}, plugin fields {f}")
+    dec = {i + 1: {"bth": {"opcode": fr[14 + 28]}} for i, (fr, _, _) in enumerate(built)}
     n = check_stock_equal(ts, cap, dec)
     errs = sum(1 for f in got.values() if "ornic.decode_error" in f)
-    print(f"vendor: {n} RD-block/vendor frames, infiniband.* as stock, no warning from the plugin "
-          f"({errs} library decode errors shown as ornic.decode_error only)")
+    print(f"vendor: {n} RD-block/vendor frames ({rcs.count('ORNIC_OK')} DC frames decoded by the "
+          f"library), infiniband.* as stock, no warning from the plugin ({errs} library decode "
+          f"errors shown as ornic.decode_error only)")
 
 
 def _csum(b):

@@ -60,10 +60,22 @@ _OPS = {
 }
 
 
+def dc_len(opcode, se):
+    """Bytes between the BTH and the extension headers. Wireshark's
+    packet-infiniband.c (4.0.17 here) decodes the whole RD block 0x40-0x5F as
+    ConnectX's DC transport: its BTH is 8 bytes longer, and a DC connect
+    (RESYNC 0x55 with SE clear) has a 16-byte DCCETH after it."""
+    if opcode & 0xE0 != 0x40:
+        return 0
+    return 8 + (16 if opcode == 0x55 and not se else 0)
+
+
 def std_layout(opcode):
     """(headers in wire order, payload allowed) for a standard IBA opcode, or None.
     RD requests carry RDETH+DETH, RD responses RDETH only; XRC requests carry
-    XRCETH, responses none (Linux rxe_opcode.c and its XRC patch)."""
+    XRCETH, responses none (Linux rxe_opcode.c and its XRC patch). The RD block
+    is Wireshark's DC (dc_len): the same headers after the DC bytes, except the
+    Acknowledge (AETH alone) and RESYNC (payload only)."""
     t, op = opcode & 0xE0, opcode & 0x1F
     if opcode == 0x81:
         return (["CNP"], False)
@@ -76,6 +88,10 @@ def std_layout(opcode):
         return (list(hdrs), payload)
     if t == 0x20 and op <= 0x0B:
         return (list(hdrs), payload)
+    if t == 0x40 and op == 0x11:
+        return (["AETH"], False)  # DC Acknowledge: Wireshark's RDETH_AETH case parses the AETH only
+    if t == 0x40 and op == 0x15:
+        return ([], True)         # DC RESYNC: payload (after dc_len's bytes)
     if t == 0x40 and op <= 0x15:
         return ((["RDETH", "DETH"] if request else ["RDETH"]) + hdrs, payload)
     if t == 0xA0 and (op <= 0x14 or op in (0x16, 0x17)):

@@ -30,7 +30,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 
-from e2e_common import (HDR_BIT, JSON_KEY, Helper, Results, header_json_matches, layout,  # noqa: E402
+from e2e_common import (HDR_BIT, JSON_KEY, Helper, Results, dc_len, header_json_matches, layout,  # noqa: E402
                         pack_header, random_header, ref_icrc, spec_tokens)
 from scapy.all import Dot1Q, Ether, IP, IPOption, IPv6, Raw, UDP, rdpcap, wrpcap  # noqa: E402
 from scapy.contrib import roce  # noqa: E402
@@ -85,9 +85,9 @@ def with_ref_icrc(pkt, l3_off, kind):
     return b
 
 
-def rand_bth(rng, opcode, pad, icrc=None):
+def rand_bth(rng, opcode, pad, icrc=None, se=None):
     r = rng.getrandbits
-    return BTH(opcode=opcode, solicited=r(1), migreq=r(1), padcount=pad, version=r(4), pkey=r(16),
+    return BTH(opcode=opcode, solicited=r(1) if se is None else se, migreq=r(1), padcount=pad, version=r(4), pkey=r(16),
                fecn=r(1), becn=r(1), resv6=r(6), dqpn=r(24), ackreq=r(1), resv7=r(7), psn=r(24),
                icrc=icrc)
 
@@ -131,7 +131,10 @@ def build_scapy_frames(rng, layouts):
                 ext = b"".join(pack_header(h, vals[h]) for h in hdrs)
                 payload = bytes(r(8) for _ in range(paylen))
                 pad = (-(len(ext) + paylen)) % 4
-                body = ext + payload + b"\x00" * pad
+                se = r(1)
+                # the DC bytes (e2e_common.dc_len), random: ornic_frame keeps no value of them
+                dc = bytes(r(8) for _ in range(dc_len(op, se)))
+                body = dc + ext + payload + b"\x00" * pad
                 if op == 0x11 and enc == "ip4" and paylen == 0:
                     # Scapy's own AETH layer for the RC Acknowledge
                     bth = rand_bth(rng, op, pad)
@@ -142,7 +145,7 @@ def build_scapy_frames(rng, layouts):
                     bth = upper
                     vals = {"CNP": "00" * 16}
                 else:
-                    bth = rand_bth(rng, op, pad)
+                    bth = rand_bth(rng, op, pad, se=se)
                     upper = bth / Raw(body) if body else bth
                 eth = Ether(dst="02:%02x:%02x:00:00:02" % (r(8), r(8)), src="02:00:00:%02x:%02x:01" % (r(8), r(8)))
                 opts = None
@@ -270,7 +273,8 @@ def part_b(res, helper, rng, layouts):
                 bth = BTH(opcode=op, solicited=f["se"], migreq=f["m"], padcount=pad, version=f["tver"],
                           pkey=f["pkey"], fecn=f["fecn"], becn=f["becn"], resv6=f["resv6"], dqpn=f["destqp"],
                           ackreq=f["a"], resv7=f["resv7"], psn=f["psn"])
-                body = ext + payload + b"\x00" * pad
+                # the library writes the DC bytes (e2e_common.dc_len) as zeros
+                body = bytes(dc_len(op, f["se"])) + ext + payload + b"\x00" * pad
                 upper = bth / Raw(body) if body else bth
                 eth = Ether(dst=dmac, src=smac)
                 if tpid:

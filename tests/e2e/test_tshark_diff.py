@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Differential test: stock tshark (Wireshark 4.0's InfiniBand/RRoCE
 dissector, no plugin) against tools/ornic-decode --json, on a pcap of
-standard-opcode frames (RC, UC, RD, UD, XRC, CNP; IPv4 and IPv6; with and
-without an 802.1Q tag) encoded by libornicproto through ornic-test-icrc.
+standard-opcode frames (RC, UC, RD/DC, UD, XRC, CNP; IPv4 and IPv6; with and
+without an 802.1Q tag) encoded by libornicproto through ornic-test-icrc, and on
+a ConnectX DC capture of ornic-pcapgen --rc-dc (when built next to ornic-decode).
 
 Three-way comparison, field by field:
   spec   the values this script asked the encoder for,
@@ -29,8 +30,11 @@ tshark 4.0.17 quirks, each normalised explicitly (see TSHARK_QUIRKS below):
      bytes: payload_len = data.len - padcnt.
   Q6 DestQP 0 and 1 are taken for QP0/QP1 management traffic and the payload
      is parsed as a MAD: this script uses DestQP >= 2.
-  Q7 RD opcodes (0x40-0x5F) are decoded with ConnectX's DC layout, so their
-     extension headers come out shifted: only the BTH is compared for RD.
+  Q7 The RD block (0x40-0x5F) is decoded with ConnectX's DC layout: 8 more
+     bytes after the BTH, 16 more on RESYNC with SE clear, the Acknowledge
+     with its AETH alone. libornicproto follows that rule (docs/PROTOCOL.md
+     2.8) and e2e_common.std_layout/dc_len describe it, so the block is
+     compared in full; its frames are counted and must be many.
   Q8 XRC opcodes, CNP (0x81), RC FLUSH (0x1C) and RC ATOMIC WRITE (0x1D) are
      "Unknown OpCode": only the BTH is compared.
   Q9 SEND/UD packets with a short payload are offered to heuristic
@@ -133,7 +137,7 @@ def run_tshark(pcap):
 def tshark_class(op):
     """Which extension headers tshark decodes faithfully for this opcode (Q7, Q8)."""
     t = op & 0xE0
-    if t == 0x40 or t == 0xA0 or op in (0x81, 0x1C, 0x1D):
+    if t == 0xA0 or op in (0x81, 0x1C, 0x1D):
         return "bth-only"
     return "full"
 
@@ -171,7 +175,7 @@ def make_frames(helper, rng):
 
 def compare_tshark_spec(res, frames, ts, helper):
     """spec == tshark: the encoder against Wireshark."""
-    counts = {"payload_len": 0, "icrc": 0, "ext": 0}
+    counts = {"payload_len": 0, "icrc": 0, "ext": 0, "dc": 0}
     for i, (frame, spec) in enumerate(frames, 1):
         t = ts.get(i)
         op = spec["opcode"]
@@ -187,6 +191,7 @@ def compare_tshark_spec(res, frames, ts, helper):
                   f"{what}: payload + pad + headers not a multiple of 4")
         if tshark_class(op) == "full":
             v = spec["vals"]
+            counts["dc"] += (op & 0xE0) == 0x40
             if "RETH" in spec["hdrs"]:
                 counts["ext"] += 1
                 res.check(t.get("reth") == {"va": v["RETH"]["va"], "r_key": v["RETH"]["rkey"],
@@ -215,8 +220,9 @@ def compare_tshark_spec(res, frames, ts, helper):
     res.check(counts["ext"] > 300, f"spec/tshark: only {counts['ext']} extension headers compared")
     res.check(counts["payload_len"] > 300, f"spec/tshark: only {counts['payload_len']} payload lengths compared")
     res.check(counts["icrc"] > 500, f"spec/tshark: only {counts['icrc']} iCRCs compared")
-    print(f"spec vs tshark: {len(frames)} frames, {counts['ext']} headers, {counts['payload_len']} payload lengths, "
-          f"{counts['icrc']} iCRCs", flush=True)
+    res.check(counts["dc"] > 300, f"spec/tshark: only {counts['dc']} DC (RD-block) frames compared in full")
+    print(f"spec vs tshark: {len(frames)} frames ({counts['dc']} DC), {counts['ext']} headers, "
+          f"{counts['payload_len']} payload lengths, {counts['icrc']} iCRCs", flush=True)
 
 
 def run_decoder(decoder, pcap):
@@ -307,6 +313,59 @@ def compare_ornic(res, frames, ts, objs):
           flush=True)
 
 
+def compare_dc_capture(res, pcapgen, decoder, workdir):
+    """A ConnectX DC capture of ornic-pcapgen (--profile rc --rc-dc: SEND, WRITE and READ over
+    the RD opcode block, docs/PROTOCOL.md 2.8): stock tshark shows every frame as DC without an
+    expert item, and ornic-decode --json --strict exits 0, names each opcode as tshark's Info
+    column does (case aside), and agrees with tshark on the BTH, AETH, DETH, RETH and payload
+    length of every frame."""
+    pcap = os.path.join(workdir, "dc.pcap")
+    p = subprocess.run([pcapgen, "--profile", "rc", "--rc-dc", "--qps", "2", "--wqes", "6",
+                        "--rc-ops", "send,write,read", "-o", pcap], capture_output=True, text=True)
+    if not res.check(p.returncode == 0, f"ornic-pcapgen --rc-dc exited {p.returncode}: {p.stderr[-300:]}"):
+        return
+    ts = run_tshark(pcap)
+    out = subprocess.run(["tshark", "-r", pcap, "-T", "fields", "-E", "separator=|", "-e", "frame.number",
+                          "-e", "_ws.col.Info", "-e", "_ws.expert.severity", "-e", "_ws.malformed"],
+                         capture_output=True, text=True, check=True).stdout
+    info = {}
+    for line in out.splitlines():
+        fr, col, sev, mal = line.split("|")
+        info[int(fr)] = col.split("QP=")[0].strip()
+        res.check(sev == "" and mal == "", f"dc frame {fr}: stock tshark expert {sev!r} {mal!r}")
+    p = subprocess.run([decoder, "--json", "--strict", pcap], capture_output=True, text=True)
+    res.check(p.returncode == 0, f"ornic-decode --strict on the DC capture exited {p.returncode}")
+    objs = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    res.check(len(objs) == len(ts) == len(info) > 100, f"DC capture: ornic {len(objs)}, tshark {len(ts)} frames")
+    fields = 0
+    for o in objs:
+        fr, t = o["frame"], ts.get(o["frame"])
+        what = f"dc frame {fr}"
+        if not res.check(t is not None and o.get("error") is None, f"{what}: ornic error {o.get('error')}"):
+            continue
+        name = o["bth"]["opcode_name"]
+        res.check(name.startswith("DC ") and name.lower() == info[fr].lower(),
+                  f"{what}: ornic names {name!r}, tshark {info[fr]!r}")
+        for k in ("opcode", "se", "padcnt", "pkey", "destqp", "a", "psn"):
+            res.check(o["bth"][k] == t["bth"][k], f"{what}: bth.{k} ornic {o['bth'][k]}, tshark {t['bth'][k]}")
+        for key in ("aeth", "deth", "reth"):
+            if key in t:
+                fields += 1
+                mine = {k: (int(v, 16) if isinstance(v, str) and v.startswith("0x") else v)
+                        for k, v in (o.get(key) or {}).items() if k in t[key]}
+                res.check(mine == t[key], f"{what}: {key} ornic {o.get(key)}, tshark {t[key]}")
+            else:
+                res.check(key not in o, f"{what}: ornic shows {key}, tshark does not")
+        if "payload_len" in t:
+            fields += 1
+            res.check(o["payload_len"] == t["payload_len"], f"{what}: payload ornic {o['payload_len']}, "
+                      f"tshark {t['payload_len']}")
+    res.check(fields > 100, f"DC capture: only {fields} headers and payload lengths compared")
+    names = sorted({info[f] for f in info})
+    print(f"DC capture (ornic-pcapgen --rc-dc): {len(objs)} frames, {fields} headers and payload lengths "
+          f"equal to tshark's, opcodes {names}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--helper", required=True, help="ornic-test-icrc")
@@ -347,6 +406,11 @@ def main():
     rc, objs, err = run_decoder(args.decoder, pcap)
     res.check(rc == 0, f"ornic-decode --json exited {rc}: {err.strip()[:500]}")
     compare_ornic(res, frames, ts, objs)
+    pcapgen = os.path.join(os.path.dirname(os.path.abspath(args.decoder)), "ornic-pcapgen")
+    if os.path.exists(pcapgen):
+        compare_dc_capture(res, pcapgen, args.decoder, workdir)
+    else:
+        print(f"note: {pcapgen} not built: the DC capture comparison did not run", flush=True)
     return res.finish()
 
 

@@ -31,6 +31,7 @@ typedef struct {
   uint16_t nak_blocks[8];
   uint8_t tos;
   uint16_t sport; /* UDP source port; 0: the encoder's default */
+  bool rocev1;    /* RoCEv1 (EtherType 0x8915, GRH) with IPv4-mapped GIDs of the hosts */
 } opt;
 
 typedef struct {
@@ -80,9 +81,18 @@ static ornic_an_verdict feed(T *t, int from, uint32_t qp, uint8_t op, uint32_t p
   static const opt none;
   if (!o) o = &none;
   ornic_frame f;
-  ornic_frame_init(&f, ORNIC_LINK_ETHERNET, 4);
-  f.ip.src[3] = from == A ? 1 : 2;
-  f.ip.dst[3] = from == A ? 2 : 1;
+  ornic_frame_init(&f, ORNIC_LINK_ETHERNET, o->rocev1 ? 6 : 4);
+  if (o->rocev1) { /* ::ffff:10.0.0.x, as a RoCEv1 host of 10.0.0.x names itself */
+    static const uint8_t mapped[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 0};
+    f.l3 = ORNIC_L3_GRH;
+    memcpy(f.ip.src, mapped, 16);
+    memcpy(f.ip.dst, mapped, 16);
+    f.ip.src[15] = from == A ? 1 : 2;
+    f.ip.dst[15] = from == A ? 2 : 1;
+  } else {
+    f.ip.src[3] = from == A ? 1 : 2;
+    f.ip.dst[3] = from == A ? 2 : 1;
+  }
   f.ip.tos = o->tos;
   if (o->sport) f.udp.sport = o->sport;
   f.bth.opcode = op;
@@ -149,7 +159,9 @@ START_TEST(ping_pong_two_psn_spaces) {
     ck_assert_uint_eq(c->dir[d].req_packets, 50);
     ck_assert_uint_eq(c->dir[d].acks, 50);
     ck_assert_uint_eq(c->dir[d].wqes, 50);
-    ck_assert_uint_eq(c->dir[d].wqes_done, 49);
+    /* the capture holds both directions from their first message: the
+     * first ACK (MSN 1) completes the first SEND (8.6) */
+    ck_assert_uint_eq(c->dir[d].wqes_done, 50);
     ck_assert_uint_eq(c->dir[d].retrans + c->dir[d].dups + c->dir[d].ooo, 0);
   }
   /* every SEND acknowledged by the ACK right after it */
@@ -696,6 +708,7 @@ START_TEST(labels_and_names) {
   ornic_an_dir_label(ornic_analysis_conv(t->an, 1), ORNIC_AN_DIR_BA, buf, sizeof buf);
   ck_assert_str_eq(buf, "10.0.0.2 -> 10.0.0.1");
   ck_assert_str_eq(ornic_an_flag_name(ORNIC_AN_NOT_CAPTURED), "not_captured");
+  ck_assert_str_eq(ornic_an_flag_name(ORNIC_AN_ACKED_BEFORE_SEEN), "acked_before_seen");
   ck_assert_ptr_null(ornic_an_flag_name(1u << 31));
   ck_assert_uint_eq(ornic_an_ooo_bucket(1), 0);
   ck_assert_uint_eq(ornic_an_ooo_bucket(3), 1);
@@ -1006,6 +1019,231 @@ START_TEST(lag_of_times_far_apart) {
 }
 END_TEST
 
+/* 8.6: a direction captured from its first message (perftest write_bw: the
+ * first WQE at the QP's first PSN, 0): the MSN before the first ACK is 0, so
+ * the first ACK completes the first WQE and times it. */
+START_TEST(first_completion_counted) {
+  T *t = t_new(1024);
+  opt first = {.len = 1024, .va = 0x1000, .rkey = 1, .dmalen = 2048}, last = {.len = 1024};
+  for (uint32_t k = 0; k < 5; k++) {
+    ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_FIRST, 2 * k, &first);
+    ck_assert(v.flags & ORNIC_AN_NEW_WQE);
+    feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_LAST, 2 * k + 1, &last);
+    opt ack = ack_msn(k + 1);
+    v = feed(t, B, QA, ORNIC_OP_RC_ACK, 2 * k + 1, &ack);
+    NO_PROBLEM(v);
+    ck_assert_msg(v.flags & ORNIC_AN_WQE_DONE, "ACK of WQE %u: flags 0x%x", k + 1, v.flags);
+    ck_assert_uint_eq(v.wqe_completed, k + 1);
+    ck_assert_uint_eq(v.msn_delta, 1);
+    ck_assert(v.flags & ORNIC_AN_MSG_TIME);
+  }
+  const ornic_an_conv *c = ornic_analysis_conv_final(t->an, 1);
+  ck_assert_uint_eq(c->dir[0].wqes, 5);
+  ck_assert_uint_eq(c->dir[0].wqes_done, 5);
+  t_free(t);
+}
+END_TEST
+
+/* 8.6: a capture that starts mid-stream at a message boundary: the first
+ * ACK's MSN (1000) counts more messages than the capture saw start, so it is
+ * only the base, and the completions counted are those after it. */
+START_TEST(first_msn_base_mid_stream) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64};
+  for (uint32_t k = 0; k < 5; k++) {
+    feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 500 + k, &only);
+    opt ack = ack_msn(1000 + k);
+    ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 500 + k, &ack);
+    NO_PROBLEM(v);
+    ck_assert(!(v.flags & ORNIC_AN_WQE_DONE) == (k == 0));
+  }
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[0].wqes_done, 4);
+  t_free(t);
+}
+END_TEST
+
+/* 8.6: the first request captured is a Middle: the capture started inside
+ * a message, the MSN before it is unknown, the first ACK only the base. */
+START_TEST(first_msn_base_inside_message) {
+  T *t = t_new(1024);
+  opt mid = {.len = 1024}, last = {.len = 1024}, ack = ack_msn(1);
+  feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_MIDDLE, 7, &mid);
+  feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_LAST, 8, &last);
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 8, &ack);
+  NO_PROBLEM(v);
+  ck_assert(!(v.flags & (ORNIC_AN_MSN | ORNIC_AN_WQE_DONE)));
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[0].wqes_done, 0);
+  t_free(t);
+}
+END_TEST
+
+/* 8.5: a host capture writes the host's transmitted requests up to tens of
+ * us after the ACK that answers them. The ACK covers PSNs 5-9 not yet in
+ * the file; they arrive 2-10 us later: no gap, five reorderings counted, and
+ * each is acknowledged in the ACK's frame. */
+START_TEST(late_tx_requests_not_a_gap) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64};
+  t->at_ns = 1000000;
+  for (uint32_t p = 0; p < 5; p++) {
+    t->at_ns += 1000;
+    NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only));
+  }
+  t->at_ns += 1000;
+  opt ack = ack_msn(10);
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 9, &ack);
+  uint64_t ack_frame = t->frame;
+  NO_PROBLEM(v);
+  for (uint32_t p = 5; p < 10; p++) {
+    t->at_ns += 2000;
+    v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only);
+    NO_PROBLEM(v);
+    ck_assert(v.flags & ORNIC_AN_ACKED_BEFORE_SEEN);
+    ck_assert_uint_eq(t->acked_by[t->nacked - 1], ack_frame);
+    ck_assert_uint_eq(t->acked_data[t->nacked - 1], t->frame);
+  }
+  for (uint32_t k = 0; k < 100; k++) { /* long after the hold: nothing left to judge */
+    t->at_ns += 10000;
+    NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 10 + k, &only));
+  }
+  const ornic_an_conv *c = ornic_analysis_conv_final(t->an, 1);
+  ck_assert_uint_eq(c->dir[0].not_captured, 0);
+  ck_assert_uint_eq(c->acked_before_seen[0], 5);
+  ck_assert_uint_eq(c->acked_before_seen[1], 0);
+  t_free(t);
+}
+END_TEST
+
+/* 8.5: the hold ends once 50 us and 64 packets of the direction have
+ * passed since the ACK: requests still missing then were not captured, said
+ * on the packet that ends it. Here the packets pass first, then the time. */
+START_TEST(late_tx_hold_expires_in_time) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64}, ack = ack_msn(10);
+  t->at_ns = 1000000;
+  for (uint32_t p = 0; p < 5; p++) feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only);
+  t->at_ns += 1000;
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_ACK, 9, &ack));
+  for (uint32_t p = 5; p < 8; p++)
+    NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only));
+  for (uint32_t k = 0; k < 70; k++) /* 73 packets, the same time */
+    NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 10 + k, &only));
+  t->at_ns += 50000; /* 50 us after the ACK: still within */
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 80, &only));
+  t->at_ns += 1;
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 81, &only);
+  ck_assert(v.flags & ORNIC_AN_NOT_CAPTURED);
+  ck_assert_uint_eq(v.not_captured_first, 8);
+  ck_assert_uint_eq(v.not_captured, 2);
+  const ornic_an_conv *c = ornic_analysis_conv_final(t->an, 1);
+  ck_assert_uint_eq(c->dir[0].not_captured, 2);
+  ck_assert_uint_eq(c->acked_before_seen[0], 3);
+  t_free(t);
+}
+END_TEST
+
+/* 8.5: ... here the time passes first (a slow conversation), then the
+ * packets: the 65th packet after the ACK ends the hold. */
+START_TEST(late_tx_hold_expires_in_packets) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64}, ack = ack_msn(3);
+  t->at_ns = 1000000;
+  feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 0, &only);
+  NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_ACK, 2, &ack)); /* PSNs 1-2 not yet seen */
+  for (uint32_t k = 0; k < 64; k++) { /* 1 ms apart: only the packets still count */
+    t->at_ns += 1000000;
+    NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 100 + k, &only));
+  }
+  ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 164, &only);
+  ck_assert(v.flags & ORNIC_AN_NOT_CAPTURED);
+  ck_assert_uint_eq(v.not_captured_first, 1);
+  ck_assert_uint_eq(v.not_captured, 2);
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->acked_before_seen[0], 0);
+  t_free(t);
+}
+END_TEST
+
+/* 8.5: many ACKs held at once (more than the engine keeps apart): each
+ * ACK's late requests still arrive unflagged, and a request the capture
+ * really missed is still reported, once the hold of its ACK is over. */
+START_TEST(late_tx_many_acks_held) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64};
+  t->at_ns = 1000000;
+  NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 0, &only));
+  /* 40 ACKs, each 100 ns apart, for PSNs 1 .. 40 not yet written */
+  for (uint32_t k = 1; k <= 40; k++) {
+    t->at_ns += 100;
+    opt ack = ack_msn(k + 1);
+    NO_PROBLEM(feed(t, B, QA, ORNIC_OP_RC_ACK, k, &ack));
+  }
+  /* the requests, 4 us late; PSN 33 never written. Requests are written in
+   * order: once PSN 40 is in, 33 is missing, not late, and said there. */
+  for (uint32_t p = 1; p <= 40; p++) {
+    t->at_ns += 100;
+    if (p == 33) continue;
+    ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only);
+    if (p < 40) {
+      NO_PROBLEM(v);
+      continue;
+    }
+    ck_assert_uint_eq(v.flags & ORNIC_AN_PROBLEMS, ORNIC_AN_NOT_CAPTURED);
+    ck_assert_uint_eq(v.not_captured_first, 33);
+    ck_assert_uint_eq(v.not_captured, 1);
+  }
+  for (uint32_t k = 0; k < 200; k++) { /* nothing held is left */
+    t->at_ns += 1000;
+    ornic_an_verdict v = feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 41 + k, &only);
+    NO_PROBLEM(v);
+  }
+  const ornic_an_conv *c = ornic_analysis_conv_final(t->an, 1);
+  ck_assert_uint_eq(c->dir[0].not_captured, 1);
+  ck_assert_uint_eq(c->acked_before_seen[0], 39);
+  t_free(t);
+}
+END_TEST
+
+/* 8.1: host A speaks RoCEv1 with IPv4-mapped GIDs, its peer answers in
+ * RoCEv2 from the IPv4 address: one QP pair, paired, noted as mixed. */
+START_TEST(rocev1_and_v2_halves_pair) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64, .rocev1 = true};
+  ornic_an_verdict v;
+  for (uint32_t p = 0; p < 4; p++)
+    NO_PROBLEM(feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only));
+  ck_assert_uint_eq(t->g.l3, ORNIC_L3_GRH); /* the helper built RoCEv1 */
+  opt ack = ack_msn(4);
+  v = feed(t, B, QA, ORNIC_OP_RC_ACK, 3, &ack);
+  ck_assert_uint_eq(t->g.l3, ORNIC_L3_IPV4);
+  NO_PROBLEM(v);
+  ck_assert_uint_eq(v.conv, 1); /* the ACK joins A's conversation (8.1 pairing) */
+  ck_assert_uint_eq(v.ack_newly, 4);
+  const ornic_an_conv *c = ornic_analysis_conv_final(t->an, v.conv);
+  ck_assert_uint_eq(c->id, 1);
+  ck_assert(c->qp_a_known);
+  ck_assert_uint_eq(c->qp_a, QA);
+  ck_assert_uint_eq(c->addr_len, 4);
+  ck_assert_uint_eq(c->a[3], 1);
+  ck_assert_uint_eq(c->roce_versions, ORNIC_AN_ROCE_V1 | ORNIC_AN_ROCE_V2);
+  ck_assert_uint_eq(c->dir[0].wqes_done, 4);
+  char label[128];
+  ornic_an_conv_label(c, label, sizeof label);
+  ck_assert_str_eq(label, "10.0.0.1 QP 0x000011 <-> 10.0.0.2 QP 0x000022");
+  t_free(t);
+}
+END_TEST
+
+/* Only v2 seen: no mixing noted. */
+START_TEST(rocev2_only_not_mixed) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64}, ack = ack_msn(1);
+  feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 0, &only);
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 0, &ack);
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, v.conv)->roce_versions, ORNIC_AN_ROCE_V2);
+  t_free(t);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("analysis");
   TCase *tc = tcase_create("rules");
@@ -1036,6 +1274,15 @@ static Suite *suite(void) {
   tcase_add_test(tc, window_grows);
   tcase_add_test(tc, timing_rc_write_and_read);
   tcase_add_test(tc, timing_ornic_sprayed);
+  tcase_add_test(tc, first_completion_counted);
+  tcase_add_test(tc, first_msn_base_mid_stream);
+  tcase_add_test(tc, first_msn_base_inside_message);
+  tcase_add_test(tc, late_tx_requests_not_a_gap);
+  tcase_add_test(tc, late_tx_hold_expires_in_time);
+  tcase_add_test(tc, late_tx_hold_expires_in_packets);
+  tcase_add_test(tc, late_tx_many_acks_held);
+  tcase_add_test(tc, rocev1_and_v2_halves_pair);
+  tcase_add_test(tc, rocev2_only_not_mixed);
   suite_add_tcase(s, tc);
   TCase *lim = tcase_create("limits");
   tcase_add_test(lim, window_needs_packets_to_grow);

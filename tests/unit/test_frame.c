@@ -480,6 +480,74 @@ static int dec(const uint8_t *buf, size_t n) {
   return ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT);
 }
 
+/* The RD block as ConnectX DC (docs/PROTOCOL.md 2.8, Wireshark's
+ * packet-infiniband.c): frames laid out here byte by byte, over an RC SEND
+ * Only whose payload becomes the DC bytes, headers and payload. */
+static size_t dc_frame(uint8_t *buf, uint8_t opcode, int se, const uint8_t *body, size_t len) {
+  size_t n = v4_frame(buf, ORNIC_OP_RC_SEND_ONLY, len, 900 + opcode); /* len % 4 == 0: PadCnt 0 */
+  buf[42] = opcode;
+  buf[43] = (uint8_t)((buf[43] & 0x7f) | (se ? 0x80 : 0));
+  memcpy(buf + 54, body, len);
+  return n;
+}
+
+START_TEST(dc_block_decodes_as_wireshark) {
+  static uint8_t buf[BUF];
+  ornic_frame f;
+  static const uint8_t ack[] = {0xd0, 0xd1, 0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0x1f, 0, 0, 5};
+  size_t n = dc_frame(buf, 0x51, 0, ack, sizeof ack);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 4791), ORNIC_OK);
+  ck_assert_str_eq(ornic_opcode_name(0x51), "DC Acknowledge");
+  ck_assert_uint_eq(f.ext.present, ORNIC_HDR_AETH); /* no RDETH in a DC Acknowledge */
+  ck_assert_uint_eq(f.ext_off, 42 + 12 + 8);
+  ck_assert_uint_eq(f.ext.aeth.syndrome, 0x1f);
+  ck_assert_uint_eq(f.ext.aeth.msn, 5);
+  ck_assert_uint_eq(f.payload_len, 0);
+  /* every cut inside the DC bytes or the AETH is a cut, not a malformed frame */
+  for (size_t k = 54; k < n; k++)
+    ck_assert_int_eq(ornic_frame_decode(&f, buf, k, ORNIC_LINK_ETHERNET, 4791),
+                     ORNIC_ERR_TRUNCATED);
+
+  /* SEND Only: DC bytes, RDETH, DETH, payload */
+  uint8_t send[28] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xaa, 0x11, 0x11, 0x11, 0x11, 0, 0, 0, 0x99};
+  memcpy(send + 20, "payload!", 8);
+  n = dc_frame(buf, 0x44, 1, send, sizeof send);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 4791), ORNIC_OK);
+  ck_assert_uint_eq(f.ext.present, ORNIC_HDR_RDETH | ORNIC_HDR_DETH);
+  ck_assert_uint_eq(f.ext.rdeth.een, 0xaa);
+  ck_assert_uint_eq(f.ext.deth.qkey, 0x11111111);
+  ck_assert_uint_eq(f.ext.deth.srcqp, 0x99);
+  ck_assert_uint_eq(f.payload_len, 8);
+  ck_assert(memcmp(f.payload, "payload!", 8) == 0);
+
+  /* RESYNC: a DC connect (SE clear) has 16 bytes more before its payload */
+  uint8_t sync[28] = {0};
+  memcpy(sync + 24, "conn", 4);
+  n = dc_frame(buf, 0x55, 0, sync, sizeof sync);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 4791), ORNIC_OK);
+  ck_assert_uint_eq(f.ext_off, 42 + 12 + 24);
+  ck_assert_uint_eq(f.payload_len, 4);
+  ck_assert(memcmp(f.payload, "conn", 4) == 0);
+  n = dc_frame(buf, 0x55, 1, sync, sizeof sync);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 4791), ORNIC_OK);
+  ck_assert_uint_eq(f.ext_off, 42 + 12 + 8);
+  ck_assert_uint_eq(f.payload_len, 20);
+
+  /* D5: too few bytes for the DC bytes, or for the AETH after them */
+  n = dc_frame(buf, 0x51, 0, ack, 4);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 4791), ORNIC_ERR_MALFORMED);
+  ck_assert_uint_eq(f.malformed, ORNIC_MAL_EXT);
+  ck_assert_uint_eq(f.ext_off, 42 + 12);
+  n = dc_frame(buf, 0x51, 0, ack, 8);
+  ck_assert_int_eq(ornic_frame_decode(&f, buf, n, ORNIC_LINK_ETHERNET, 4791), ORNIC_ERR_MALFORMED);
+  ck_assert_uint_eq(f.malformed, ORNIC_MAL_EXT);
+  ck_assert_uint_eq(ornic_opcode_dc_len(0x40, 0), 8);
+  ck_assert_uint_eq(ornic_opcode_dc_len(0x5f, 1), 8);
+  ck_assert_uint_eq(ornic_opcode_dc_len(0x3f, 0), 0);
+  ck_assert_uint_eq(ornic_opcode_dc_len(0x60, 0), 0);
+}
+END_TEST
+
 START_TEST(malformed_ipv4_total_length) {
   static uint8_t buf[BUF];
   size_t n = v4_frame(buf, ORNIC_OP_RC_SEND_ONLY, 8, 1);
@@ -574,8 +642,8 @@ END_TEST
 
 START_TEST(malformed_payload_on_opcode_without_payload) {
   static uint8_t buf[BUF];
-  const uint8_t ops[] = {0x0C, 0x11, 0x12, 0x13, 0x14, 0x1C, 0x51,
-                         0x55, 0x81, 0xB1, 0xC6, 0xC9, 0xCA};
+  /* Not 0x55: DC RESYNC carries payload (docs/PROTOCOL.md 2.8). */
+  const uint8_t ops[] = {0x0C, 0x11, 0x12, 0x13, 0x14, 0x1C, 0x51, 0x81, 0xB1, 0xC6, 0xC9, 0xCA};
   for (size_t i = 0; i < sizeof ops; i++) {
     ornic_frame want;
     tu_store st;
@@ -1292,6 +1360,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, not_roce);
   tcase_add_test(tc, unknown_opcode_fills_bth);
   tcase_add_test(tc, unknown_opcode_icrc_verifiable);
+  tcase_add_test(tc, dc_block_decodes_as_wireshark);
   tcase_add_loop_test(tc, fast_path_equals_general_path, 0, 2);
   tcase_add_test(tc, frame_compare_sees_every_byte);
   suite_add_tcase(s, tc);

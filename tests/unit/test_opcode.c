@@ -103,7 +103,8 @@ static void add(uint8_t code, const char *prefix, const op_row *o, uint16_t pre,
   expect *e = &expected[code];
   e->defined = true;
   snprintf(e->name, sizeof e->name, "%s %s", prefix, o->name);
-  snprintf(e->kname, sizeof e->kname, "%s_%s", prefix, o->kname);
+  /* The short name is Scapy's and the kernel's: RD_* for the DC block too. */
+  snprintf(e->kname, sizeof e->kname, "%s_%s", strcmp(prefix, "DC") ? prefix : "RD", o->kname);
   e->hdrs = (uint16_t)(pre | o->hdrs);
   e->flags = o->flags;
   e->transport = t;
@@ -116,9 +117,19 @@ static void build_expected(void) {
     bool response = o->flags & RS;
     if (o->op != 0x15) add(o->op, "RC", o, 0, ORNIC_TRANSPORT_RC);
     if (o->uc) add((uint8_t)(0x20 | o->op), "UC", o, 0, ORNIC_TRANSPORT_UC);
-    if (o->rd)
-      add((uint8_t)(0x40 | o->op), "RD", o,
+    /* The RD block as Wireshark's packet-infiniband.c decodes it, ConnectX's
+     * DC (PROTOCOL.md 2.8): RD's headers after the DC bytes, but the
+     * Acknowledge has its AETH alone and RESYNC payload only. */
+    if (o->rd && o->op == 0x11) {
+      add(0x51, "DC", o, 0, ORNIC_TRANSPORT_RD);
+    } else if (o->rd && o->op == 0x15) {
+      add(0x55, "DC", o, 0, ORNIC_TRANSPORT_RD);
+      expected[0x55].hdrs = 0;
+      expected[0x55].flags |= ORNIC_OPF_PAYLOAD;
+    } else if (o->rd) {
+      add((uint8_t)(0x40 | o->op), "DC", o,
           response ? ORNIC_HDR_RDETH : ORNIC_HDR_RDETH | ORNIC_HDR_DETH, ORNIC_TRANSPORT_RD);
+    }
     if (o->xrc)
       add((uint8_t)(0xA0 | o->op), "XRC", o, response ? 0 : ORNIC_HDR_XRCETH, ORNIC_TRANSPORT_XRC);
   }

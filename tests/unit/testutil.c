@@ -298,7 +298,11 @@ void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got, co
   size_t l4 = kind == ORNIC_L3_GRH ? 0u : 8u;
   size_t ext = tu_hdrs_size(op->hdrs, want->ext.naketh.nblocks);
   size_t pad = (4 - (ext + want->payload_len) % 4) % 4;
-  size_t roce = 12 + ext + want->payload_len + pad + 4;
+  /* DC bytes after the BTH (docs/PROTOCOL.md 2.8, from Wireshark's
+   * packet-infiniband.c): 8 in the RD block, 16 more on RESYNC with SE clear. */
+  size_t dc = (want->bth.opcode & 0xE0) == 0x40 ? 8u : 0u;
+  if (want->bth.opcode == 0x55 && !want->bth.se) dc += 16;
+  size_t roce = 12 + dc + ext + want->payload_len + pad + 4;
 
   /* layout and derived fields */
   EQ(len, l2 + l3 + l4 + roce, "frame length");
@@ -307,8 +311,8 @@ void tu_assert_frame_matches(const ornic_frame *want, const ornic_frame *got, co
   EQ(l2, got->l3_off, "l3_off");
   if (kind != ORNIC_L3_GRH) EQ(l2 + l3, got->l4_off, "l4_off");
   EQ(l2 + l3 + l4, got->bth_off, "bth_off");
-  EQ(l2 + l3 + l4 + 12, got->ext_off, "ext_off");
-  EQ(l2 + l3 + l4 + 12 + ext, got->payload_off, "payload_off");
+  EQ(l2 + l3 + l4 + 12 + dc, got->ext_off, "ext_off");
+  EQ(l2 + l3 + l4 + 12 + dc + ext, got->payload_off, "payload_off");
   EQ(len - 4, got->icrc_off, "icrc_off");
   EQ(len, got->roce_end, "roce_end");
   EQ(len, got->caplen, "caplen");

@@ -2,7 +2,8 @@
 /* ornic-decode: decode RoCEv2/RoCEv1 and ORNIC packets in pcap/pcapng
  * captures or live from an interface. This file holds the read loop and the
  * exit statuses; the command line (options.c), capture input (core/, live.c
- * for interfaces), -f on files (filter.c), -w (dump.c), the note on a
+ * for interfaces, merge.c for several files read as one), -f on files
+ * (filter.c), -w (dump.c), the note on a
  * capture without RoCE (seen.c), output formats, statistics and signals
  * live in their own files. */
 #include <errno.h>
@@ -20,6 +21,7 @@
 #include "filter.h"
 #include "interrupt.h"
 #include "live.h"
+#include "merge.h"
 #include "options.h"
 #include "outbuf.h"
 #include "packet.h"
@@ -112,30 +114,63 @@ static int emit(const dec_opts *o, dec_io *io, dec_stats *st, dec_run *r, const 
 
 /* A signal asked a file, pipe or stdin to stop (a live capture stops in
  * dec_capture_next, after draining what the kernel had buffered). */
-static bool interrupted(const dec_capture *cap) { return !cap->live && dec_interrupted(); }
+static bool interrupted(const dec_merge *m) { return !m->caps[0].live && dec_interrupted(); }
+
+/* A damaged file (or a failed live capture): the good packets first, then
+ * the complaint, naming the file, its packet and byte offset. The run ends
+ * there, for several files too, as mergecap's merge does (Wireshark 4.0:
+ * "appears to have been cut short", exit 2): the output is the files'
+ * mergecap'd union's, and the analysis never sees one side of a
+ * conversation go on while the other's packets are missing (which it would
+ * report as losses). A ring's last file, cut when tcpdump was killed, is
+ * last in time too: nothing of the others is after its cut. */
+static void damage(const dec_merge *m, dec_run *r) {
+  const dec_capture *cap = &m->caps[m->cur];
+  char err[512];
+  r->damaged = true;
+  dec_capture_damage(cap, err, sizeof err);
+  dec_out_flush(&out);
+  if (m->n == 1)
+    fprintf(stderr, DEC_PROG ": %s: %s\n", cap->in.name, err);
+  else
+    fprintf(stderr,
+            DEC_PROG
+            ": %s: %s; the merge of the %d files stops here, after frame %llu (cut the "
+            "file there to read the others on)\n",
+            cap->in.name, err, m->n, (unsigned long long)m->records);
+}
 
 /* The read loop. The engine (an, NULL with --no-analysis) sees every
  * packet, --qp or not: pairing a QP needs both directions. A stop signal
  * ends it before the next packet. Returns dec_capture_next's last result
  * (0 when stopped), or -2 when -f or -w failed. */
-static int run(const dec_opts *o, dec_io *io, dec_capture *cap, ornic_analysis *an, dec_stats *st,
+static int run(const dec_opts *o, dec_io *io, dec_merge *m, ornic_analysis *an, dec_stats *st,
                dec_run *r) {
-  dec_decode_cfg cfg = {.dlt = cap->dlt,
-                        .udp_port = o->port,
-                        .pmtu = o->pmtu,
-                        .verify_icrc = o->verify_icrc,
-                        .pcapng = cap->pcapng || cap->live}; /* 64-bit seconds */
+  dec_decode_cfg cfg = {.udp_port = o->port, .pmtu = o->pmtu, .verify_icrc = o->verify_icrc};
   const struct pcap_pkthdr *h;
   const uint8_t *data;
   dec_packet pk;
   int rc = 0, keep;
-  while (!interrupted(cap) && (rc = dec_capture_next(cap, &h, &data)) == 1) {
+  while (!interrupted(m) && (rc = dec_merge_next(m, &h, &data)) != 0) {
+    if (rc < 0) {
+      /* Interrupted, the input read as ended wherever it was cut, perhaps
+       * in a record: no damage. */
+      if (interrupted(m)) return 0;
+      damage(m, r);
+      return -1;
+    }
+    /* Several files: a signal that came while one was read for its next
+     * record stops before the record chosen without it. */
+    if (m->n > 1 && interrupted(m)) return 0;
+    const dec_capture *cap = &m->caps[m->cur];
     if ((keep = filter_keeps(io, r, cap, h, data)) <= 0) {
       if (keep < 0) return -2;
       continue;
     }
-    cfg.dlt = cap->dlt; /* pcapng: each interface has its own */
-    dec_packet_decode(&pk, &cfg, cap->records, h, data);
+    cfg.dlt = cap->dlt;                    /* pcapng: each interface has its own */
+    cfg.pcapng = cap->pcapng || cap->live; /* 64-bit seconds */
+    /* Frame numbers run on across files: those of the files' mergecap'd union. */
+    dec_packet_decode(&pk, &cfg, m->records, h, data);
     dec_seen_add(&r->seen, &pk);
     if (an) dec_analyse(an, &pk);
     if (!wanted(o, &pk)) {
@@ -151,9 +186,10 @@ static int run(const dec_opts *o, dec_io *io, dec_capture *cap, ornic_analysis *
 
 /* Notes for a first user, on stderr after the output (not with -q): a
  * capture without RoCE, or --qp matching none of its RoCE packets. */
-static void notes(const dec_opts *o, const dec_capture *cap, const dec_run *r) {
+static void notes(const dec_opts *o, const dec_merge *m, const dec_run *r) {
+  const dec_capture *cap = &m->caps[0];
   if (o->quiet || r->failed || r->damaged) return;
-  dec_seen_ctx c = {.records = cap->records,
+  dec_seen_ctx c = {.records = m->records,
                     .filter = cap->live ? NULL : o->filter,
                     .live = cap->live,
                     .port = o->port};
@@ -185,23 +221,24 @@ static int finish_dump(const dec_opts *o, dec_io *io, const dec_run *r) {
   return 0;
 }
 
-static int finish(const dec_opts *o, dec_io *io, const dec_capture *cap, dec_stats *st,
+static int finish(const dec_opts *o, dec_io *io, const dec_merge *m, dec_stats *st,
                   const dec_run *r) {
+  const char *name = m->name ? m->name : m->caps[0].in.name;
   if (o->stats && !r->failed) {
     st->damaged = r->damaged;
     if (o->json)
-      dec_stats_print_json(&out, st, cap->in.name);
+      dec_stats_print_json(&out, st, name);
     else
-      dec_stats_print_text(&out, st, cap->in.name);
+      dec_stats_print_text(&out, st, name);
   }
   dec_out_flush(&out);
   bool write_error = out.failed || ferror(stdout);
   if (write_error) fprintf(stderr, DEC_PROG ": error writing the output: %s\n", strerror(errno));
   if (st->interrupted && !o->quiet)
-    fprintf(stderr, DEC_PROG ": %s: interrupted by %s after %llu packets\n", cap->in.name,
-            st->interrupted, (unsigned long long)cap->records);
+    fprintf(stderr, DEC_PROG ": %s: interrupted by %s after %llu packets\n", name, st->interrupted,
+            (unsigned long long)m->records);
   if (finish_dump(o, io, r) < 0 || write_error || r->failed) return EXIT_FAIL;
-  if (!st->interrupted) notes(o, cap, r); /* about a capture read through */
+  if (!st->interrupted) notes(o, m, r); /* about a capture read through */
   /* 128 + N, the shell's status for death by signal N (and pcapgen's): a
    * script learns the output ends early. */
   if (st->interrupted) return 128 + dec_stop_signal();
@@ -231,15 +268,30 @@ static int open_live(const dec_opts *o, dec_capture *cap) {
   return 0;
 }
 
-/* A file, pipe or stdin: the signals first, as opening reads (and a pipe
- * may have nothing to read yet). */
-static int open_input(const dec_opts *o, dec_capture *cap) {
-  if (o->iface) return open_live(o, cap);
+/* Files, a pipe or stdin: the signals first, as opening reads (and a pipe
+ * may have nothing to read yet). Every file is opened before any is read: a
+ * missing one costs no output. */
+static int open_input(const dec_opts *o, dec_merge *m) {
+  if (o->iface) {
+    if (dec_merge_single(m) < 0) {
+      fputs(DEC_PROG ": out of memory\n", stderr);
+      return -1;
+    }
+    if (open_live(o, &m->caps[0]) == 0) return 0;
+    dec_merge_close(m);
+    return -1;
+  }
   dec_stop_on_signals(NULL);
   char err[512];
-  if (dec_capture_open(cap, o->path, err, sizeof err) == 0) return 0;
-  const char *name = o->path && strcmp(o->path, "-") ? o->path : "<stdin>";
-  if (dec_stop_signal())
+  const char *one[1] = {o->path};
+  const char *const *paths = o->npaths ? o->paths : one;
+  int failed;
+  if (dec_merge_open(m, paths, o->npaths ? o->npaths : 1, &failed, err, sizeof err) == 0) return 0;
+  const char *path = failed >= 0 ? paths[failed] : NULL;
+  const char *name = path && strcmp(path, "-") ? path : "<stdin>";
+  if (failed < 0)
+    fprintf(stderr, DEC_PROG ": %s\n", err);
+  else if (dec_stop_signal())
     fprintf(stderr, DEC_PROG ": %s: interrupted by %s before the capture's header was read\n", name,
             dec_signal_name(dec_stop_signal()));
   else
@@ -249,7 +301,8 @@ static int open_input(const dec_opts *o, dec_capture *cap) {
 
 /* -f on a file and -w, once the capture's link type is known: a bad filter
  * or an output that cannot be created costs no reading. */
-static int open_io(const dec_opts *o, dec_io *io, const dec_capture *cap) {
+static int open_io(const dec_opts *o, dec_io *io, const dec_merge *m) {
+  const dec_capture *cap = &m->caps[0]; /* a packet of another link type compiles its own filter */
   char err[512];
   memset(io, 0, sizeof *io);
   if (o->filter && !cap->live) {
@@ -282,7 +335,8 @@ static ornic_analysis *open_analysis(const dec_opts *o, dec_stats *st) {
 }
 
 /* Reads the capture through and reports; the exit status. */
-static int decode(const dec_opts *o, dec_io *io, dec_capture *cap, dec_stats *st) {
+static int decode(const dec_opts *o, dec_io *io, dec_merge *m, dec_stats *st) {
+  dec_capture *cap = &m->caps[0]; /* a live capture's */
   ornic_analysis *an = NULL;
   if (o->analysis && !(an = open_analysis(o, st))) return EXIT_FAIL;
   st->an = an;
@@ -290,19 +344,11 @@ static int decode(const dec_opts *o, dec_io *io, dec_capture *cap, dec_stats *st
   st->qp = o->qp;
   dec_run r = {0};
   char err[512];
-  int rc = run(o, io, cap, an, st, &r);
-  /* Interrupted, the input read as ended wherever it was cut, perhaps in a
-   * record: no damage. */
-  if (interrupted(cap)) st->interrupted = dec_signal_name(dec_stop_signal());
-  if (rc == -1 && !st->interrupted) {
-    r.damaged = true;
-    dec_capture_damage(cap, err, sizeof err);
-    dec_out_flush(&out); /* the good packets first, then the complaint */
-    fprintf(stderr, DEC_PROG ": %s: %s\n", cap->in.name, err);
-  }
+  run(o, io, m, an, st, &r); /* reports damage itself */
+  if (interrupted(m)) st->interrupted = dec_signal_name(dec_stop_signal());
   if (cap->live)
     st->live = dec_live_counts(cap, &st->live_recv, &st->live_drop, &st->live_ifdrop) == 0;
-  int status = finish(o, io, cap, st, &r);
+  int status = finish(o, io, m, st, &r);
   if (cap->live && !o->quiet) { /* after the output: the counts say whether it is complete */
     dec_live_summary(cap, err, sizeof err);
     fprintf(stderr, DEC_PROG ": %s\n", err);
@@ -315,11 +361,11 @@ int main(int argc, char **argv) {
   dec_opts o;
   int prc = dec_options_parse(&o, argc, argv);
   if (prc >= 0) return prc;
-  dec_capture cap;
+  dec_merge cap;
   dec_io io;
   if (open_input(&o, &cap) < 0) return dec_stop_signal() ? 128 + dec_stop_signal() : EXIT_FAIL;
   if (open_io(&o, &io, &cap) < 0) {
-    dec_capture_close(&cap);
+    dec_merge_close(&cap);
     return EXIT_FAIL;
   }
   /* stdout is written through dec_out's 256 KiB buffer, in chunks that
@@ -331,6 +377,6 @@ int main(int argc, char **argv) {
   if (io.dumping) dec_dump_discard(&io.dump); /* no-op after a commit */
   if (io.filtering) dec_filter_free(&io.filter);
   dec_stats_free(&st);
-  dec_capture_close(&cap);
+  dec_merge_close(&cap);
   return status;
 }

@@ -20,10 +20,14 @@
 
 static const char usage_text[] =
     "Usage: ornic-decode [OPTIONS] [[-r] FILE | -]\n"
+    "  or:  ornic-decode [OPTIONS] FILE FILE...\n"
     "  or:  ornic-decode [OPTIONS] -i INTERFACE [-f FILTER]\n"
     "Decode RoCEv2 (UDP 4791), RoCEv1 (EtherType 0x8915) and ORNIC out-of-order\n"
     "RDMA packets from a pcap or pcapng capture, optionally gzip-compressed\n"
     "(detected by content, not by name). FILE '-' or no FILE reads standard input.\n"
+    "Several FILEs (a tcpdump -C/-W ring, two capture points; any formats) are read\n"
+    "as one capture in time order, as their union by mergecap: frame numbers,\n"
+    "the analysis, -c, -w and --stats run across the files.\n"
     "Link types: Ethernet (with or without one 802.1Q/802.1ad tag), raw IP\n"
     "(LINKTYPE_RAW, IPV4, IPV6), Linux cooked SLL and SLL2 (tcpdump -i any),\n"
     "native InfiniBand (LINKTYPE_INFINIBAND: LRH [+ GRH], iCRC and VCRC checked)\n"
@@ -39,6 +43,12 @@ static const char usage_text[] =
     "\n"
     "Input and selection (numbers are decimal or 0x hex, never octal: 010 is ten):\n"
     "  -r, --read FILE      the capture to read (the same as giving FILE)\n"
+    "  FILE FILE...         several captures, merged by time as mergecap merges\n"
+    "                       them (of equal times, the file named last first);\n"
+    "                       frame numbers run on across files. Every file is\n"
+    "                       opened first (one missing: exit 1, nothing read);\n"
+    "                       a damaged one stops the merge there, as mergecap\n"
+    "                       (exit 2, its name, packet and byte offset on stderr)\n"
     "  -i, --interface IF   capture live from interface IF ('any': every\n"
     "                       interface, as Linux cooked SLL2); needs CAP_NET_RAW.\n"
     "                       Immediate mode, nanosecond stamps; stderr says\n"
@@ -106,9 +116,11 @@ static const char usage_text[] =
     "  [A,SE,M,FECN,BECN] [pkey=..] [header fields] len=PAYLOAD [captured=N]\n"
     "  [snap=CAPLEN/LEN] icrc=STATE [warn=NAMES] [conv=ID] [wqe=N] [addr=0x..]\n"
     "  [TAGS] [error: TEXT]\n"
-    "  TIME: seconds since 1970 with nanoseconds. SRC/DST: IP addresses, GIDs for\n"
-    "  RoCEv1. Header fields: RETH va= rkey= dmalen=; AETH aeth=SYNDROME(name) msn=;\n"
-    "  OFFETH offset=; OACKETH oack=FLAGS(names) count=; NAKETH nak=REASON(name)\n"
+    "  TIME: seconds since 1970 with nanoseconds (an ERF record in a pcap: its ERF\n"
+    "  header's time, rounded to the nanosecond as Wireshark shows it). SRC/DST: IP\n"
+    "  addresses, GIDs for RoCEv1. Header fields: RETH va= rkey= dmalen=;\n"
+    "  AETH aeth=SYNDROME(name) msn=; OFFETH offset=; OACKETH oack=FLAGS(names)\n"
+    "  count=; NAKETH nak=REASON(name)\n"
     "  trigger= base= limit= nblocks= missing=PSN ranges nmissing=; ImmDt imm=;\n"
     "  IETH inv_rkey=; DETH qkey= srcqp=; RDETH een=; XRCETH xrcsrq=; FETH feth=;\n"
     "  AtomicETH va= rkey= swap_add= compare=; AtomicAckETH orig=.\n"
@@ -137,7 +149,8 @@ static const char usage_text[] =
     "  [Loss: N PSNs from P] [NAK] [Stale ACK] [ACKed unseen: N PSNs from P]\n"
     "  (delivered, but not in the capture) [OOO D] (D below the highest PSN)\n"
     "  [Probe] [READ retry] [OTD exceeded: N PSNs from P] (the hole the\n"
-    "  responder should now NAK) [Untracked: conversation table full].\n"
+    "  responder should now NAK) [Untracked: conversation table full]\n"
+    "  [Stored after its ACK] (late transmit timestamps: information).\n"
     "\n"
     "JSON output (--json), one object per line:\n"
     "  frame, time (a string, 9 decimals), frame_len, cap_len, vlan,\n"
@@ -381,12 +394,23 @@ static int check_write(const dec_opts *o) {
   return 0;
 }
 
-/* The operands: at most one capture, given once. */
+static bool is_stdin(const char *path) { return !path || strcmp(path, "-") == 0; }
+
+/* The operands: the captures, read as one (merge.h); or one with -r. */
 static int take_operands(dec_opts *o, int argc, char **argv) {
   if (optind < argc && o->path)
     return cli_usage_error(NULL, DEC_PROG, "give the capture either with -r or as an argument");
-  if (optind < argc && !o->iface) o->path = argv[optind++];
+  if (optind < argc && !o->iface) {
+    o->path = argv[optind];
+    o->paths = (const char *const *)argv + optind;
+    o->npaths = argc - optind;
+    optind = argc;
+  }
   if (optind < argc) return cli_unexpected(NULL, DEC_PROG, argv[optind]);
+  int nstdin = 0;
+  for (int i = 0; i < o->npaths; i++) nstdin += is_stdin(o->paths[i]);
+  if (nstdin > 1)
+    return cli_usage_error(NULL, DEC_PROG, "standard input ('-') can be read only once");
   return 0;
 }
 

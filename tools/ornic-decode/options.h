@@ -11,7 +11,9 @@
 #define DEC_PROG "ornic-decode"
 
 typedef struct {
-  const char *path;   /* NULL: stdin */
+  const char *path;         /* NULL: stdin; the first of paths */
+  const char *const *paths; /* the captures (FILE...), read as one in time order; NULL: path */
+  int npaths;
   const char *iface;  /* -i: a live capture instead of path */
   const char *filter; /* -f: BPF filter (live: in the kernel; file: pcap_offline_filter) */
   const char *write;  /* -w: the selected packets as a pcap, or NULL */

@@ -160,9 +160,13 @@ enum {
   /* Limits (since 1.2.0; docs/RELIABILITY.md "Hostile captures"): */
   ORNIC_AN_OVER_BUDGET = 1u << 28, /* with UNTRACKED: the memory budget (cfg.max_memory) is
                                     * reached, so this new conversation is not tracked */
-  ORNIC_AN_WORK_LIMIT = 1u << 29   /* this packet's direction has cost more work than its packets
+  ORNIC_AN_WORK_LIMIT = 1u << 29,  /* this packet's direction has cost more work than its packets
                                     * earn: its window shrank to the smallest; PSNs further back
                                     * are no longer judged until it has earned its allowance back */
+  /* Capture quality (since 1.2.0; docs/PROTOCOL.md 8.5): */
+  ORNIC_AN_ACKED_BEFORE_SEEN = 1u << 30 /* a request the capture stored after the ACK that covers
+                                         * it (a host's late transmit timestamps): information,
+                                         * counted in ornic_an_conv.acked_before_seen */
 };
 
 typedef struct {
@@ -231,7 +235,16 @@ typedef struct {
   uint32_t qp_a, qp_b;
   bool transport_ornic; /* any ORNIC opcode seen */
   ornic_an_dir_stats dir[2];
+  /* Since 1.2.0 (ornic_an_conv grows at its end, docs/ABI.md): capture
+   * quality and how the pair was carried (docs/PROTOCOL.md 8.1, 8.5). */
+  uint64_t acked_before_seen[2]; /* per direction: requests written to the capture after the ACK
+                                  * that covers them (a host's late transmit timestamps, 8.5) */
+  uint8_t roce_versions;         /* ORNIC_AN_ROCE_V1 | ORNIC_AN_ROCE_V2: the encapsulations seen;
+                                  * both: one QP pair that mixes RoCEv1 and RoCEv2 (8.1) */
 } ornic_an_conv;
+
+/* ornic_an_conv.roce_versions (since 1.2.0). */
+enum { ORNIC_AN_ROCE_V1 = 1u << 0, ORNIC_AN_ROCE_V2 = 1u << 1 };
 
 /* Analyses one packet. out is always fully written. Returns ORNIC_OK, or
  * ORNIC_ERR_INVALID_ARG (NULL pointers, or no BTH: ORNIC_LAYER_BTH not in

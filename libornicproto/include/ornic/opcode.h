@@ -112,6 +112,20 @@ static inline ornic_transport ornic_opcode_transport(uint8_t opcode) {
                                           : (ornic_transport)(opcode >> 5);
 }
 
+/* ConnectX's Dynamically Connected (DC) transport reuses the RD opcode block
+ * 0x40-0x5F; the library decodes that block as DC, the rule of Wireshark's
+ * packet-infiniband.c (docs/PROTOCOL.md 2.8): ORNIC_DC_LEN bytes follow the
+ * BTH, then the headers of the opcode's row, and a DC connect (RESYNC, 0x55,
+ * with SE clear) has ORNIC_DC_CONNECT_LEN more before its payload. Decode
+ * leaves these bytes in place: they are [bth_off + 12, ext_off) of the frame;
+ * encode writes them as zeros. */
+#define ORNIC_DC_LEN 8
+#define ORNIC_DC_CONNECT_LEN 16
+
+/* The DC bytes between the BTH and the extension headers of a BTH with
+ * this opcode and Solicited Event bit (se: 0 or not): 0 outside 0x40-0x5F. */
+ORNIC_API unsigned ornic_opcode_dc_len(uint8_t opcode, int se);
+
 /* Fixed size of one extension header (the NAK's fixed part for NAKETH); 0
  * unless hdr_bit is exactly one ORNIC_HDR_* bit. */
 ORNIC_API unsigned ornic_hdr_size(uint16_t hdr_bit);

@@ -60,7 +60,16 @@ pkt *rc_encode(rcpair *r, int node, uint32_t q, ornic_frame *f, const pkt_meta *
 pkt *rc_encode_gen(rcpair *r, int node, uint32_t q, ornic_frame *f, const pkt_meta *m,
                    const framer_payload *gen) {
   unsigned path = r->cfg->protocol.rc.spray ? SIM_PATH_SPRAY : q % r->cfg->fabric.paths;
-  return sim_encode_gen(r->s, node, f, m, path, gen);
+  if (!r->cfg->protocol.rc.dc) return sim_encode_gen(r->s, node, f, m, path, gen);
+  /* --rc-dc: the same exchange with DC's opcodes, 0x40 | the RC operation, and
+   * the headers the library's table gives them (PROTOCOL.md 2.8); the DETH
+   * names the sending QP. The engines keep seeing RC opcodes (host_rx). */
+  uint8_t op = f->bth.opcode;
+  f->bth.opcode = (uint8_t)(0x40 | (op & 0x1f));
+  f->ext.deth.srcqp = rc_qpn(r->cfg, node, q);
+  pkt *p = sim_encode_gen(r->s, node, f, m, path, gen);
+  f->bth.opcode = op;
+  return p;
 }
 
 /* Ping-pong (--rc-outstanding 1, both directions), as ib_send_lat: host B
@@ -105,6 +114,12 @@ static void host_rx(void *self, pkt *p, const ornic_frame *f) {
   rcpair *r = h->r;
   int q = wl_qp_index(r->cfg, f->bth.destqp, h->node == NODE_RESP);
   if (q < 0) return;
+  ornic_frame rc; /* --rc-dc: the RC opcode of a DC frame, as rc_encode_gen sent it */
+  if (r->cfg->protocol.rc.dc && ornic_opcode_transport(f->bth.opcode) == ORNIC_TRANSPORT_RD) {
+    rc = *f;
+    rc.bth.opcode &= 0x1f;
+    f = &rc;
+  }
   if (is_response(f->bth.opcode))
     rc_req_rx(r, &r->req[h->node][q], p, f);
   else

@@ -4,7 +4,8 @@ the pad bytes (2.5) and the iCRC (2.6); on dissection it takes them off the end 
 payload and hands the extension headers the opcode lists (3.2, 2.4) to the next layers."""
 from scapy.config import conf
 from scapy.error import warning
-from scapy.fields import BitField, ByteEnumField, Field, ThreeBytesField, X3BytesField, XShortField
+from scapy.fields import (BitField, ByteEnumField, ConditionalField, Field, ThreeBytesField, X3BytesField,
+                          XShortField, XStrLenField)
 from scapy.layers.inet import IP, UDP
 from scapy.layers.inet6 import IPv6
 from scapy.packet import Packet
@@ -44,6 +45,17 @@ def _udp_header(udp, udp_len):
     return hdr if udp.len is not None else hdr[:4] + udp_len.to_bytes(2, "big") + hdr[6:]
 
 
+class _DCField(XStrLenField):
+    """The DC bytes after the BTH (docs/PROTOCOL.md 2.8), opcodes.dc_len of them; None builds
+    zeros, as libornicproto's encoder writes them."""
+
+    def __init__(self, name):
+        super().__init__(name, None, length_from=lambda p: opcodes.dc_len(p.opcode, p.se))
+
+    def i2m(self, pkt, x):
+        return bytes(opcodes.dc_len(pkt.opcode, pkt.se)) if x is None else bytes(x)
+
+
 class BTH(Packet):
     """Base Transport Header. padcnt, pad and icrc None are computed on build."""
     name = "BTH"
@@ -54,6 +66,7 @@ class BTH(Packet):
         XShortField("pkey", 0xFFFF),
         BitField("fecn", 0, 1), BitField("becn", 0, 1), BitField("resv6", 0, 6), X3BytesField("destqp", 0),
         BitField("ackreq", 0, 1), BitField("resv7", 0, 7), ThreeBytesField("psn", 0),
+        ConditionalField(_DCField("dc"), lambda p: opcodes.dc_len(p.opcode, p.se) > 0),
         _TrailerField("pad", None),   # bytes after the payload, PadCnt of them (zero on build)
         _ICRCField("icrc", None),
     ]

@@ -150,12 +150,46 @@ static void decode_link(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t
   pk->warnings = ornic_lint(&pk->f, l2, cfg->pmtu);
 }
 
+#ifndef DLT_ERF
+#define DLT_ERF 197
+#endif
+#define ERF_HDR_LEN 16
+
+/* ERF's timestamp: 8 bytes little-endian, seconds in the upper 32 bits and
+ * a binary fraction of a second (units of 2^-32 s, about 233 ps) in the
+ * lower. The fraction times 10^9 fits 64 bits (below 2^62); bit 31 of the
+ * product is the half that rounds up, and a fraction that rounds to 10^9
+ * carries into the seconds: Wireshark's arithmetic (wiretap/pcap-common.c
+ * pcap_read_erf_pseudoheader), which adds 2^32 when bit 31 is set, and
+ * libpcap's pcap-dag.c, which adds 2^31: the same result. */
+static void erf_time(const uint8_t *d, int64_t *sec, uint32_t *nsec) {
+  uint64_t ts = 0;
+  for (int i = 7; i >= 0; i--) ts = ts << 8 | d[i];
+  uint64_t frac = (ts & 0xffffffffu) * 1000000000u;
+  frac += (frac & 0x80000000u) << 1;
+  *sec = (int64_t)(ts >> 32);
+  *nsec = (uint32_t)(frac >> 32);
+  if (*nsec >= 1000000000u) {
+    *nsec -= 1000000000u;
+    *sec += 1;
+  }
+}
+
 /* A pcap record's seconds are unsigned 32-bit (1970 to 2106, as tshark
  * reads them), but libpcap copies them through its signed 32-bit
  * pcap_timeval, so from 2038 on tv_sec arrives negative. pcapng's are 64-bit
- * and libpcap's tv_sec holds them as they are. */
-static int64_t capture_seconds(const dec_decode_cfg *cfg, const struct pcap_pkthdr *h) {
-  return cfg->pcapng ? (int64_t)h->ts.tv_sec : (int64_t)(uint32_t)h->ts.tv_sec;
+ * and libpcap's tv_sec holds them as they are. tv_usec holds nanoseconds:
+ * the capture was opened with NANO precision. */
+void dec_packet_time(int dlt, bool pcapng, const struct pcap_pkthdr *h, const uint8_t *data,
+                     int64_t *sec, uint32_t *nsec) {
+  /* pcapng: the block's time, whose resolution the interface gives, as
+   * tshark 4.0 shows it. */
+  if (dlt == DLT_ERF && !pcapng && h->caplen >= ERF_HDR_LEN) {
+    erf_time(data, sec, nsec);
+    return;
+  }
+  *sec = pcapng ? (int64_t)h->ts.tv_sec : (int64_t)(uint32_t)h->ts.tv_sec;
+  *nsec = (uint32_t)h->ts.tv_usec;
 }
 
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
@@ -166,8 +200,7 @@ void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame
    * library's decode (or by decode_link when the library never sees it). */
   memset(pk, 0, offsetof(dec_packet, errbuf));
   pk->frame = frame;
-  pk->sec = capture_seconds(cfg, h);
-  pk->nsec = (uint32_t)h->ts.tv_usec; /* nanoseconds: the capture was opened with NANO precision */
+  dec_packet_time(cfg->dlt, cfg->pcapng, h, data, &pk->sec, &pk->nsec);
   pk->caplen = h->caplen;
   pk->wire_len = h->len;
   pk->snap_cut = h->caplen < h->len;

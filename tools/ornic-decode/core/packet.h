@@ -73,6 +73,16 @@ typedef struct {
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
                        const struct pcap_pkthdr *h, const uint8_t *data);
 
+/* The record's time, as Wireshark gives it: the record header's, but for an
+ * ERF record (DLT_ERF) of a classic pcap whose 16-byte ERF header was
+ * captured, the ERF header's 32.32 fixed-point timestamp in nanoseconds,
+ * rounded to the nearest as Wireshark's wiretap (pcap-common.c) and
+ * libpcap's pcap-dag.c round it. pcapng (and a live capture): the record's
+ * time, with 64-bit seconds (dec_decode_cfg); tshark 4.0 shows an EPB's own
+ * time for its ERF records too. */
+void dec_packet_time(int dlt, bool pcapng, const struct pcap_pkthdr *h, const uint8_t *data,
+                     int64_t *sec, uint32_t *nsec);
+
 /* "not RoCE", "IPv4 fragment", ... */
 const char *dec_skip_text(dec_skip s);
 /* "not_roce", "ipv4_fragment", ... (stable keys for JSON) */

@@ -132,6 +132,13 @@ static void text_conv_label(dec_out *o, const ornic_an_conv *c) {
   if (c->addr_len) put_conv_addr(o, c, c->b);
   text_qp(o, c->qp_b_known, c->qp_b);
   if (c->transport_ornic) dec_out_lit(o, " (ORNIC)");
+  /* Notes (docs/PROTOCOL.md 8.1, 8.5), only when there is something to say. */
+  if ((c->roce_versions & ORNIC_AN_ROCE_V1) && (c->roce_versions & ORNIC_AN_ROCE_V2))
+    dec_out_lit(o, " [mixes RoCEv1 and RoCEv2]");
+  if (c->acked_before_seen[0] || c->acked_before_seen[1])
+    dec_out_printf(o, " [requests stored after their ACK: A->B %llu, B->A %llu]",
+                   (unsigned long long)c->acked_before_seen[0],
+                   (unsigned long long)c->acked_before_seen[1]);
   dec_out_char(o, '\n');
 }
 
@@ -342,7 +349,13 @@ static void json_conv(dec_out *o, const ornic_an_conv *c) {
   json_dir(o, &c->dir[ORNIC_AN_DIR_AB]);
   dec_out_lit(o, ",\"b_to_a\":");
   json_dir(o, &c->dir[ORNIC_AN_DIR_BA]);
-  dec_out_lit(o, "}}");
+  /* Capture quality and encapsulation (docs/PROTOCOL.md 8.1, 8.5). */
+  dec_out_printf(o,
+                 "},\"acked_before_seen\":{\"a_to_b\":%llu,\"b_to_a\":%llu},"
+                 "\"rocev1\":%s,\"rocev2\":%s}",
+                 U(c->acked_before_seen[0]), U(c->acked_before_seen[1]),
+                 (c->roce_versions & ORNIC_AN_ROCE_V1) ? "true" : "false",
+                 (c->roce_versions & ORNIC_AN_ROCE_V2) ? "true" : "false");
 }
 
 static void json_convs(dec_out *o, const dec_stats *st) {

@@ -384,12 +384,13 @@ static char *put_psn_run(char *p, uint32_t count, uint32_t first) {
   return p;
 }
 
-/* The tags, problems first, in a fixed order. 260 bytes */
+/* The tags, problems first, in a fixed order. 290 bytes */
 static char *put_tags(char *p, const ornic_an_verdict *v) {
   uint32_t fl = v->flags;
   if (!(fl & (ORNIC_AN_UNTRACKED | ORNIC_AN_RETRANS | ORNIC_AN_DUP | ORNIC_AN_LOSS | ORNIC_AN_NAK |
               ORNIC_AN_ACK_STALE | ORNIC_AN_NOT_CAPTURED | ORNIC_AN_OOO | ORNIC_AN_PROBE |
-              ORNIC_AN_READ_RETRY | ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_WORK_LIMIT)))
+              ORNIC_AN_READ_RETRY | ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_WORK_LIMIT |
+              ORNIC_AN_ACKED_BEFORE_SEEN)))
     return p; /* most packets: nothing to say */
   if (fl & ORNIC_AN_OVER_BUDGET)
     LIT(" [Untracked: memory budget]");
@@ -422,10 +423,12 @@ static char *put_tags(char *p, const ornic_an_verdict *v) {
     p = put_psn_run(p, v->hole_count, v->hole_first);
     *p++ = ']';
   }
+  /* Information, not a problem: the capture's timestamps (PROTOCOL.md 8.5). */
+  if (fl & ORNIC_AN_ACKED_BEFORE_SEEN) LIT(" [Stored after its ACK]");
   return p;
 }
 
-/* 60 + 260 bytes */
+/* 60 + 290 bytes */
 static char *put_analysis(char *p, const dec_packet *pk) {
   const ornic_an_verdict *v = &pk->an;
   if (v->conv) {
@@ -459,7 +462,7 @@ void dec_text_packet(dec_out *o, const dec_packet *pk) {
   p = put_head(o, p, pk);
   if (pk->has_bth) p = put_body(o, p, pk);
   if (dec_has_verdict(pk)) {
-    ROOM(340);
+    ROOM(350);
     p = put_analysis(p, pk);
   }
   dec_out_end(o, p);
