@@ -134,7 +134,9 @@ void an_hold_expire(ornic_analysis *a, an_dir *d, ornic_an_verdict *restrict v) 
   uint32_t pk = an_dir_pkts(d) + 1; /* this packet counted */
   while (d->hold_n) {
     const an_hold *h = &d->hold[d->hold_head];
-    if (d->now - h->ns <= AN_HOLD_NS || pk - h->pkts <= AN_HOLD_PKTS) return;
+    uint64_t waited; /* a capture's clock may step back, or jump by 2^63 */
+    if (!an_elapsed(d->now, h->ns, &waited) || waited <= AN_HOLD_NS || pk - h->pkts <= AN_HOLD_PKTS)
+      return;
     hold_judge(a, d, v);
   }
 }

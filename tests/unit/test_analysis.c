@@ -1019,6 +1019,24 @@ START_TEST(lag_of_times_far_apart) {
 }
 END_TEST
 
+/* A held judgement (8.5) whose ACK is 2^63 ns from the packets after it:
+ * the wait is measured without overflow (UBSan aborts on the signed
+ * difference), and a clock that stepped back does not end it. */
+START_TEST(hold_of_times_far_apart) {
+  T *t = t_new(0);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64}, ack = ack_msn(10);
+  t->at_ns = INT64_MIN + 1000;
+  feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 0, &only);
+  feed(t, B, QA, ORNIC_OP_RC_ACK, 9, &ack); /* PSNs 1-9 held */
+  t->at_ns = INT64_MAX - 1000;              /* 2^63 ns later, as a signed difference */
+  for (uint32_t p = 1; p < 100; p++) feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 20 + p, &only);
+  t->at_ns = INT64_MIN + 2000;
+  feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, 200, &only);
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[0].not_captured, 9);
+  t_free(t);
+}
+END_TEST
+
 /* 8.6: a direction captured from its first message (perftest write_bw: the
  * first WQE at the QP's first PSN, 0): the MSN before the first ACK is 0, so
  * the first ACK completes the first WQE and times it. */
@@ -1292,6 +1310,7 @@ static Suite *suite(void) {
   tcase_add_test(lim, work_limit_cuts_hostile_reads);
   tcase_add_test(lim, nak_far_ahead_keeps_window);
   tcase_add_test(lim, lag_of_times_far_apart);
+  tcase_add_test(lim, hold_of_times_far_apart);
   suite_add_tcase(s, lim);
   return s;
 }
