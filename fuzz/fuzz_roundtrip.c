@@ -24,7 +24,9 @@
  *         are not verified by the decoder and are recomputed by the encoder;
  *         the pad bytes are not part of the decoded value and are written as
  *         zeros (D8); a GRH's IPVer nibble is not checked by the decoder and is
- *         written as 6. These bytes are taken from y before comparing.
+ *         written as 6; a DC frame's DC bytes after the BTH (PROTOCOL.md 2.8)
+ *         are not decoded and are written as zeros. These bytes are taken
+ *         from y before comparing.
  *     Anything else that differs is a bug, and the harness aborts.
  *
  * Byte 0 = 3 runs the other direction: the rest of the input is read as the
@@ -100,6 +102,7 @@ static void check_bytes(const ornic_frame *f, const uint8_t *in, const uint8_t *
     take(canon, y, f->l4_off + 6, 2);
   else
     canon[f->l3_off] = (uint8_t)((canon[f->l3_off] & 0x0f) | (y[f->l3_off] & 0xf0));
+  take(canon, y, f->bth_off + ORNIC_BTH_LEN, f->ext_off - f->bth_off - ORNIC_BTH_LEN); /* DC */
   take(canon, y, f->payload_off + f->payload_len, f->pad_len);
   take(canon, y, f->icrc_off, ORNIC_ICRC_LEN);
   for (size_t i = 0; i < ylen; i++)
