@@ -292,14 +292,28 @@ static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
   declare_loss(d, v, psn, ask_range(a, d, psn, (uint32_t)n + 1, in, false, proof, &first));
 }
 
+/* Messages the capture saw start at or before psn: the bound of an MSN
+ * counted from 0. Exact while the WQE history holds every message of the
+ * direction; past that, every message seen. */
+static uint32_t msgs_started_by(const an_dir *d, uint32_t psn) {
+  const an_wqe_hist *h = &d->wqes;
+  if (h->count > h->n) return h->count;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < h->n; i++)
+    k += ornic_psn_diff(psn, h->ring[(h->head - i) & (h->cap - 1)].start_psn) >= 0;
+  return k;
+}
+
 /* The MSN before the first response seen (8.6): 0 when the capture holds
  * the direction from its first message on: its first request began a
  * message, nothing was captured before it, the response acknowledges
  * captured requests, and its MSN counts no more messages than the capture
- * saw start. Otherwise unknown: the first MSN is only the base. */
+ * saw start up to the PSN it acknowledges (a capture that began at a later
+ * message boundary has an ACK whose MSN counts the messages before it too).
+ * Otherwise unknown: the first MSN is only the base. */
 static bool msn_from_zero(const an_dir *d, uint32_t psn, uint32_t msn) {
   return d->have_req && d->starts_msg && d->floor == d->first &&
-         ornic_psn_diff(psn, d->first) >= 0 && msn <= d->st->wqes;
+         ornic_psn_diff(psn, d->first) >= 0 && msn <= msgs_started_by(d, psn);
 }
 
 static void msn_update(an_dir *d, uint32_t msn, uint32_t psn, ornic_an_verdict *restrict v) {

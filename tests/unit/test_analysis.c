@@ -1019,6 +1019,27 @@ START_TEST(lag_of_times_far_apart) {
 }
 END_TEST
 
+/* 8.6: a capture that begins at a message boundary, not the QP's first
+ * message (WQE 2 onward: the MSN before it is 1). The first ACK covers four
+ * captured messages with MSN 5: more than the messages captured up to its
+ * PSN, so the MSN is a base, not a count from 0 (four completions would be
+ * claimed as five). */
+START_TEST(first_msn_after_mid_stream_start) {
+  T *t = t_new(1024);
+  opt only = {.len = 64, .va = 0x1000, .rkey = 1, .dmalen = 64};
+  for (uint32_t p = 10; p < 15; p++) feed(t, A, QB, ORNIC_OP_RC_RDMA_WRITE_ONLY, p, &only);
+  opt ack = ack_msn(5);
+  ornic_an_verdict v = feed(t, B, QA, ORNIC_OP_RC_ACK, 13, &ack);
+  NO_PROBLEM(v);
+  ck_assert(!(v.flags & ORNIC_AN_WQE_DONE));
+  ack = ack_msn(6);
+  v = feed(t, B, QA, ORNIC_OP_RC_ACK, 14, &ack);
+  ck_assert_uint_eq(v.msn_delta, 1);
+  ck_assert_uint_eq(ornic_analysis_conv_final(t->an, 1)->dir[0].wqes_done, 1);
+  t_free(t);
+}
+END_TEST
+
 /* A held judgement (8.5) whose ACK is 2^63 ns from the packets after it:
  * the wait is measured without overflow (UBSan aborts on the signed
  * difference), and a clock that stepped back does not end it. */
@@ -1311,6 +1332,7 @@ static Suite *suite(void) {
   tcase_add_test(lim, nak_far_ahead_keeps_window);
   tcase_add_test(lim, lag_of_times_far_apart);
   tcase_add_test(lim, hold_of_times_far_apart);
+  tcase_add_test(lim, first_msn_after_mid_stream_start);
   suite_add_tcase(s, lim);
   return s;
 }
