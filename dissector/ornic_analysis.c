@@ -193,7 +193,8 @@ static const struct {
                RF(v.nak_lost, RAW, NULL),
                RF(v.since_prev_ns, RAW, NULL),
                RF(v.ack_rtt_ns, RAW, NULL),
-               RF(v.msg_time_ns, RAW, NULL)};
+               RF(v.msg_time_ns, RAW, NULL),
+               RF(in_flight, RAW, NULL)};
 #undef RF
 G_STATIC_ASSERT(G_N_ELEMENTS(rfields) <= 32);
 /* Every verdict field is in rfields, the shape or the context: a field added
@@ -646,11 +647,13 @@ const ornic_pkt *ornic_analysis_packet(packet_info *pinfo, const ornic_an_input 
   cur_acked = 0;
   int rc = ornic_analysis_add(engine, in, &v);
   cur_frame = 0;
-  if (rc != ORNIC_OK || (v.role == ORNIC_AN_ROLE_NONE && !(v.flags & ORNIC_AN_UNTRACKED)))
+  if (rc != ORNIC_OK ||
+      (v.role == ORNIC_AN_ROLE_NONE && !(v.flags & (ORNIC_AN_UNTRACKED | ORNIC_AN_CM))))
     return NULL;
   p = wmem_new0(pinfo->pool, ornic_pkt);
   p->v = v;
   p->acked_in = cur_acked <= G_MAXUINT32 ? (guint32)cur_acked : 0;
+  p->in_flight = ornic_analysis_in_flight(engine, v.conv, v.dir);
   note_untracked(pinfo->num, layer, v.flags);
   p->first_untracked = is_first_untracked(pinfo->num, layer, v.flags);
   note_psn_base(&v, psn);

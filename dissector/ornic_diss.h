@@ -40,7 +40,8 @@ typedef struct {
       an_not_captured_first, an_not_captured_count, an_acked_in, an_ack_prev, an_ack_newly,
       an_ack_frame_of, an_msn_delta, an_wqe_completed, an_ecn, an_before_capture, an_untracked,
       an_over_budget, an_work_limit, an_paired, an_psn_relative, an_time_delta, an_ack_rtt,
-      an_wqe_time, an_read_time, an_acked_before_seen;
+      an_wqe_time, an_read_time, an_acked_before_seen, an_prev_not_captured, an_in_flight,
+      an_bytes_in_flight, an_cm;
 } ornic_hf_ids;
 extern ornic_hf_ids hf;
 
@@ -54,7 +55,7 @@ typedef struct {
   expert_field icrc_bad, icrc_not_captured, malformed, truncated, unknown_opcode, lint,
       addr_unknown, ooo, dup, retrans, loss, nak, ecn, ack_stale, not_captured, before_capture,
       no_ip, pmtu_unknown, wqe_done, otd_exceeded, over_budget, table_full, work_limit,
-      acked_before_seen;
+      acked_before_seen, prev_not_captured;
 } ornic_ei_ids;
 extern ornic_ei_ids ei;
 
@@ -88,6 +89,8 @@ extern const ornic_field_layout *ornic_fl_aeth_syndrome, *ornic_fl_nak_base;
 typedef struct {
   ornic_an_verdict v;
   guint32 acked_in;        /* first ACK covering it (filled by the engine's on_acked) */
+  guint32 in_flight;       /* request PSNs of its direction sent and not yet acknowledged, after
+                            * it (ornic_analysis_in_flight) */
   guint32 req_qp, resp_qp; /* of the packet's direction, as known then; G_MAXUINT32 unknown */
   /* The capture's first packet not tracked for its reason (the memory budget,
    * or the conversation table): it carries the capture's one expert note of

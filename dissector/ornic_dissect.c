@@ -317,7 +317,8 @@ static void info_own(packet_info *pinfo, const ornic_frame *f, const ornic_pkt *
 static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
   const guint32 tagged = ORNIC_AN_DUP | ORNIC_AN_RETRANS | ORNIC_AN_OOO | ORNIC_AN_NAK |
                          ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_LOSS | ORNIC_AN_NOT_CAPTURED |
-                         ORNIC_AN_UNTRACKED | ORNIC_AN_WORK_LIMIT | ORNIC_AN_ACKED_BEFORE_SEEN;
+                         ORNIC_AN_UNTRACKED | ORNIC_AN_WORK_LIMIT | ORNIC_AN_ACKED_BEFORE_SEEN |
+                         ORNIC_AN_PREV_NOT_CAPTURED | ORNIC_AN_CM;
   if (icrc != PROTO_CHECKSUM_E_BAD && !(an && (an->v.flags & tagged))) return; /* most packets */
   wmem_strbuf_t *t = wmem_strbuf_new(pinfo->pool, "");
   if (an) {
@@ -336,6 +337,9 @@ static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
     else if (v->flags & ORNIC_AN_OOO)
       wmem_strbuf_append_printf(t, "[OOO %u] ", v->ooo_distance);
     if (v->flags & ORNIC_AN_NAK) wmem_strbuf_append(t, "[NAK] ");
+    if (v->flags & ORNIC_AN_PREV_NOT_CAPTURED) /* as ornic-decode's tag (8.5) */
+      wmem_strbuf_append_printf(t, "[Previous PSN not captured: %u from %u] ", v->hole_count,
+                                v->hole_first);
     if (v->flags & ORNIC_AN_OTD_EXCEEDED) /* as ornic-decode's tag */
       wmem_strbuf_append_printf(t, "[OTD exceeded: %u from %u] ", v->hole_count, v->hole_first);
     if (v->flags & ORNIC_AN_LOSS) wmem_strbuf_append_printf(t, "[Loss: %u lost] ", v->loss_count);
@@ -343,6 +347,8 @@ static void info_tags(packet_info *pinfo, const ornic_pkt *an, guint8 icrc) {
       wmem_strbuf_append_printf(t, "[Not captured: %u] ", v->not_captured);
     /* Information last, ornic-decode's words (PROTOCOL.md 8.5). */
     if (v->flags & ORNIC_AN_ACKED_BEFORE_SEEN) wmem_strbuf_append(t, "[Stored after its ACK] ");
+    if ((v->flags & ORNIC_AN_CM) && (v->flags & ORNIC_AN_PAIRED)) /* 8.10 */
+      wmem_strbuf_append(t, "[CM: QP pair set up] ");
   }
   if (icrc == PROTO_CHECKSUM_E_BAD) wmem_strbuf_append(t, "[BAD iCRC] ");
   if (wmem_strbuf_get_len(t))
@@ -418,7 +424,9 @@ static void dissect_located(tvbuff_t *tvb, packet_info *pinfo, proto_tree *paren
                          f->bth.destqp, f->bth.psn);
   if (have_tap_listener(ornic_tap)) { /* nothing per packet while no statistic listens */
     ornic_tap_info *tap = wmem_new0(pinfo->pool, ornic_tap_info);
-    tap->an = an;
+    /* A CM REQ/REP's verdict (8.10) names a conversation it is no packet of */
+    tap->an =
+        an && (an->v.role != ORNIC_AN_ROLE_NONE || (an->v.flags & ORNIC_AN_UNTRACKED)) ? an : NULL;
     tap->opcode = f->bth.opcode;
     tap->f = f;
     tap->icrc_status = icrc;

@@ -266,9 +266,19 @@ static hf_register_info field_table[] = {
       "First missing PSN of the hole (the expected PSN)"),
     F(an_hole_count, "Hole PSNs", "ornic.analysis.hole_count", FT_UINT32, BASE_DEC, NULL, 0,
       "PSNs missing between the expected PSN and this one"),
+    F(an_prev_not_captured, "Previous PSN not captured", "ornic.analysis.prev_not_captured",
+      FT_NONE, BASE_NONE, NULL, 0,
+      "A request past PSNs of its direction the capture never saw, on traffic that is not "
+      "reordered: lost before the capture point or dropped by the capture (hole_first, "
+      "hole_count; docs/PROTOCOL.md 8.5)"),
+    F(an_in_flight, "PSNs in flight", "ornic.analysis.in_flight", FT_UINT32, BASE_DEC, NULL, 0,
+      "Request PSNs of this direction sent and not yet acknowledged, as the capture shows them "
+      "after this packet (docs/PROTOCOL.md 8.9)"),
+    F(an_bytes_in_flight, "Bytes in flight", "ornic.analysis.bytes_in_flight", FT_UINT64, BASE_DEC,
+      NULL, 0, "PSNs in flight times the PMTU (at most: a last packet may be short)"),
     F(an_flags, "Analysis flags", "ornic.analysis.flags", FT_NONE, BASE_NONE, NULL, 0,
-      "This packet has a problem: retransmission, duplicate, loss, NAK, or acknowledged PSNs the "
-      "capture lacks"),
+      "This packet has a problem: retransmission, duplicate, loss, NAK, acknowledged PSNs the "
+      "capture lacks, or PSNs before it the capture lacks"),
     F(an_dup, "Duplicate", "ornic.analysis.duplicate", FT_NONE, BASE_NONE, NULL, 0,
       "A repeat of a PSN nobody asked for"),
     F(an_first_frame, "First copy in", "ornic.analysis.first_frame", FT_FRAMENUM, BASE_NONE, NULL,
@@ -336,6 +346,9 @@ static hf_register_info field_table[] = {
       BASE_NONE, NULL, 0,
       "The capture stored this request after the ACK that covers it (a host capture's late "
       "transmit timestamps, docs/PROTOCOL.md 8.5): a capture-quality note, not a gap"),
+    F(an_cm, "RDMA-CM", "ornic.analysis.cm", FT_NONE, BASE_NONE, NULL, 0,
+      "An RDMA-CM REQ or REP the analysis read: a REP sets up its QP pair, with each "
+      "direction's first PSN and the PMTU (docs/PROTOCOL.md 8.10)"),
     F(an_paired, "QPs paired", "ornic.analysis.paired", FT_NONE, BASE_NONE, NULL, 0,
       "This packet paired the conversation's two QPs (a response fitted the requests)"),
     /* Timing (PROTOCOL.md 8.8), as tcp.time_delta and tcp.analysis.ack_rtt. */
@@ -404,6 +417,8 @@ static ei_register_info expert_table[] = {
       "Analysis work limit: this direction's PSN window shrank; older PSNs are not judged"),
     E(acked_before_seen, "ornic.analysis.acked_before_seen.expert", PI_SEQUENCE, PI_NOTE,
       "Request stored after the ACK that covers it (late transmit timestamp)"),
+    E(prev_not_captured, "ornic.analysis.prev_not_captured.expert", PI_SEQUENCE, PI_WARN,
+      "Previous PSN not captured (lost before the capture point, or dropped by the capture)"),
 };
 #undef E
 

@@ -343,6 +343,60 @@ static void text_quality(const GArray *totals) {
   }
 }
 
+/* The engine's report of each direction (PROTOCOL.md 8.9): over every packet
+ * the engine analysed, whatever the tap's filter. */
+static void text_latency(guint32 conv, unsigned dir, const char *name, const ornic_an_latency *l) {
+  if (!l->count) return;
+  printf("%5u %4s %-12s %8" PRIu64 " %10.3f %10.3f", conv, dir_name(conv, dir), name, l->count,
+         (double)l->min_ns / 1e3, (double)l->avg_ns / 1e3);
+  if (l->percentiles)
+    printf(" %10.3f %10.3f %10.3f", (double)l->p50_ns / 1e3, (double)l->p99_ns / 1e3,
+           (double)l->p999_ns / 1e3);
+  else
+    printf(" %10s %10s %10s", "-", "-", "-");
+  printf(" %10.3f\n", (double)l->max_ns / 1e3);
+}
+
+static gboolean report_of(guint32 conv, unsigned dir, ornic_an_dir_report *r) {
+  const ornic_analysis *a = ornic_analysis_engine();
+  return conv && a && ornic_analysis_dir_report(a, conv, dir, r, sizeof(*r)) == ORNIC_OK &&
+         (r->base.req_packets || r->base.resp_packets);
+}
+
+static void text_report(const GArray *totals) {
+  ornic_an_dir_report r;
+  printf(
+      "\nTraffic, capture quality and congestion per direction (libornicproto's report over every "
+      "packet analysed, whatever the filter):\n%5s %4s %10s %12s %8s %9s %9s %7s %6s %6s %6s %6s\n",
+      "Conv", "Dir", "Gb/s", "Msgs/s", "Flight", "PSNs", "Missing", "Gaps", "Late", "CE", "CNP",
+      "Mixed");
+  for (guint i = 0; i < totals->len; i++) {
+    guint64 key = g_array_index(totals, counters, i).key;
+    guint32 conv = key_conv(key);
+    unsigned dir = key_dir(key);
+    if (!report_of(conv, dir, &r)) continue;
+    printf("%5u %4s %10.3f %12.1f %8u %9" PRIu64 " %9" PRIu64 " %7" PRIu64 " %6" PRIu64 " %6" PRIu64
+           " %6" PRIu64 " %6s\n",
+           conv, dir_name(conv, dir), r.req_gbps, r.msgs_per_s, r.flight_max, r.psn_span,
+           r.psn_missing, r.gaps, r.acked_before_seen, r.ce, r.cnps,
+           r.mixed_marking ? "yes" : "no");
+  }
+  printf(
+      "\nLatency per direction (us; percentiles within 6.25%%):\n%5s %4s %-12s %8s %10s %10s "
+      "%10s %10s %10s %10s\n",
+      "Conv", "Dir", "Metric", "N", "Min", "Avg", "P50", "P99", "P99.9", "Max");
+  for (guint i = 0; i < totals->len; i++) {
+    guint64 key = g_array_index(totals, counters, i).key;
+    guint32 conv = key_conv(key);
+    unsigned dir = key_dir(key);
+    if (!report_of(conv, dir, &r)) continue;
+    text_latency(conv, dir, "ack_rtt", &r.ack_rtt);
+    text_latency(conv, dir, "wqe_time", &r.msg_time);
+    text_latency(conv, dir, "read_time", &r.read_time);
+    text_latency(conv, dir, "cnp_reaction", &r.cnp_reaction);
+  }
+}
+
 static void text_paths(const GArray *paths) {
   printf(
       "\nPer path (UDP source port the sender chose) of each conversation direction; "
@@ -403,6 +457,7 @@ static void draw_text(stat_ctx *ctx, const GArray *totals, const GArray *paths,
   text_quality(totals);
   text_paths(paths);
   text_filters(totals, filters);
+  text_report(totals); /* last: the sections before keep the places scripts read them at */
   printf("%s\n", LINE);
 }
 

@@ -253,7 +253,7 @@ static void tree_psn_relative(proto_tree *t, tvbuff_t *tvb, const ornic_frame *f
                               const ornic_pkt *an) {
   guint32 base;
   if (!ornic_pref_relative_psn || an->v.role == ORNIC_AN_ROLE_CNP ||
-      !ornic_analysis_psn_base(an->v.conv, an->v.dir, &base))
+      an->v.role == ORNIC_AN_ROLE_NONE || !ornic_analysis_psn_base(an->v.conv, an->v.dir, &base))
     return;
   proto_item *pi =
       proto_tree_add_int(t, hf.an_psn_relative, tvb, 0, 0, ornic_psn_diff(f->bth.psn, base));
@@ -283,6 +283,10 @@ static void tree_sequence(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, cons
     gen_uint(t, hf.an_hole_count, tvb, v->hole_count);
   }
   if (an->acked_in) gen_uint(t, hf.an_acked_in, tvb, an->acked_in);
+  if (an->in_flight) { /* 8.9 */
+    gen_uint(t, hf.an_in_flight, tvb, an->in_flight);
+    if (v->pmtu) gen_u64(t, hf.an_bytes_in_flight, tvb, (guint64)an->in_flight * v->pmtu);
+  }
 }
 
 /* The problems, under the umbrella ornic.analysis.flags (as tcp.analysis.flags). */
@@ -322,6 +326,12 @@ static void tree_problems(proto_tree *t, tvbuff_t *tvb, packet_info *pinfo, cons
     expert_add_info(pinfo, pi, &ei.not_captured);
     gen_uint(ft, hf.an_not_captured_first, tvb, v->not_captured_first);
     gen_uint(ft, hf.an_not_captured_count, tvb, v->not_captured);
+  }
+  if (v->flags & ORNIC_AN_PREV_NOT_CAPTURED) { /* 8.5: the hole fields, never with OTD */
+    pi = gen_flag(ft, hf.an_prev_not_captured, tvb);
+    expert_add_info(pinfo, pi, &ei.prev_not_captured);
+    gen_uint(ft, hf.an_hole_first, tvb, v->hole_first);
+    gen_uint(ft, hf.an_hole_count, tvb, v->hole_count);
   }
 }
 
@@ -412,6 +422,7 @@ void ornic_tree_analysis(proto_tree *tree, tvbuff_t *tvb, packet_info *pinfo, co
   gen_uint(t, hf.an_role, tvb, v->role);
   if (an->req_qp != G_MAXUINT32) gen_uint(t, hf.an_req_qp, tvb, an->req_qp);
   if (an->resp_qp != G_MAXUINT32) gen_uint(t, hf.an_resp_qp, tvb, an->resp_qp);
+  if (v->flags & ORNIC_AN_CM) gen_flag(t, hf.an_cm, tvb);
   if (v->flags & ORNIC_AN_PAIRED) gen_flag(t, hf.an_paired, tvb);
   tree_limits(t, tvb, pinfo, an);
   if (v->flags & ORNIC_AN_BEFORE_CAPTURE) {

@@ -156,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfg.dlt = cap.dlt; /* pcapng: each interface has its own (as main.c) */
     dec_packet_decode(&pk, &cfg, cap.records, h, pkt);
     stale_state_check(&pk, &cfg, h, pkt);
-    dec_analyse(an, &pk);
+    dec_analyse(an, &pk, true);
     print_all(&pk);
     dec_stats_add(&st, &pk);
   }

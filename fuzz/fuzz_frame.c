@@ -53,6 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = mode == 3 ? ornic_roce_decode(&f, p, len)
                      : ornic_frame_decode(&f, p, len, link, ORNIC_ROCEV2_UDP_PORT);
   fuzz_check_decoded(&f, p, len, rc);
+  (void)ornic_cm_decode(&f, &(ornic_cm_msg){0}); /* ornic/cm.h: reads within the views */
   if (link == ORNIC_LINK_ETHERNET && mode != 3) same_as_general(p, len);
   return 0;
 }

@@ -7,7 +7,8 @@
 # checks (tests/docs/README.md). Also:
 #   - the plots and summaries of docs/profiles/ (scripts/compare-profiles.sh,
 #     scripts/fig11.sh) and of docs/bitmap/ (ornic-bitmap-sim --plot: each
-#     PNG and the gnuplot script beside it, FILE.png.gp);
+#     PNG and the gnuplot script beside it, FILE.png.gp) and README.md's
+#     docs/images/ornic-decode-plot.svg (ornic-decode --plot, "Plot a capture");
 #   - the ORNIC paper's Tables 2 and 3 as tests/docs/bitmap_table.py quotes
 #     them, against the paper's stored text when ../shared/seeds has it.
 # A figure no command here regenerates (a speed measured on a shared machine)
@@ -45,7 +46,8 @@ generated=(docs/profiles/summary.md docs/profiles/pmtu1024/summary.md docs/profi
            docs/profiles/fig11.csv docs/profiles/fig11-ablation.csv)
 if [[ $figures == 1 ]]; then
   mapfile -t more < <(ls docs/profiles/*.json docs/profiles/pmtu1024/*.json docs/profiles/*.png \
-                        docs/profiles/fig11/*.json docs/bitmap/*.png docs/bitmap/*.png.gp 2>/dev/null)
+                        docs/profiles/fig11/*.json docs/bitmap/*.png docs/bitmap/*.png.gp \
+                        docs/images/ornic-decode-plot.svg 2>/dev/null)
   generated+=("${more[@]}")
 fi
 snap=$(mktemp -d)
@@ -71,11 +73,15 @@ if [[ -n $which ]]; then
     echo "=== docs/bitmap: ornic-bitmap-sim --plot (and --paper --plot)" >&2
     "$build/bin/ornic-bitmap-sim" --plot docs/bitmap/bitmap-models.png >/dev/null
     "$build/bin/ornic-bitmap-sim" --paper --plot docs/bitmap/bitmap-models-paper.png >/dev/null
+    echo "=== docs/images: ornic-decode --plot (README.md \"Plot a capture\", its commands)" >&2
+    (cd "$snap" && "$build/bin/ornic-pcapgen" -q -o plot.pcap --qps 2 --wqes 4 --wqe-size 64K \
+       --pmtu 1024 --loss 0.01 --seed 3 &&
+       "$build/bin/ornic-decode" -q --plot "$root/docs/images/ornic-decode-plot.svg" plot.pcap >/dev/null)
   fi
 fi
 if [[ $figures == 0 ]]; then # put back what --no-figures leaves alone
   for f in docs/profiles/*.json docs/profiles/pmtu1024/*.json docs/profiles/*.png docs/profiles/fig11/*.json \
-           docs/bitmap/*.png docs/bitmap/*.png.gp; do
+           docs/bitmap/*.png docs/bitmap/*.png.gp docs/images/ornic-decode-plot.svg; do
     [[ -f $snap/$f ]] && cp -p "$snap/$f" "$f"
   done
 fi
@@ -91,7 +97,7 @@ done
 if ((${#changed[@]})); then
   for f in "${changed[@]}"; do
     case $f in
-      *.png) echo "docs-regen: $f changed (a plot)" ;;
+      *.png | *.svg) echo "docs-regen: $f changed (a plot)" ;;
       *) diff -u --label "$f (before)" --label "$f (regenerated)" "$snap/$f" "$f" || true ;;
     esac
   done

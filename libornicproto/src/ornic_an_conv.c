@@ -206,6 +206,28 @@ an_half *an_half_lookup(ornic_analysis *a, const ornic_an_input *in) {
   return c < 0 ? NULL : half_new(a, &k, (uint32_t)c, 0);
 }
 
+static void key_of(an_key *k, uint8_t alen, const uint8_t *src, const uint8_t *dst, uint32_t qp) {
+  memset(k, 0, sizeof *k);
+  k->alen = alen;
+  k->qp = qp;
+  memcpy(k->src, src, alen);
+  memcpy(k->dst, dst, alen);
+}
+
+int an_conv_from_cm(ornic_analysis *a, uint8_t alen, const uint8_t *src, const uint8_t *dst,
+                    uint32_t qa, uint32_t qb) {
+  an_key ab, ba;
+  key_of(&ab, alen, src, dst, qb);
+  key_of(&ba, alen, dst, src, qa);
+  if (an_map_get(&a->map, &ab) != AN_NONE || an_map_get(&a->map, &ba) != AN_NONE) return -1;
+  int c = conv_new(a, &ab);
+  if (c < 0) return -1;
+  a->convs[c].pub.qp_a = qa;
+  a->convs[c].pub.qp_a_known = true;
+  if (!half_new(a, &ab, (uint32_t)c, 0) || !half_new(a, &ba, (uint32_t)c, 1)) return -1;
+  return c;
+}
+
 /* ---- merging two conversations into one --------------------------------- */
 
 static void add_stats(ornic_an_dir_stats *d, const ornic_an_dir_stats *s) {
@@ -322,6 +344,7 @@ static void dir_absorb(ornic_analysis *a, an_dir *dst, an_dir *src) {
   }
   if (!src->have_req || dst->have_req) merge_slots(a, dst, src);
   add_stats(dst->st, src->st);
+  an_report_merge(a, dst, src);
 }
 
 /* keep's A is gone's B, so keep.dir[AB] meets gone.dir[BA] and vice versa. */

@@ -6,6 +6,9 @@
  *   ornic_an_wqe.c   WQE / message history, implied addresses
  *   ornic_an_seq.c   the PSN window and the requests of one direction
  *   ornic_an_resp.c  responses: ACK, NAK, READ responses
+ *   ornic_an_cm.c    RDMA-CM REQ and REP: a QP pair as its set-up says (8.10)
+ *   ornic_an_report.c the report of a direction, gathered from the verdicts (8.9)
+ *   ornic_an_lat.c   its latency distributions
  *   ornic_analysis.c the public entry points */
 #ifndef ORNIC_AN_INTERNAL_H
 #define ORNIC_AN_INTERNAL_H
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "ornic/analysis.h"
+#include "ornic/cm.h"
 #include "ornic/opcode.h"
 #include "ornic/psn.h"
 #include "ornic_internal.h"
@@ -108,6 +112,7 @@ typedef struct {
   uint32_t start_psn;
   uint32_t end_psn; /* exclusive end when known from the next message (ends_known) */
   bool ends_known;
+  bool reserved; /* READ: its PSNs after the first are marked S_RESV (the PMTU was known) */
   uint32_t len, rkey;
   uint32_t np;           /* an_wqe_npkts(w, np_pmtu): the answer for the last PMTU asked (a
                           * division per packet otherwise) */
@@ -147,6 +152,11 @@ typedef struct {
   uint32_t epsn;     /* first PSN from floor on neither seen nor reserved */
   uint32_t last_psn; /* the previous request's PSN */
   bool hole_flagged;
+  /* A gap before a request, held (8.5): PSNs gap_first .. + gap_n, seen
+   * missing when the direction had gap_pkts packets, at gap_ns. */
+  bool gap_on;
+  uint32_t gap_first, gap_n, gap_pkts;
+  int64_t gap_ns;
   uint32_t hole_limit;
   uint16_t sport;       /* UDP source port of the first request */
   bool sprayed;         /* requests came from more than one source port (paths) */
@@ -181,6 +191,14 @@ typedef struct {
   an_hold hold[AN_HOLD_MAX];
   an_wqe_hist wqes;
   ornic_an_dir_stats *st;
+  /* Capture quality (ornic_an_dir_report, 8.5): PSNs from the first request
+   * on that the highest reached or the floor went back over, and of those
+   * the ones seen as a request or reserved by a READ. */
+  uint64_t span, covered;
+  bool cm_on;            /* RDMA-CM gave the direction's first PSN (8.10) */
+  uint32_t cm_psn;       /* that PSN */
+  struct an_report *rep; /* ornic_an_report.c; NULL until the first packet, or refused */
+  bool rep_tried;
 } an_dir;
 
 /* ---- conversations and halves -------------------------------------------- */
@@ -198,6 +216,16 @@ typedef struct {
   uint32_t conv; /* index into convs */
   uint8_t side;  /* 0: the source is the conversation's A; 1: it is B */
 } an_half;
+
+/* An RDMA-CM REQ waiting for its REP (ornic_an_cm.c). */
+typedef struct {
+  bool used;
+  uint8_t alen;
+  uint8_t init_depth, resp_resources;
+  uint32_t comm_id, qpn, psn, pmtu;
+  uint8_t src[16], dst[16]; /* the active side, the passive side */
+} an_cm_req;
+#define AN_CM_PENDING 64u
 
 /* The halves cached behind the last two (many QP pairs in turn): a power of two. */
 #define AN_QP_CACHE 64u
@@ -218,6 +246,8 @@ struct ornic_analysis {
   uint32_t last_half[2];      /* AN_NONE: none */
   an_key qp_key[AN_QP_CACHE]; /* behind those: one half per qp_slot(DestQP) */
   uint32_t qp_half[AN_QP_CACHE];
+  an_cm_req cm[AN_CM_PENDING]; /* REQs waiting for their REP, a ring */
+  uint32_t cm_next;
 };
 
 /* ---- memory (ornic_analysis.c): every allocation counts against the budget ---- */
@@ -320,6 +350,16 @@ static inline an_half *an_half_for(ornic_analysis *a, const ornic_an_input *in) 
 bool an_try_pair(ornic_analysis *a, an_half *h, const ornic_an_input *in);
 static inline an_conv *an_conv_at(ornic_analysis *a, uint32_t idx) { return &a->convs[idx]; }
 
+/* A conversation RDMA-CM set up (8.10): A (src) with QP qa is the active
+ * side, B (dst) with QP qb the passive; both halves made now. Its index, or
+ * -1 when a packet made either half already (the pair stays as packets
+ * made it) or there is no room. */
+int an_conv_from_cm(ornic_analysis *a, uint8_t alen, const uint8_t *src, const uint8_t *dst,
+                    uint32_t qa, uint32_t qb);
+
+/* ornic_an_cm.c: a UD packet to QP 1; reads its CM REQ or REP if it is one. */
+void an_cm(ornic_analysis *a, const ornic_an_input *in, ornic_an_verdict *restrict v);
+
 /* ornic_an_wqe.c */
 /* Adds w as the newest WQE; NULL when there is no room at all (the first
  * allocation failed). */
@@ -402,6 +442,13 @@ void an_dir_init(const ornic_analysis *a, an_dir *d);
 void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
                 ornic_an_verdict *restrict v);
 
+/* ornic_an_report.c: the direction's report (ornic_an_dir_report), after
+ * the packet's verdict is known; merged and freed with its direction. */
+void an_report_packet(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in,
+                      uint32_t fl, const ornic_an_verdict *restrict v);
+void an_report_merge(ornic_analysis *a, an_dir *dst, an_dir *src);
+void an_report_free(ornic_analysis *a, an_dir *d);
+
 /* ornic_an_resp.c */
 void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
                  ornic_an_verdict *restrict v);
@@ -422,6 +469,17 @@ static inline uint32_t an_conv_pmtu(const ornic_analysis *a, an_conv *c, const o
       an_valid_pmtu(f->payload_len))
     c->pmtu = (uint32_t)f->payload_len;
   return c->pmtu;
+}
+
+/* floor(log2(x)), x > 0: size and latency buckets (ornic_an_report.c, ornic_an_lat.c). */
+static inline unsigned an_log2_64(uint64_t x) {
+#if defined(__GNUC__)
+  return 63u - (unsigned)__builtin_clzll(x);
+#else
+  unsigned e = 0;
+  while (x >>= 1) e++;
+  return e;
+#endif
 }
 
 /* ornic_an_ooo_bucket: floor(log2(distance)), 0 for 0 and 1, at most

@@ -131,7 +131,11 @@ static void mark_reserved(ornic_analysis *a, an_dir *d, uint32_t from, uint32_t 
   if (!d->limited) add_evidence(a, d, n);
   if (an_window_touch(a, d, ornic_psn_add(from, (int32_t)n - 1)) < 0) return;
   n = an_window_clip(d, &from, n);
-  for (uint32_t i = 0, mask = d->cap - 1; i < n; i++) d->slots[(from + i) & mask].bits |= S_RESV;
+  for (uint32_t i = 0, mask = d->cap - 1; i < n; i++) {
+    an_slot *s = &d->slots[(from + i) & mask];
+    d->covered += !(s->bits & (S_REQ | S_RESV));
+    s->bits |= S_RESV;
+  }
   an_work(d, n);
 }
 
@@ -143,10 +147,11 @@ static void count_ooo(an_dir *d, uint32_t dist) {
   if (dist > d->st->ooo_max) d->st->ooo_max = dist;
 }
 
-static void set_seen(an_slot *s, uint64_t frame, int64_t now) {
+static void set_seen(an_dir *d, an_slot *s, uint64_t frame) {
+  d->covered += !(s->bits & (S_REQ | S_RESV));
   s->bits = (s->bits | S_REQ) & ~(uint32_t)S_DECLARED;
   s->frame = (uint32_t)frame;
-  s->seen_ns = now;
+  s->seen_ns = d->now;
 }
 
 /* A request at a PSN seen before (8.3). */
@@ -249,7 +254,7 @@ static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const orn
       d->st->loss++;
     }
   }
-  set_seen(s, in->frame, d->now);
+  set_seen(d, s, in->frame);
   /* The original's loss is counted, here or by a NAK: a NAK of it that left
    * the responder after this copy arrived (queued behind READ responses,
    * 8.6) must not count it again. */
@@ -503,6 +508,7 @@ static void new_read(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uin
   w->ornic = an_op_ornic(f->bth.opcode);
   uint32_t n = an_npkts(w->len, pmtu);
   if (n > 1) mark_reserved(a, d, ornic_psn_add(f->bth.psn, 1), n - 1);
+  w->reserved = n != 0;
   an_wqe_fill(v, w, f->bth.psn, pmtu);
   v->flags &= ~(uint32_t)(ORNIC_AN_ADDR | ORNIC_AN_PMTU_UNKNOWN);
 }
@@ -511,7 +517,12 @@ static void new_read(ornic_analysis *a, an_dir *d, const ornic_an_input *in, uin
 static void close_open_read(ornic_analysis *a, an_dir *d, uint32_t psn, uint32_t pmtu) {
   an_wqe *w = an_wqe_newest(&d->wqes);
   if (!w || w->kind != W_READ || w->ends_known || ornic_psn_diff(psn, w->start_psn) <= 0) return;
-  if (an_npkts(w->len, pmtu)) return; /* its length says where it ends */
+  uint32_t np = an_npkts(w->len, pmtu);
+  if (np) { /* its length says where it ends; the PMTU learnt since then reserves them */
+    if (!w->reserved && np > 1) mark_reserved(a, d, ornic_psn_add(w->start_psn, 1), np - 1);
+    w->reserved = true;
+    return;
+  }
   an_wqe_close(&d->wqes, psn);
   uint32_t n = (uint32_t)ornic_psn_diff(psn, w->start_psn);
   if (n > 1) mark_reserved(a, d, ornic_psn_add(w->start_psn, 1), n - 1);
@@ -527,23 +538,85 @@ static uint32_t request_npkts(const ornic_frame *f, uint32_t fl, uint32_t pmtu) 
 
 /* ---- a request ---------------------------------------------------------------- */
 
+/* A gap before a request (8.5). In a direction that is not reordered (not
+ * ORNIC, one source port, no out-of-order arrival) the PSNs a request
+ * skipped that no READ reserved will not come: the capture lacks them. But
+ * sprayed traffic starts with jumps before its first overtaken packet
+ * shows, so the judgement is held as the not-captured one is (AN_HOLD_NS
+ * and AN_HOLD_PKTS): given on the request that ends the wait, for the PSNs
+ * of the gap still missing then, unless the direction has shown reordering
+ * meanwhile. One gap is held at a time; PSNs before the window count
+ * missing (nothing reserved them). */
+static uint32_t gap_missing(an_dir *d, uint32_t first, uint32_t n, uint32_t *first_missing) {
+  uint32_t w0 = first, wn = an_window_clip(d, &w0, n), missing = n - wn, mask = d->cap - 1;
+  *first_missing = first;
+  an_work(d, wn);
+  for (uint32_t i = 0; i < wn; i++) {
+    uint32_t q = ornic_psn_add(w0, (int32_t)i);
+    if (d->slots[q & mask].bits & (S_REQ | S_RESV)) continue;
+    if (!missing++) *first_missing = q;
+  }
+  return missing;
+}
+
+static bool gap_judged(const an_dir *d, bool ornic) { return !ornic && !d->sprayed && !d->st->ooo; }
+
+static void gap_note(an_dir *d, uint32_t prev, int32_t dd, bool ornic) {
+  if (dd < 2 || d->gap_on || !gap_judged(d, ornic)) return;
+  uint32_t first;
+  uint32_t n = gap_missing(d, ornic_psn_add(prev, 1), (uint32_t)dd - 1, &first);
+  if (!n) return;
+  d->gap_on = true;
+  d->gap_first = first;
+  d->gap_n = (uint32_t)ornic_psn_diff(prev, first) + (uint32_t)dd;
+  d->gap_pkts = an_dir_pkts(d);
+  d->gap_ns = d->now;
+}
+
+/* Before a request's own judgement: a held gap whose wait is over. */
+static void gap_tick(an_dir *d, bool ornic, ornic_an_verdict *restrict v) {
+  if (!d->gap_on) return;
+  if (!gap_judged(d, ornic)) { /* reordered after all: the jump was not a gap */
+    d->gap_on = false;
+    return;
+  }
+  uint64_t waited;
+  if (an_dir_pkts(d) - d->gap_pkts < AN_HOLD_PKTS || !an_elapsed(d->now, d->gap_ns, &waited) ||
+      waited < AN_HOLD_NS)
+    return;
+  d->gap_on = false;
+  uint32_t first, n = gap_missing(d, d->gap_first, d->gap_n, &first);
+  if (!n) return;
+  v->flags |= ORNIC_AN_PREV_NOT_CAPTURED;
+  v->hole_first = first;
+  v->hole_count = n;
+}
+
 /* Classifies the PSN of a request. Returns false when it is not judged. */
 static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, bool ornic,
                      uint32_t pmtu, bool *fresh, ornic_an_verdict *restrict v) {
   uint32_t p = in->f->bth.psn;
   *fresh = false;
   if (!d->have_req) {
-    if (an_window_advance(a, d, p) < 0) return false;
+    /* RDMA-CM said where the direction starts (8.10): PSNs from there that
+     * the capture lacks are missing, not from before the capture. */
+    uint32_t start = p;
+    int32_t ahead = d->cm_on ? ornic_psn_diff(p, d->cm_psn) : 0;
+    if (ahead > 0 && (uint32_t)ahead < a->cfg.window) start = d->cm_psn;
+    if (an_window_advance(a, d, start) < 0 || an_window_advance(a, d, p) < 0) return false;
     an_slot *s = an_slot_at(d, p);
     if (!s) { /* a NAK already moved the window far past it: too far to judge */
       v->flags |= ORNIC_AN_BEFORE_CAPTURE;
       return false;
     }
     d->have_req = true;
-    d->floor = d->first = d->hpsn = d->epsn = d->last_psn = p;
+    d->floor = d->first = d->epsn = start;
+    d->hpsn = d->last_psn = p;
+    d->span = (uint32_t)ornic_psn_diff(p, start) + 1;
+    if (start != p) gap_note(d, ornic_psn_add(start, -1), ornic_psn_diff(p, start) + 1, ornic);
     d->st->have_psn = true;
     d->st->psn_first = p;
-    set_seen(s, in->frame, d->now);
+    set_seen(d, s, in->frame);
     *fresh = true;
     v->hpsn = p;
     return true;
@@ -554,7 +627,9 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
     close_open_read(a, d, p, pmtu);
     if (an_window_advance(a, d, p) < 0) return false; /* p is past hpsn */
     an_slot *s = an_slot_at(d, p);
+    uint32_t prev = d->hpsn;
     d->hpsn = p;
+    d->span += (uint32_t)dd;
     if (!s) { /* a NAK or READ moved the window past it: too far to judge */
       v->flags |= ORNIC_AN_BEFORE_CAPTURE;
       return false;
@@ -562,7 +637,8 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
     if (s->bits & S_REQ) { /* reserved-range request seen before via a retry */
       repeat(d, s, in, ornic, v);
     } else {
-      set_seen(s, in->frame, d->now);
+      gap_note(d, prev, dd, ornic);
+      set_seen(d, s, in->frame);
       *fresh = true;
     }
     return true;
@@ -576,7 +652,10 @@ static bool sequence(ornic_analysis *a, an_dir *d, const ornic_an_input *in, boo
    * that a faster path overtook (sprayed traffic starts out of order).
    * Whether it is a copy of a packet from before the capture cannot be
    * told; it is judged as out of order, never as a problem. */
-  if (ornic_psn_lt(p, d->floor)) d->floor = p;
+  if (ornic_psn_lt(p, d->floor)) {
+    d->span += (uint32_t)ornic_psn_diff(d->floor, p);
+    d->floor = p;
+  }
   v->ooo_distance = (uint32_t)-dd;
   if (s->bits & S_REQ) {
     repeat(d, s, in, ornic, v);
@@ -609,6 +688,7 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
       return;
     }
   }
+  gap_tick(d, ornic, v);
   bool fresh;
   bool judged = sequence(a, d, in, ornic, pmtu, &fresh, v);
   note_resend(d, (v->flags & (ORNIC_AN_RETRANS | ORNIC_AN_DUP)) != 0, f->bth.psn,

@@ -85,6 +85,7 @@ static void clear(ornic_analysis *a) {
     for (int d = 0; d < 2; d++) {
       free(a->convs[i].dir[d].slots);
       free(a->convs[i].dir[d].wqes.ring);
+      an_report_free(a, &a->convs[i].dir[d]);
     }
   free(a->convs);
   free(a->halves);
@@ -143,6 +144,10 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   if (!a || !in || !in->f || !v || !(in->f->layers & ORNIC_LAYER_BTH)) return ORNIC_ERR_INVALID_ARG;
   const ornic_frame *f = in->f;
   uint32_t fl = a->op[f->bth.opcode];
+  if (f->bth.destqp == ORNIC_CM_QP) { /* UD to the GSI QP: RDMA-CM (8.10) */
+    an_cm(a, in, v);
+    return ORNIC_OK;
+  }
   if (!(fl & AN_OP_ANALYSED)) return ORNIC_OK;
   a->new_unpaired = false;
   an_half *h = an_half_for(a, in);
@@ -150,7 +155,9 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
     untracked(a, v);
     return ORNIC_OK;
   }
-  bool request = (fl & ORNIC_OPF_REQUEST) != 0;
+  /* A CNP goes to the QP whose requests were marked: it counts in their
+   * direction, as a response does (8.1), though its opcode is a request's. */
+  bool request = (fl & ORNIC_OPF_REQUEST) != 0 && f->bth.opcode != ORNIC_OP_CNP;
   /* A conversation this packet made was made because no pair fitted it:
    * the same search again (an_try_pair) would find nothing. */
   if (!a->convs[h->conv].pub.qp_a_known && !a->new_unpaired && an_try_pair(a, h, in))
@@ -187,6 +194,7 @@ int ornic_analysis_add(ornic_analysis *a, const ornic_an_input *in, ornic_an_ver
   } else if (fl & ORNIC_OPF_RESPONSE) {
     an_response(a, c, d, in, fl, v);
   }
+  an_report_packet(a, c, d, in, fl, v);
   an_work_settle(a, d, v);
   return ORNIC_OK;
 }
@@ -294,6 +302,8 @@ const char *ornic_an_flag_name(uint32_t flag_bit) {
   case ORNIC_AN_LOSS: return "loss";
   case ORNIC_AN_NAK: return "nak";
   case ORNIC_AN_NOT_CAPTURED: return "not_captured";
+  case ORNIC_AN_PREV_NOT_CAPTURED: return "prev_not_captured";
+  case ORNIC_AN_CM: return "cm";
   case ORNIC_AN_ACK_STALE: return "ack_stale";
   case ORNIC_AN_OOO: return "ooo";
   case ORNIC_AN_PROBE: return "probe";

@@ -57,6 +57,7 @@ enum {
   O_RC_ACK_EVERY,
   O_RC_SPRAY,
   O_RC_DC,
+  O_RC_CM,
   O_CAPTURE_START,
   O_CAPTURE_DROP,
   O_CAPTURE_DROP_FRAMES,
@@ -132,6 +133,7 @@ static const struct option long_opts[] = {
     {"rc-ack-every", required_argument, NULL, O_RC_ACK_EVERY},
     {"rc-spray", no_argument, NULL, O_RC_SPRAY},
     {"rc-dc", no_argument, NULL, O_RC_DC},
+    {"rc-cm", no_argument, NULL, O_RC_CM},
     {"capture-start", required_argument, NULL, O_CAPTURE_START},
     {"capture-drop", required_argument, NULL, O_CAPTURE_DROP},
     {"capture-drop-frames", required_argument, NULL, O_CAPTURE_DROP_FRAMES},
@@ -372,6 +374,9 @@ static void usage(FILE *f) {
       "                         pair, as ConnectX hashes a QP to one UDP source port)\n"
       "      --rc-dc            send as ConnectX DC: the RD opcode block, 8 DC bytes\n"
       "                         after the BTH, RDETH/DETH (docs/PROTOCOL.md 2.8)\n"
+      "      --rc-cm            set up each QP pair with RDMA-CM first: REQ, REP and\n"
+      "                         RTU (UD MADs to QP 1) carrying its QPNs, first PSNs,\n"
+      "                         PMTU and READ depth (docs/PROTOCOL.md 2.10)\n"
       "\n"
       "  -h, --help             this text\n"
       "  -V, --version          the program's version and libornicproto's\n"
@@ -866,6 +871,7 @@ static int apply_rc(options *o, int c, const char *a, FILE *err) {
     return parse_u32(err, "--rc-ack-every", a, 1, 65535, &o->sim.protocol.rc.ack_every);
   case O_RC_SPRAY: o->sim.protocol.rc.spray = true; return 0;
   case O_RC_DC: o->sim.protocol.rc.dc = true; return 0;
+  case O_RC_CM: o->sim.protocol.rc.cm = true; return 0;
   }
   return 1;
 }
@@ -1121,6 +1127,11 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
                     c->profile->name,
                     c->profile->caps & PROFILE_TWO_HOSTS ? "its READs: --rc-ops read"
                                                          : "it simulates WRITE only");
+    return -1;
+  }
+  if (c->protocol.rc.cm && c->protocol.rc.dc) {
+    cli_usage_error(err, PROG,
+                    "--rc-cm and --rc-dc: DC sets up no connection with RDMA-CM; give one of them");
     return -1;
   }
   if ((c->profile->caps & PROFILE_TWO_HOSTS) && o->plot) {

@@ -117,6 +117,7 @@ typedef struct {
   uint32_t ack_every;   /* responder: one ACK per N request packets */
   bool spray;           /* spray over the paths instead of one path per QP pair */
   bool dc; /* --rc-dc: on the wire as ConnectX DC, the RD opcode block (PROTOCOL.md 2.8) */
+  bool cm; /* --rc-cm: each QP pair's RDMA-CM setup (REQ, REP, RTU on QP 1) before its data */
 } rc_config;
 
 /* Protocol parameters; each profile reads those its capabilities name

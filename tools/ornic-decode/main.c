@@ -3,7 +3,7 @@
  * captures or live from an interface. This file holds the read loop and the
  * exit statuses; the command line (options.c), capture input (core/, live.c
  * for interfaces, merge.c for several files read as one), -f on files
- * (filter.c), -w (dump.c), the note on a
+ * (filter.c), -w (dump.c), --plot (plot.c), the note on a
  * capture without RoCE (seen.c), output formats, statistics and signals
  * live in their own files. */
 #include <errno.h>
@@ -25,6 +25,7 @@
 #include "options.h"
 #include "outbuf.h"
 #include "packet.h"
+#include "plot.h"
 #include "print.h"
 #include "seen.h"
 #include "signals.h"
@@ -37,11 +38,12 @@ enum {
   EXIT_STRICT = 3   /* --strict: a bad iCRC or a decode error was seen */
 };
 
-/* The side streams of a run: -f on a file, -w. */
+/* The side streams of a run: -f on a file, -w, --plot. */
 typedef struct {
   bool filtering, dumping;
   dec_filter filter;
   dec_dump dump;
+  dec_plot *plot; /* NULL without --plot */
 } dec_io;
 
 typedef struct {
@@ -172,7 +174,8 @@ static int run(const dec_opts *o, dec_io *io, dec_merge *m, ornic_analysis *an, 
     /* Frame numbers run on across files: those of the files' mergecap'd union. */
     dec_packet_decode(&pk, &cfg, m->records, h, data);
     dec_seen_add(&r->seen, &pk);
-    if (an) dec_analyse(an, &pk);
+    if (an) dec_analyse(an, &pk, o->json);
+    if (io->plot) dec_plot_packet(io->plot, &pk); /* every packet: --qp picks conversations */
     if (!wanted(o, &pk)) {
       if (o->stats) dec_stats_add_filtered(st, &pk);
       continue;
@@ -221,6 +224,29 @@ static int finish_dump(const dec_opts *o, dec_io *io, const dec_run *r) {
   return 0;
 }
 
+/* --plot: drawn from what was read, as --stats is (a signal or damage ends
+ * it early: the title says so); not after -f or -w failed. */
+static int finish_plot(const dec_opts *o, dec_io *io, const dec_stats *st, const char *name,
+                       const dec_run *r) {
+  if (!io->plot || r->failed) return 0;
+  dec_plot_end e = {.an = st->an,
+                    .capture = name,
+                    .have_qp = st->have_qp,
+                    .qp = st->qp,
+                    .interrupted = st->interrupted,
+                    .damaged = r->damaged};
+  char err[512];
+  unsigned panels;
+  if (dec_plot_draw(io->plot, &e, &panels, err, sizeof err) < 0) {
+    fprintf(stderr, DEC_PROG ": %s\n", err);
+    return -1;
+  }
+  if (!o->quiet)
+    fprintf(stderr, DEC_PROG ": %u conversation direction%s drawn to %s\n", panels,
+            panels == 1 ? "" : "s", o->plot);
+  return 0;
+}
+
 static int finish(const dec_opts *o, dec_io *io, const dec_merge *m, dec_stats *st,
                   const dec_run *r) {
   const char *name = m->name ? m->name : m->caps[0].in.name;
@@ -237,7 +263,8 @@ static int finish(const dec_opts *o, dec_io *io, const dec_merge *m, dec_stats *
   if (st->interrupted && !o->quiet)
     fprintf(stderr, DEC_PROG ": %s: interrupted by %s after %llu packets\n", name, st->interrupted,
             (unsigned long long)m->records);
-  if (finish_dump(o, io, r) < 0 || write_error || r->failed) return EXIT_FAIL;
+  bool plot_failed = finish_plot(o, io, st, name, r) < 0;
+  if (finish_dump(o, io, r) < 0 || write_error || r->failed || plot_failed) return EXIT_FAIL;
   if (!st->interrupted) notes(o, m, r); /* about a capture read through */
   /* 128 + N, the shell's status for death by signal N (and pcapgen's): a
    * script learns the output ends early. */
@@ -305,6 +332,7 @@ static int open_io(const dec_opts *o, dec_io *io, const dec_merge *m) {
   const dec_capture *cap = &m->caps[0]; /* a packet of another link type compiles its own filter */
   char err[512];
   memset(io, 0, sizeof *io);
+  if (o->plot && !(io->plot = dec_plot_open(o->plot, err, sizeof err))) goto fail;
   if (o->filter && !cap->live) {
     if (dec_filter_init(&io->filter, o->filter, cap->dlt, err, sizeof err) < 0) goto fail;
     io->filtering = true;
@@ -321,6 +349,7 @@ static int open_io(const dec_opts *o, dec_io *io, const dec_merge *m) {
 fail:
   fprintf(stderr, DEC_PROG ": %s\n", err);
   if (io->filtering) dec_filter_free(&io->filter);
+  dec_plot_free(io->plot);
   return -1;
 }
 
@@ -342,6 +371,7 @@ static int decode(const dec_opts *o, dec_io *io, dec_merge *m, dec_stats *st) {
   st->an = an;
   st->have_qp = o->have_qp;
   st->qp = o->qp;
+  st->fabric.link_gbps = o->link_gbps; /* --stats' PFC/PAUSE times */
   dec_run r = {0};
   char err[512];
   run(o, io, m, an, st, &r); /* reports damage itself */
@@ -376,6 +406,7 @@ int main(int argc, char **argv) {
   int status = decode(&o, &io, &cap, &st);
   if (io.dumping) dec_dump_discard(&io.dump); /* no-op after a commit */
   if (io.filtering) dec_filter_free(&io.filter);
+  dec_plot_free(io.plot);
   dec_stats_free(&st);
   dec_merge_close(&cap);
   return status;

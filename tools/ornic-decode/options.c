@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "cli_num.h"
 #include "live.h"
+#include "plot.h"
 
 static const char usage_text[] =
     "Usage: ornic-decode [OPTIONS] [[-r] FILE | -]\n"
@@ -76,6 +77,8 @@ static const char usage_text[] =
     "  -j, --json           one JSON object per packet and line (see below)\n"
     "      --stats          a summary at the end instead of per-packet lines;\n"
     "                       with --json, as one JSON object\n"
+    "      --link-gbps N    the link speed, in Gb/s, at which --stats gives the\n"
+    "                       time PFC and PAUSE frames ask for (default 100)\n"
     "  -v, --verbose        also a line for each skipped (non-RoCE) packet\n"
     "  -w, --write FILE     write the selected packets (those -f, --qp and -c let\n"
     "                       through; with -v the skipped ones too) to FILE as a\n"
@@ -85,6 +88,15 @@ static const char usage_text[] =
     "                       output, unless that is a terminal. stderr says how\n"
     "                       many packets were written\n"
     "      --print          with -w, print the packets too\n"
+    "      --plot FILE      also draw a time-sequence graph (tcptrace's) with\n"
+    "                       gnuplot: per conversation direction with requests\n"
+    "                       (the 6 busiest; --qp: that QP's conversations), PSN\n"
+    "                       against time with the analysis' verdicts: first\n"
+    "                       arrivals, out of order, retransmissions, duplicates,\n"
+    "                       READ responses, NAKs and the cumulative ACK. FILE\n"
+    "                       ends in .svg or .png and appears when complete;\n"
+    "                       interrupted, it shows the packets read. Needs\n"
+    "                       gnuplot (apt-get install gnuplot-nox)\n"
     "  -l, --line-buffered  flush after every line (default on a terminal);\n"
     "                       else output is written in 256 KiB blocks, as\n"
     "                       tcpdump's without -l: give -l to a live capture\n"
@@ -204,6 +216,19 @@ static const char usage_text[] =
     "\"128+\"}, retransmissions, duplicates, losses, not_captured, naks, acks,\n"
     "acks_stale, ecn, cnps, psn_first, psn_high, time {first, last}, duration};\n"
     "analysis and conversations are null with --no-analysis.\n"
+    "Then, capture-wide (--qp does not narrow them), a 'quality' line when RoCE\n"
+    "frames were cut by the snaplen or iCRCs are bad (bad ones with UDP source\n"
+    "port 4791 counted apart; when all are, and other ports' iCRCs are good, a\n"
+    "second line says the capture path rewrote the port after the iCRC was\n"
+    "computed: not corruption), and a 'pause' table when the capture holds\n"
+    "802.3x PAUSE or 802.1Qbb PFC frames (skipped as PFC/PAUSE): per sender and\n"
+    "priority ('all': PAUSE) frames, XOFF (quanta > 0), XON (0), quanta total\n"
+    "and max, pause_ns (quanta x 512 bit times at --link-gbps), first and last.\n"
+    "JSON: fabric {link_gbps, pause {frames, pfc_frames, pause_frames, senders,\n"
+    "not_reserved_dst, untracked_frames, rows [{src, kind, priority, frames,\n"
+    "xoff, xon, quanta_total, quanta_max, pause_ns, time}]}, capture_quality\n"
+    "{snaplen_cut, snaplen_kept, snaplen_before_bth, icrc_bad_sport_4791,\n"
+    "icrc_bad_other, icrc_ok_sport_4791, icrc_ok_sport_other, sport_rewritten}}.\n"
     "\n"
     "Exit status:\n"
     "  0  success (bad iCRCs and decode errors are reported, not fatal; so is a\n"
@@ -211,7 +236,7 @@ static const char usage_text[] =
     "  1  input missing, unreadable, not a capture or of an unsupported link\n"
     "     type; output write error; -f: a filter that does not compile for the\n"
     "     link type; -i: no such interface, no permission (CAP_NET_RAW),\n"
-    "     interface down\n"
+    "     interface down; --plot: gnuplot missing or failed (no FILE left)\n"
     "  2  bad command line: one line on stderr, nothing read. Or a damaged\n"
     "     capture (e.g. cut mid-record): the packets before the damage are\n"
     "     printed (and written by -w), then stderr names the packet number and\n"
@@ -228,13 +253,16 @@ enum {
   OPT_QP,
   OPT_PORT,
   OPT_PRINT,
-  OPT_MAX_MEMORY
+  OPT_MAX_MEMORY,
+  OPT_PLOT,
+  OPT_LINK_GBPS
 };
 
 /* -s and -p were --stats and --port before they became tcpdump's; --qp has
  * no letter since -q became --quiet, as in ornic-pcapgen. */
 static const struct option long_opts[] = {{"json", no_argument, NULL, 'j'},
                                           {"stats", no_argument, NULL, OPT_STATS},
+                                          {"link-gbps", required_argument, NULL, OPT_LINK_GBPS},
                                           {"verbose", no_argument, NULL, 'v'},
                                           {"quiet", no_argument, NULL, 'q'},
                                           {"qp", required_argument, NULL, OPT_QP},
@@ -249,6 +277,7 @@ static const struct option long_opts[] = {{"json", no_argument, NULL, 'j'},
                                           {"read", required_argument, NULL, 'r'},
                                           {"write", required_argument, NULL, 'w'},
                                           {"print", no_argument, NULL, OPT_PRINT},
+                                          {"plot", required_argument, NULL, OPT_PLOT},
                                           {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
                                           {"interface", required_argument, NULL, 'i'},
                                           {"filter", required_argument, NULL, 'f'},
@@ -319,6 +348,7 @@ static int read_number(int c, uint64_t *v) {
   case OPT_OTD: return opt_num("--otd", 0, 4080, v);
   case OPT_PMTU: return opt_pmtu(v);
   case OPT_MAX_MEMORY: return opt_memory(v);
+  case OPT_LINK_GBPS: return opt_num("--link-gbps", 1, 1000000, v);
   default: return 1;
   }
 }
@@ -343,6 +373,7 @@ static int number_option(dec_opts *o, int c) {
   case OPT_OTD: o->otd = (uint32_t)v; break;
   case OPT_PMTU: o->pmtu = (uint32_t)v; break;
   case OPT_MAX_MEMORY: o->max_memory = v; break;
+  case OPT_LINK_GBPS: o->link_gbps = (uint32_t)v; break;
   }
   return 0;
 }
@@ -358,6 +389,7 @@ static int parse_option(dec_opts *o, int c) {
   case 'r': o->path = optarg; return 0;
   case 'w': o->write = optarg; return 0;
   case OPT_PRINT: o->print = true; return 0;
+  case OPT_PLOT: o->plot = optarg; return 0;
   case 'i': o->iface = optarg; return 0;
   case 'f': o->filter = optarg; return 0;
   case 'p': o->no_promisc = true; return 0;
@@ -391,6 +423,18 @@ static int check_write(const dec_opts *o) {
   if (isatty(STDOUT_FILENO))
     return cli_usage_error(NULL, DEC_PROG,
                            "-w -: standard output is a terminal; redirect it to a file or pipe");
+  return 0;
+}
+
+/* --plot draws the analysis' verdicts, into an image named for its format. */
+static int check_plot(const dec_opts *o) {
+  if (!o->plot) return 0;
+  if (!o->analysis)
+    return cli_usage_error(NULL, DEC_PROG,
+                           "--plot draws the conversation analysis: it cannot go with "
+                           "--no-analysis");
+  if (!dec_plot_name_ok(o->plot))
+    return cli_usage_error(NULL, DEC_PROG, "--plot: '%s' must end in .svg or .png", o->plot);
   return 0;
 }
 
@@ -435,6 +479,7 @@ int dec_options_parse(dec_opts *o, int argc, char **argv) {
   int rc = check_live(o, argc - optind);
   if (!rc) rc = take_operands(o, argc, argv);
   if (!rc) rc = check_write(o);
+  if (!rc) rc = check_plot(o);
   return rc ? rc : -1;
 }
 

@@ -17,6 +17,7 @@ typedef struct {
   const char *iface;  /* -i: a live capture instead of path */
   const char *filter; /* -f: BPF filter (live: in the kernel; file: pcap_offline_filter) */
   const char *write;  /* -w: the selected packets as a pcap, or NULL */
+  const char *plot;   /* --plot: the time-sequence graph's image (plot.h), or NULL */
   bool no_promisc;
   uint32_t buffer_kib; /* -B */
   uint32_t snaplen;    /* -s: live capture's snapshot length; 0: the default */
@@ -30,6 +31,7 @@ typedef struct {
   uint32_t otd;
   uint32_t pmtu;       /* 0: learnt per conversation */
   uint64_t max_memory; /* the analysis' memory budget (--max-memory); UINT64_MAX: none */
+  uint32_t link_gbps;  /* --link-gbps: --stats' PFC/PAUSE times; 0: 100 Gb/s */
 } dec_opts;
 
 /* Parses argv into *o. Returns -1 to run, or the exit status to end with:

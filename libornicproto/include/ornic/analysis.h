@@ -130,7 +130,14 @@ enum {
   ORNIC_AN_NAK = 1u << 3,  /* a NAK: sequence error, RNR or fatal */
   ORNIC_AN_NOT_CAPTURED = 1u << 4, /* this ACK covers not_captured PSNs the capture never saw:
                                     * delivered, but missing from the file (a capture artefact) */
-  ORNIC_AN_PROBLEMS = 0x1fu,
+  ORNIC_AN_PREV_NOT_CAPTURED =
+      1u << 6, /* (since 1.2.0) a request past PSNs of its direction the capture never saw, in
+                * a direction that is not reordered (RC/UC on one path, 8.5): hole_first and
+                * hole_count. Loss before the capture point or a capture drop; a later first
+                * arrival of one of them is OOO, as TCP's "previous segment not captured" */
+  ORNIC_AN_PROBLEMS = 0x5fu,
+  ORNIC_AN_CM = 1u << 7, /* (since 1.2.0) an RDMA-CM REQ or REP the engine read (8.10): a REP
+                          * that set up conversation `conv`, its QPs and start PSNs */
   /* Information: */
   ORNIC_AN_ACK_STALE = 1u << 5,     /* an ACK whose PSN is before the cumulative PSN already acked
                                     * (ACKs cross a sprayed fabric too: reordered, ignored, 4.2) */
@@ -180,7 +187,8 @@ typedef struct {
   uint32_t ooo_distance; /* OOO / DUP / RETRANS: PSNs below the highest */
   uint64_t first_frame;  /* DUP / RETRANS: the frame of the first copy (0 unknown) */
   uint64_t asked_frame;  /* RETRANS: the NAK or READ retry that asked for it (0: timeout) */
-  uint32_t hole_first, hole_count; /* OTD_EXCEEDED: the missing PSNs from ePSN (of the first 256) */
+  uint32_t hole_first, hole_count; /* OTD_EXCEEDED: the missing PSNs from ePSN (of the first 256);
+                                    * PREV_NOT_CAPTURED: those skipped before this request */
   /* WQE / message */
   uint64_t addr; /* ADDR */
   uint32_t wqe;  /* WQE number in the direction, 1-based */
@@ -241,6 +249,15 @@ typedef struct {
                                   * that covers them (a host's late transmit timestamps, 8.5) */
   uint8_t roce_versions;         /* ORNIC_AN_ROCE_V1 | ORNIC_AN_ROCE_V2: the encapsulations seen;
                                   * both: one QP pair that mixes RoCEv1 and RoCEv2 (8.1) */
+  /* RDMA-CM (8.10): the REP that set this pair up, 0 when none was captured; then A is the
+   * active side (the REQ's sender), the QPs and each direction's first PSN are the CM's,
+   * and cm_pmtu its path MTU (0: not given). */
+  uint64_t cm_frame;
+  uint32_t cm_start_psn[2];
+  uint32_t cm_pmtu;
+  uint8_t cm_read_depth[2]; /* RDMA READs direction d's requester may keep outstanding: the
+                             * lesser of its initiator depth and the peer's responder
+                             * resources (0: not given) */
 } ornic_an_conv;
 
 /* ornic_an_conv.roce_versions (since 1.2.0). */
@@ -276,6 +293,95 @@ ORNIC_API void ornic_analysis_limits(const ornic_analysis *a, ornic_an_limits *o
 ORNIC_API uint32_t ornic_analysis_conv_count(const ornic_analysis *a);
 ORNIC_API const ornic_an_conv *ornic_analysis_conv(const ornic_analysis *a, uint32_t id);
 ORNIC_API const ornic_an_conv *ornic_analysis_conv_final(const ornic_analysis *a, uint32_t id);
+
+/* ---- The report of one direction (since 1.2.0; docs/PROTOCOL.md 8.9) ------
+ * What an RDMA engineer reads off a capture beside the verdicts: throughput,
+ * message mix and sizes, latency distributions, congestion signals and the
+ * capture's own quality, per requester direction. */
+
+/* A latency distribution. Percentiles come from a log-linear histogram of 16
+ * buckets per power of two: each is within 1/16 (6.25%) of the true value,
+ * clamped to [min, max]; min, avg and max are exact. */
+typedef struct {
+  uint64_t count;
+  uint64_t min_ns, avg_ns, max_ns;
+  uint64_t p50_ns, p90_ns, p99_ns, p999_ns;
+  bool percentiles; /* false: the memory budget held no histogram for it (count, min, avg
+                     * and max are still exact); or count is 0 */
+} ornic_an_latency;
+
+/* Message kinds (ornic_an_dir_report.msgs). */
+enum {
+  ORNIC_AN_MSG_SEND = 0,
+  ORNIC_AN_MSG_WRITE,
+  ORNIC_AN_MSG_READ,
+  ORNIC_AN_MSG_ATOMIC,
+  ORNIC_AN_MSG_KINDS
+};
+
+/* Message-size buckets: 0, 1, 2-3, 4-7, ..., [2^31, 2^32). */
+#define ORNIC_AN_SIZE_BUCKETS 33
+ORNIC_API unsigned ornic_an_size_bucket(uint64_t len);
+/* "0", "1", "2-3", ..., "512-1023", "1K-2K", ..., "2G-4G" (K = 1024; the upper bound excluded). */
+ORNIC_API const char *ornic_an_size_bucket_name(unsigned bucket);
+
+typedef struct {
+  ornic_an_dir_stats base; /* the direction's counters, as ornic_an_conv.dir */
+  bool available;          /* false: the memory budget kept no report for this direction: only
+                            * base is filled */
+  /* Throughput, over the direction's first to last packet (0 under two packets' time). */
+  double duration_s;
+  double req_gbps;                           /* request payload bits per second */
+  double msgs_per_s;                         /* messages (WQEs) revealed per second */
+  double done_per_s;                         /* completions (MSN) per second */
+  uint64_t msgs[ORNIC_AN_MSG_KINDS];         /* messages revealed, by kind */
+  uint64_t size_hist[ORNIC_AN_SIZE_BUCKETS]; /* messages of known size, by size */
+  uint64_t size_unknown;                     /* messages whose size the capture does not give */
+  /* Latencies (8.8): ack_rtt (request to its ACK), msg_time (a WQE's first packet to the ACK
+   * that completes it), read_time (READ request to its last response), cnp_reaction (the
+   * first CE-marked request since the last CNP, to the next CNP back to this requester). */
+  ornic_an_latency ack_rtt, msg_time, read_time, cnp_reaction;
+  /* Congestion: on this direction's requests (CE, ECT, DSCP) and its responses (BECN). */
+  uint64_t ce;         /* IP ECN CE on requests */
+  uint64_t fecn, becn; /* BTH FECN on requests, BECN on responses */
+  uint64_t cnps;       /* CNPs to this direction's requester (base.cnp) */
+  uint64_t dscp_seen;  /* bit i: DSCP i on a request (RoCEv2 only) */
+  uint8_t ecn_seen;    /* bit i: ECN codepoint i on a request: 0 Not-ECT, 1 ECT(1), 2 ECT(0),
+                          * 3 CE */
+  bool mixed_marking;  /* more than one DSCP, or both ECN-capable and Not-ECT requests */
+  /* Responses */
+  uint64_t dup_acks; /* ACKs that acknowledge nothing new and complete nothing (not stale) */
+  uint64_t seq_naks, rnr_naks, fatal_naks;
+  uint64_t credit0_acks; /* ACKs with AETH credit count 0 (the responder has no receive WQE) */
+  /* Capture quality (8.5) */
+  uint64_t psn_span;          /* PSNs from the first request seen to the highest (and the highest
+                          * acknowledged), the PSNs a READ reserved included */
+  uint64_t psn_missing;       /* of those, never seen as a request nor reserved by a READ */
+  uint64_t gaps, gap_psns;    /* PREV_NOT_CAPTURED verdicts and the PSNs they skipped */
+  uint64_t acked_before_seen; /* ornic_an_conv.acked_before_seen of this direction */
+  uint64_t cut;               /* packets of the direction cut by the snaplen */
+  uint32_t flight_max;        /* the most request PSNs seen and not yet acknowledged */
+  /* RDMA READs (RC): the most outstanding when one more was sent, the negotiated depth
+   * (ornic_an_conv.cm_read_depth, 0 unknown) and the READ requests that went past it (8.10) */
+  uint32_t reads_max;
+  uint32_t read_depth;
+  uint64_t reads_over_depth;
+  uint64_t reserved[8];
+} ornic_an_dir_report;
+
+/* Fills the first out_size bytes of *out (pass sizeof *out: a caller built
+ * against an older, shorter struct gets its part) with the report of
+ * direction dir (ORNIC_AN_DIR_*) of conversation conv (followed through merges as
+ * ornic_analysis_conv_final). ORNIC_OK, or ORNIC_ERR_INVALID_ARG (no such
+ * conversation, dir > 1, NULL pointers). */
+ORNIC_API int ornic_analysis_dir_report(const ornic_analysis *a, uint32_t conv, unsigned dir,
+                                        ornic_an_dir_report *out, size_t out_size);
+
+/* The request PSNs of direction dir of conversation conv sent and not yet
+ * acknowledged, as the capture shows them now: the highest request PSN minus
+ * the cumulative ACK (0 before both are seen). Called right after
+ * ornic_analysis_add, the packet's "in flight" (since 1.2.0). */
+ORNIC_API uint32_t ornic_analysis_in_flight(const ornic_analysis *a, uint32_t conv, unsigned dir);
 
 /* "10.0.0.1 QP 0x000011 <-> 10.0.0.2 QP 0x000022" (QP "?" while unknown). */
 ORNIC_API void ornic_an_conv_label(const ornic_an_conv *c, char *out, size_t cap);

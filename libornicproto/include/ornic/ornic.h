@@ -5,6 +5,7 @@
 #define ORNIC_ORNIC_H
 
 #include "ornic/analysis.h"
+#include "ornic/cm.h"
 #include "ornic/errors.h"
 #include "ornic/frame.h"
 #include "ornic/headers.h"
@@ -13,6 +14,7 @@
 #include "ornic/layout.h"
 #include "ornic/lint.h"
 #include "ornic/opcode.h"
+#include "ornic/pause.h"
 #include "ornic/psn.h"
 #include "ornic/version.h"
 

@@ -68,6 +68,28 @@ typedef struct {
   uint32_t ihead, ilen, icap;
 } rc_resp;
 
+/* --rc-cm (rc_cm.c): the RDMA-CM setup of one QP pair, per host (host A is
+ * the active side: it sends the REQ). */
+typedef struct {
+  uint8_t state[2];  /* RC_CM_* */
+  unsigned tries[2]; /* REQs (host A) or REPs (host B) sent */
+  ltimer timer[2];   /* a REQ / REP not answered in time is sent again */
+  uint32_t start[2]; /* each host's first request PSN: the REQ's / REP's Starting PSN */
+} rc_cm_pair;
+
+/* What every CM message of the run draws from the seed (rc_cm.c). */
+typedef struct {
+  rc_cm_pair *pair;   /* per QP pair; NULL without --rc-cm */
+  uint32_t id_xor[2]; /* Communication ID of pair q: (id_base[node] + q) ^ id_xor[node] */
+  uint32_t id_base[2];
+  uint64_t guid[2];     /* each host's CA GUID */
+  uint32_t tid_hi;      /* TransactionID: tid_hi << 32 | (id_base[0] + q), one per setup */
+  uint32_t psn[2];      /* each host's QP 1 send PSN */
+  uint16_t sport;       /* the active side's RDMA-CM port (IP CM private data) */
+  uint8_t resp_timeout; /* CM Response Timeout and local ACK timeout: 4.096 us x 2^N */
+  uint8_t depth;        /* Responder Resources and Initiator Depth */
+} rc_cm;
+
 typedef struct rcpair rcpair;
 
 typedef struct {
@@ -85,6 +107,7 @@ struct rcpair {
   uint8_t ops[8]; /* the --rc-ops list, in order */
   unsigned nops;
   bool pingpong;
+  rc_cm cm; /* --rc-cm */
 };
 
 /* rc_profile.c */
@@ -100,6 +123,24 @@ pkt *rc_encode_gen(rcpair *r, int node, uint32_t q, ornic_frame *f, const pkt_me
                    const framer_payload *gen);
 void rc_ready(rcpair *r, int node, uint32_t src);
 bool rc_may_post(const rcpair *r, int node, uint32_t q, uint64_t id);
+
+/* rc_cm.c: --rc-cm, the RDMA-CM exchange (REQ, REP, RTU) that sets up each QP
+ * pair before its data, on the wire as UD SEND Only MADs to QP 1. Host A's
+ * requester posts once the REP arrived, host B's once the RTU (or A's first
+ * request) did; a REQ or REP not answered in time is sent again. Without
+ * --rc-cm every QP pair is up from the start and nothing is sent. */
+#define RC_CM_TIMER 0x80000000u /* host_timer's argument: q | RC_CM_TIMER */
+enum { RC_CM_IDLE = 0, RC_CM_WAIT = 1, RC_CM_UP = 2 };
+int rc_cm_init(rcpair *r);
+void rc_cm_free(rcpair *r);
+void rc_cm_start(rcpair *r);
+bool rc_cm_up(const rcpair *r, int node, uint32_t q);
+/* A frame arrived at `node`: true when it was a CM MAD (handled here). */
+bool rc_cm_rx(rcpair *r, int node, const ornic_frame *f);
+/* A request of pair q arrived at `node`: a passive side still waiting for the
+ * RTU takes it as one (IBA: the first packet on the connection establishes it). */
+void rc_cm_request_rx(rcpair *r, int node, uint32_t q);
+void rc_cm_timer(rcpair *r, int node, uint32_t q);
 
 /* rc_req.c */
 int rc_req_init(rcpair *r, rc_req *rq, int node, uint32_t q);

@@ -112,6 +112,7 @@ static bool is_response(uint8_t op) {
 static void host_rx(void *self, pkt *p, const ornic_frame *f) {
   rc_host *h = self;
   rcpair *r = h->r;
+  if (r->cm.pair && rc_cm_rx(r, h->node, f)) return; /* --rc-cm: a CM MAD to QP 1 */
   int q = wl_qp_index(r->cfg, f->bth.destqp, h->node == NODE_RESP);
   if (q < 0) return;
   ornic_frame rc; /* --rc-dc: the RC opcode of a DC frame, as rc_encode_gen sent it */
@@ -120,15 +121,20 @@ static void host_rx(void *self, pkt *p, const ornic_frame *f) {
     rc.bth.opcode &= 0x1f;
     f = &rc;
   }
-  if (is_response(f->bth.opcode))
+  if (is_response(f->bth.opcode)) {
     rc_req_rx(r, &r->req[h->node][q], p, f);
-  else
+  } else {
+    rc_cm_request_rx(r, h->node, (uint32_t)q);
     rc_resp_rx(r, &r->resp[h->node][q], f);
+  }
 }
 
 static void host_timer(void *self, uint32_t arg) {
   rc_host *h = self;
-  rc_req_timer(h->r, &h->r->req[h->node][arg]);
+  if (arg & RC_CM_TIMER)
+    rc_cm_timer(h->r, h->node, arg & ~RC_CM_TIMER);
+  else
+    rc_req_timer(h->r, &h->r->req[h->node][arg]);
 }
 
 /* ---- life cycle ------------------------------------------------------------- */
@@ -158,7 +164,7 @@ static void *rcpair_new(sim *s, const sim_config *cfg) {
   memcpy(r->ops, cfg->protocol.rc.ops, sizeof r->ops);
   r->nops = cfg->protocol.rc.nops;
   r->pingpong = cfg->protocol.rc.outstanding == 1 && !cfg->protocol.rc.a2b;
-  if (!alloc_hosts(r, cfg)) {
+  if (!alloc_hosts(r, cfg) || rc_cm_init(r) < 0) {
     rcpair_free(r);
     return NULL;
   }
@@ -182,11 +188,16 @@ static void rcpair_free(void *self) {
     free(r->resp[n]);
     fifo_free(&r->host[n].ready);
   }
+  rc_cm_free(r);
   free(r);
 }
 
 static void rcpair_start(void *self) {
   rcpair *r = self;
+  if (r->cm.pair) { /* --rc-cm: each pair's requesters post once CM set it up */
+    rc_cm_start(r);
+    return;
+  }
   for (uint32_t q = 0; q < r->cfg->workload.qps && !sim_failed(r->s); q++)
     for (int n = 0; n < NODE_COUNT; n++) rc_req_post(r, &r->req[n][q]);
 }

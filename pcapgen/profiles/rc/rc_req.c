@@ -41,6 +41,7 @@ static void arm_rto(rcpair *r, rc_req *rq) {
 
 /* Posts WQEs while there is room, work left and (ping-pong) the peer's turn is over. */
 void rc_req_post(rcpair *r, rc_req *rq) {
+  if (!rc_cm_up(r, rq->node, rq->q)) return; /* --rc-cm: the pair is not set up yet */
   bool any = false;
   while (rq->post - rq->head < rq->cap && rq->post < rq->total &&
          rc_may_post(r, rq->node, rq->q, rq->post)) {

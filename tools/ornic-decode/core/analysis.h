@@ -15,12 +15,15 @@
  * were decoded), as tshark's TCP analysis does and the Wireshark plugin
  * does, so the two agree. Sets pk->analysed and pk->an. Packets must come
  * in capture order. */
-void dec_analyse(ornic_analysis *a, dec_packet *pk);
+/* in_flight: also pk->in_flight (ornic_analysis_in_flight; what --json prints). */
+void dec_analyse(ornic_analysis *a, dec_packet *pk, bool in_flight);
 
 /* Whether pk carries a verdict worth printing: analysed, and either given
- * a role in a conversation or refused for a full table. */
+ * a role in a conversation, refused for a full table, or an RDMA-CM REQ or
+ * REP the engine read (PROTOCOL.md 8.10). */
 static inline bool dec_has_verdict(const dec_packet *pk) {
-  return pk->analysed && (pk->an.role != ORNIC_AN_ROLE_NONE || (pk->an.flags & ORNIC_AN_UNTRACKED));
+  return pk->analysed &&
+         (pk->an.role != ORNIC_AN_ROLE_NONE || (pk->an.flags & (ORNIC_AN_UNTRACKED | ORNIC_AN_CM)));
 }
 
 #endif

@@ -584,6 +584,8 @@ static char *put_an_time(char *p, const ornic_an_verdict *v) {
 static char *put_an_head(char *p, const ornic_an_verdict *v) {
   LIT(",\"analysis\":{\"conv\":");
   p = frame_ref(p, v->conv);
+  if (!v->conv && (v->flags & ORNIC_AN_CM)) /* a CM REQ (8.10): read, in no conversation yet */
+    return DEC_PUT_LIT(p, ",\"dir\":null,\"role\":\"none\"");
   if (!v->conv) /* untracked: no conversation to be in */
     return DEC_PUT_LIT(p, ",\"dir\":null,\"role\":null");
   if (v->dir == ORNIC_AN_DIR_BA)
@@ -619,7 +621,9 @@ static char *put_an_seq(char *p, const ornic_an_verdict *v) {
     LIT(",\"asked_frame\":");
     p = frame_ref(p, v->asked_frame);
   }
-  if (fl & ORNIC_AN_OTD_EXCEEDED) RUN("hole", "first_psn", v->hole_first, v->hole_count);
+  /* The hole of OTD_EXCEEDED or PREV_NOT_CAPTURED (never together, 8.4, 8.5): the flags say which */
+  if (fl & (ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_PREV_NOT_CAPTURED))
+    RUN("hole", "first_psn", v->hole_first, v->hole_count);
   if (fl & ORNIC_AN_ADDR) {
     LIT(",\"addr\":");
     QHEX(v->addr, 16);
@@ -658,6 +662,10 @@ static char *put_an_rest(const dec_packet *pk, char *p, const ornic_an_verdict *
   if ((fl & ORNIC_AN_NAK) && (pk->f.ext.present & ORNIC_HDR_NAKETH)) {
     LIT(",\"nak_lost\":");
     U(v->nak_lost);
+  }
+  if (pk->in_flight) { /* PROTOCOL.md 8.9: 0 is left out, as the plugin leaves its field */
+    LIT(",\"in_flight\":");
+    U(pk->in_flight);
   }
   p = put_an_time(p, v);
   *p++ = '}';

@@ -16,12 +16,14 @@ static const char *const skip_texts[DEC_SKIP_COUNT] = {
     [DEC_SKIP_NOT_ROCE] = "not RoCE",
     [DEC_SKIP_FRAGMENT] = "IPv4 fragment",
     [DEC_SKIP_SNAPLEN] = "cut by snaplen before the BTH",
-    [DEC_SKIP_UNSUPPORTED] = "unsupported by the decoder"};
+    [DEC_SKIP_UNSUPPORTED] = "unsupported by the decoder",
+    [DEC_SKIP_PAUSE] = "PFC/PAUSE"};
 static const char *const skip_keys[DEC_SKIP_COUNT] = {[DEC_SKIP_NONE] = "",
                                                       [DEC_SKIP_NOT_ROCE] = "not_roce",
                                                       [DEC_SKIP_FRAGMENT] = "ipv4_fragment",
                                                       [DEC_SKIP_SNAPLEN] = "snaplen_before_bth",
-                                                      [DEC_SKIP_UNSUPPORTED] = "unsupported"};
+                                                      [DEC_SKIP_UNSUPPORTED] = "unsupported",
+                                                      [DEC_SKIP_PAUSE] = "pfc_pause"};
 
 const char *dec_skip_text(dec_skip s) { return s < DEC_SKIP_COUNT ? skip_texts[s] : "?"; }
 const char *dec_skip_key(dec_skip s) { return s < DEC_SKIP_COUNT ? skip_keys[s] : "?"; }
@@ -146,6 +148,11 @@ static void decode_link(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t
   pk->rc = ornic_frame_decode(&pk->f, l2, pk->caplen - pk->link_off, link, cfg->udp_port);
   note_layers(pk);
   classify(pk);
+  /* Not RoCE on Ethernet: an 802.3x PAUSE or 802.1Qbb PFC frame is told
+   * apart (--stats counts them beside the RoCE flows, stats_fabric.c). */
+  if (pk->skip == DEC_SKIP_NOT_ROCE && link == ORNIC_LINK_ETHERNET &&
+      ornic_pause_decode(l2, pk->caplen - pk->link_off, link, &pk->pause) == ORNIC_OK)
+    pk->skip = DEC_SKIP_PAUSE;
   check_icrc(pk, cfg, l2);
   pk->warnings = ornic_lint(&pk->f, l2, cfg->pmtu);
 }

@@ -24,6 +24,7 @@ typedef enum {
   DEC_SKIP_FRAGMENT, /* an IPv4 fragment: the UDP datagram is not whole */
   DEC_SKIP_SNAPLEN,  /* snaplen cut the frame before its BTH */
   DEC_SKIP_UNSUPPORTED,
+  DEC_SKIP_PAUSE, /* an 802.3x PAUSE or 802.1Qbb PFC frame: pause (ornic/pause.h) */
   DEC_SKIP_COUNT
 } dec_skip;
 
@@ -66,8 +67,11 @@ typedef struct {
   /* Everything above is zeroed per frame by dec_packet_decode. */
   char errbuf[320]; /* several malformed rules can be named at once */
   ornic_frame f;
-  bool analysed; /* an valid: the conversation engine saw the packet (analysis.h) */
+  ornic_pause pause; /* skip DEC_SKIP_PAUSE: the PAUSE or PFC frame; else stale */
+  bool analysed;     /* an valid: the conversation engine saw the packet (analysis.h) */
   ornic_an_verdict an;
+  uint32_t in_flight; /* with an: its direction's request PSNs not yet acknowledged after it
+                       * (ornic_analysis_in_flight, docs/PROTOCOL.md 8.9) */
 } dec_packet;
 
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,

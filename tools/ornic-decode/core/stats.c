@@ -8,7 +8,7 @@
 
 void dec_stats_init(dec_stats *st) { memset(st, 0, sizeof *st); }
 
-void dec_stats_free(dec_stats *st) { (void)st; }
+void dec_stats_free(dec_stats *st) { dec_fabric_free(&st->fabric); }
 
 static void add_time(dec_stats *st, const dec_packet *pk) {
   if (!st->have_time) {
@@ -29,12 +29,14 @@ void dec_stats_add_filtered(dec_stats *st, const dec_packet *pk) {
   st->filtered++;
   add_time(st, pk);
   add_untracked(st, pk);
+  dec_fabric_add(&st->fabric, pk); /* capture-wide: a PFC frame has no QP */
 }
 
 void dec_stats_add(dec_stats *st, const dec_packet *pk) {
   st->total++;
   add_time(st, pk);
   add_untracked(st, pk);
+  dec_fabric_add(&st->fabric, pk);
   if (pk->error) st->errors++;
   if (pk->warnings) st->warned++;
   switch (pk->cls) {

@@ -11,6 +11,7 @@
 
 #include "outbuf.h"
 #include "packet.h"
+#include "stats_fabric.h"
 
 typedef struct {
   uint64_t total, roce, broken, filtered, errors, warned;
@@ -34,6 +35,7 @@ typedef struct {
   uint64_t live_recv, live_drop, live_ifdrop;
   bool have_qp; /* -q: list only the conversations of this QP */
   uint32_t qp;
+  dec_fabric fabric; /* PFC/PAUSE and the capture path, capture-wide (stats_fabric.h) */
 } dec_stats;
 
 void dec_stats_init(dec_stats *st);
@@ -41,6 +43,10 @@ void dec_stats_free(dec_stats *st);
 /* Every packet read: those excluded by -q only count as filtered. */
 void dec_stats_add(dec_stats *st, const dec_packet *pk);
 void dec_stats_add_filtered(dec_stats *st, const dec_packet *pk);
+
+/* Whether --stats lists conversation c: a final one (not merged), of the
+ * -q QP if one was given. */
+bool dec_stats_conv_listed(const dec_stats *st, const ornic_an_conv *c);
 
 void dec_stats_print_text(dec_out *o, const dec_stats *st, const char *name);
 void dec_stats_print_json(dec_out *o, const dec_stats *st, const char *name);

@@ -10,6 +10,7 @@
 
 #include "analysis.h"
 #include "stats.h"
+#include "stats_health.h"
 
 static uint64_t skipped_total(const dec_stats *st) {
   uint64_t n = 0;
@@ -66,8 +67,7 @@ static void text_opcodes(dec_out *o, const dec_stats *st) {
 
 /* ---- conversations (both formats) ---- */
 
-/* Conversations to list: final ones (not merged) of the -q QP, if any. */
-static bool conv_listed(const dec_stats *st, const ornic_an_conv *c) {
+bool dec_stats_conv_listed(const dec_stats *st, const ornic_an_conv *c) {
   if (!c || c->merged_into) return false;
   if (!st->have_qp) return true;
   return (c->qp_a_known && c->qp_a == st->qp) || (c->qp_b_known && c->qp_b == st->qp);
@@ -78,7 +78,7 @@ static uint32_t conv_count_listed(const dec_stats *st, uint32_t *merged) {
   for (uint32_t id = 1; id <= total; id++) {
     const ornic_an_conv *c = ornic_analysis_conv(st->an, id);
     if (c && c->merged_into) m++;
-    n += conv_listed(st, c);
+    n += dec_stats_conv_listed(st, c);
   }
   if (merged) *merged = m;
   return n;
@@ -135,6 +135,12 @@ static void text_conv_label(dec_out *o, const ornic_an_conv *c) {
   /* Notes (docs/PROTOCOL.md 8.1, 8.5), only when there is something to say. */
   if ((c->roce_versions & ORNIC_AN_ROCE_V1) && (c->roce_versions & ORNIC_AN_ROCE_V2))
     dec_out_lit(o, " [mixes RoCEv1 and RoCEv2]");
+  if (c->cm_frame) /* PROTOCOL.md 8.10 */
+    dec_out_printf(o,
+                   " [RDMA-CM in frame %llu: start PSNs A->B %u, B->A %u; PMTU %u; READ depth "
+                   "%u/%u]",
+                   (unsigned long long)c->cm_frame, c->cm_start_psn[0], c->cm_start_psn[1],
+                   c->cm_pmtu, c->cm_read_depth[0], c->cm_read_depth[1]);
   if (c->acked_before_seen[0] || c->acked_before_seen[1])
     dec_out_printf(o, " [requests stored after their ACK: A->B %llu, B->A %llu]",
                    (unsigned long long)c->acked_before_seen[0],
@@ -228,7 +234,7 @@ static void text_convs(dec_out *o, const dec_stats *st) {
   uint32_t total = ornic_analysis_conv_count(st->an);
   for (uint32_t id = 1; id <= total; id++) {
     const ornic_an_conv *c = ornic_analysis_conv(st->an, id);
-    if (!conv_listed(st, c)) continue;
+    if (!dec_stats_conv_listed(st, c)) continue;
     text_conv_label(o, c);
     text_dir(o, c->id, "A->B", &c->dir[ORNIC_AN_DIR_AB]);
     text_dir(o, c->id, "B->A", &c->dir[ORNIC_AN_DIR_BA]);
@@ -239,6 +245,8 @@ void dec_stats_print_text(dec_out *o, const dec_stats *st, const char *name) {
   text_summary(o, st, name);
   text_opcodes(o, st);
   text_convs(o, st);
+  dec_health_print_text(o, st);
+  dec_fabric_print_text(o, &st->fabric);
 }
 
 /* ---- JSON ---- */
@@ -285,6 +293,7 @@ static void json_opcodes(dec_out *o, const dec_stats *st) {
     first = false;
   }
   dec_out_char(o, ']');
+  dec_health_print_json_nic(o, st);
 }
 
 static void json_qp(dec_out *o, const char *key, bool known, uint32_t qp) {
@@ -338,7 +347,7 @@ static void json_dir(dec_out *o, const ornic_an_dir_stats *d) {
   dec_out_lit(o, "\"}");
 }
 
-static void json_conv(dec_out *o, const ornic_an_conv *c) {
+static void json_conv(dec_out *o, const dec_stats *st, const ornic_an_conv *c) {
   dec_out_printf(o, "{\"id\":%u", c->id);
   json_conv_addr(o, "a", c, c->a);
   json_conv_addr(o, "b", c, c->b);
@@ -352,10 +361,20 @@ static void json_conv(dec_out *o, const ornic_an_conv *c) {
   /* Capture quality and encapsulation (docs/PROTOCOL.md 8.1, 8.5). */
   dec_out_printf(o,
                  "},\"acked_before_seen\":{\"a_to_b\":%llu,\"b_to_a\":%llu},"
-                 "\"rocev1\":%s,\"rocev2\":%s}",
+                 "\"rocev1\":%s,\"rocev2\":%s",
                  U(c->acked_before_seen[0]), U(c->acked_before_seen[1]),
                  (c->roce_versions & ORNIC_AN_ROCE_V1) ? "true" : "false",
                  (c->roce_versions & ORNIC_AN_ROCE_V2) ? "true" : "false");
+  if (c->cm_frame)
+    dec_out_printf(o,
+                   ",\"cm\":{\"frame\":%llu,\"start_psn\":{\"a_to_b\":%u,\"b_to_a\":%u},"
+                   "\"pmtu\":%u,\"read_depth\":{\"a_to_b\":%u,\"b_to_a\":%u}}",
+                   U(c->cm_frame), c->cm_start_psn[0], c->cm_start_psn[1], c->cm_pmtu,
+                   c->cm_read_depth[0], c->cm_read_depth[1]);
+  else
+    dec_out_lit(o, ",\"cm\":null");
+  dec_health_print_json_conv(o, st, c);
+  dec_out_char(o, '}');
 }
 
 static void json_convs(dec_out *o, const dec_stats *st) {
@@ -382,12 +401,13 @@ static void json_convs(dec_out *o, const dec_stats *st) {
   bool first = true;
   for (uint32_t id = 1; id <= total; id++) {
     const ornic_an_conv *c = ornic_analysis_conv(st->an, id);
-    if (!conv_listed(st, c)) continue;
+    if (!dec_stats_conv_listed(st, c)) continue;
     if (!first) dec_out_char(o, ',');
-    json_conv(o, c);
+    json_conv(o, st, c);
     first = false;
   }
   dec_out_char(o, ']');
+  dec_health_print_json_nic(o, st);
 }
 
 void dec_stats_print_json(dec_out *o, const dec_stats *st, const char *name) {
@@ -404,6 +424,7 @@ void dec_stats_print_json(dec_out *o, const dec_stats *st, const char *name) {
   json_time(o, st);
   json_opcodes(o, st);
   json_convs(o, st);
+  dec_fabric_print_json(o, &st->fabric);
   dec_out_char(o, '}');
   dec_out_eol(o);
 }

@@ -384,13 +384,14 @@ static char *put_psn_run(char *p, uint32_t count, uint32_t first) {
   return p;
 }
 
-/* The tags, problems first, in a fixed order. 290 bytes */
+/* The tags, problems first, in a fixed order. 290 bytes (the previous-PSN and
+ * OTD tags, 60 bytes each, never come together: 8.5, 8.4) */
 static char *put_tags(char *p, const ornic_an_verdict *v) {
   uint32_t fl = v->flags;
   if (!(fl & (ORNIC_AN_UNTRACKED | ORNIC_AN_RETRANS | ORNIC_AN_DUP | ORNIC_AN_LOSS | ORNIC_AN_NAK |
               ORNIC_AN_ACK_STALE | ORNIC_AN_NOT_CAPTURED | ORNIC_AN_OOO | ORNIC_AN_PROBE |
               ORNIC_AN_READ_RETRY | ORNIC_AN_OTD_EXCEEDED | ORNIC_AN_WORK_LIMIT |
-              ORNIC_AN_ACKED_BEFORE_SEEN)))
+              ORNIC_AN_ACKED_BEFORE_SEEN | ORNIC_AN_PREV_NOT_CAPTURED | ORNIC_AN_CM)))
     return p; /* most packets: nothing to say */
   if (fl & ORNIC_AN_OVER_BUDGET)
     LIT(" [Untracked: memory budget]");
@@ -405,6 +406,11 @@ static char *put_tags(char *p, const ornic_an_verdict *v) {
     *p++ = ']';
   }
   if (fl & ORNIC_AN_NAK) LIT(" [NAK]");
+  if (fl & ORNIC_AN_PREV_NOT_CAPTURED) { /* PROTOCOL.md 8.5; never with OTD exceeded */
+    LIT(" [Previous PSN not captured:");
+    p = put_psn_run(p, v->hole_count, v->hole_first);
+    *p++ = ']';
+  }
   if (fl & ORNIC_AN_ACK_STALE) LIT(" [Stale ACK]");
   if (fl & ORNIC_AN_NOT_CAPTURED) {
     LIT(" [ACKed unseen:");
@@ -425,6 +431,8 @@ static char *put_tags(char *p, const ornic_an_verdict *v) {
   }
   /* Information, not a problem: the capture's timestamps (PROTOCOL.md 8.5). */
   if (fl & ORNIC_AN_ACKED_BEFORE_SEEN) LIT(" [Stored after its ACK]");
+  /* RDMA-CM (8.10): the REP that set up its conversation */
+  if ((fl & ORNIC_AN_CM) && (fl & ORNIC_AN_PAIRED)) LIT(" [CM: QP pair set up]");
   return p;
 }
 
