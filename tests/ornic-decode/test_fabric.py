@@ -222,11 +222,12 @@ def tshark(path, fields):
     exe = shutil.which("tshark")
     if not exe:
         return None
-    home = tempfile.mkdtemp(prefix="tshark-home-", dir=WORK)
+    # In the system's temporary folder: the build tree may be in a folder nobody cannot enter
+    # (a CI clone's), and tshark reads the capture on its standard input for the same reason.
+    home = tempfile.mkdtemp(prefix="ornic-tshark-home-")
     cmd = [exe, "-r", "-", "-T", "fields", "-E", "separator=|", "-E", "occurrence=l"]
     cmd += [a for f in fields for a in ("-e", f)]
     if os.geteuid() == 0:
-        os.chmod(WORK, 0o755)
         shutil.chown(home, "nobody")
         cmd = ["runuser", "-u", "nobody", "--", "env", f"HOME={home}"] + cmd
     else:
