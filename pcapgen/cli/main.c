@@ -293,6 +293,12 @@ int main(int argc, char **argv) {
     free(st);
     st = NULL;
   }
+  if (st && sim_fabric_custom(&o.sim.fabric) && stats_paths_new(st, &o.sim.fabric) < 0) {
+    truth_free(st->truth);
+    records_free(st->records);
+    free(st);
+    st = NULL;
+  }
   if (st) {
     st->wqes_total = wl_total_wqes(&o.sim);
     rc = simulate(&o, st, w, pl, msg, sizeof msg);
@@ -307,6 +313,7 @@ int main(int argc, char **argv) {
   if (st) {
     truth_free(st->truth);
     records_free(st->records);
+    stats_paths_free(st);
   }
   free(st);
   plot_free(pl);

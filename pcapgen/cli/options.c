@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_num.h"
 #include "distinct_files.h"
+#include "path_options.h"
 #include "profile.h"
 #include "scenario.h"
 #include "sizing.h"
@@ -75,7 +76,9 @@ enum {
   O_RNIC_ACK_REQ,
   O_RNIC_NAK_IN_RETRY,
   O_RNIC_RTO,
-  O_RNIC_TIMEOUT
+  O_RNIC_TIMEOUT,
+  O_PATH,
+  O_PATH_EVENT
 };
 
 static const struct option long_opts[] = {
@@ -107,6 +110,8 @@ static const struct option long_opts[] = {
     {"loss", required_argument, NULL, O_LOSS},
     {"burst-len", required_argument, NULL, O_BURST},
     {"drop", required_argument, NULL, O_DROP},
+    {"path", required_argument, NULL, O_PATH},
+    {"path-event", required_argument, NULL, O_PATH_EVENT},
     {"reorder-max", required_argument, NULL, O_REORDER_MAX},
     {"udp-sport", required_argument, NULL, O_UDP_SPORT},
     {"ack-every", required_argument, NULL, O_ACK_EVERY},
@@ -282,6 +287,17 @@ static void usage(FILE *f) {
       "      --drop [QP:]WQE:OFF  drop the first transmission of the data packet at PSN\n"
       "                         offset OFF of WQE number WQE (from 0) of QP (default 0).\n"
       "                         Repeatable\n"
+      "      --path SPEC        one more path, numbered from 0 in the order given:\n"
+      "                         SPEC = delay=US,rate=GBPS,loss=P, any of them (left out:\n"
+      "                         --base-delay-us, --path-rate-gbps, --loss). The list\n"
+      "                         replaces --paths and --delay-spread-us. Repeatable\n"
+      "      --path-event PATH:WHAT@US[:recover@US]  from US microseconds of the run\n"
+      "                         until recover@US (or the end), path PATH (from 0):\n"
+      "                         fail: a black hole, every frame on it is lost, both\n"
+      "                         directions; loss=P: loses with probability P;\n"
+      "                         rate=GBPS: its link runs at that rate. The summary\n"
+      "                         then gives each path's frames and losses and the\n"
+      "                         goodput between events. Repeatable (at most 32)\n"
       "      --reorder-max D    a network emulator after the paths, in each direction:\n"
       "                         every frame is held a random 0 to D frame times (full\n"
       "                         data frames), then released no later than any frame\n"
@@ -747,11 +763,16 @@ static int apply_workload(options *o, int c, const char *a, FILE *err) {
 static int apply_network(options *o, int c, const char *a, FILE *err) {
   int i = 0, rc;
   switch (c) {
-  case O_PATHS: return parse_u32(err, "--paths", a, 1, 0x4000, &o->sim.fabric.paths);
+  case O_PATHS:
+    o->paths_given = true;
+    return parse_u32(err, "--paths", a, 1, 0x4000, &o->sim.fabric.paths);
   case O_BASE_DELAY:
     return parse_double(err, "--base-delay-us", a, 0, 1e6, &o->sim.fabric.base_delay_us);
   case O_DELAY_SPREAD:
+    o->spread_given = true;
     return parse_double(err, "--delay-spread-us", a, 0, 1e6, &o->sim.fabric.delay_spread_us);
+  case O_PATH: return path_option_add(o, a, err);
+  case O_PATH_EVENT: return path_event_option_add(o, a, err);
   case O_RATE: return parse_double(err, "--rate-gbps", a, 0.001, 10000, &o->sim.fabric.rate_gbps);
   case O_PATH_RATE:
     return parse_double(err, "--path-rate-gbps", a, 0.001, 10000, &o->sim.fabric.path_rate_gbps);
@@ -1112,6 +1133,7 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     cli_usage_error(err, PROG, "no output file: give -o FILE");
     return -1;
   }
+  if (path_options_finish(o, err) < 0) return -1;
   if (pathcheck_distinct(o, err) < 0) return -1;
   if (o->rnic.given && !(c->profile->caps & PROFILE_RNIC)) {
     cli_usage_error(err, PROG,
@@ -1228,4 +1250,10 @@ void options_free(options *o) {
   free(o->sim.capture.drop_frames);
   o->sim.capture.drop_frames = NULL;
   o->sim.capture.ndrop_frames = 0;
+  free(o->sim.fabric.path_list);
+  o->sim.fabric.path_list = NULL;
+  o->npath_list = 0;
+  free(o->sim.fabric.events);
+  o->sim.fabric.events = NULL;
+  o->sim.fabric.nevents = 0;
 }

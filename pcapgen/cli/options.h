@@ -66,6 +66,9 @@ typedef struct {
   bool irn_nack_threshold_given; /* else auto: the OTD when the fabric reorders (more than
                                     one path, or --reorder-max), else 1 */
   rnic_choice rnic;              /* roce profile (PROFILE_RNIC) */
+  /* the fabric as a list (path_options.h) */
+  size_t npath_list;              /* --path entries so far (sim.fabric.path_list) */
+  bool paths_given, spread_given; /* --paths, --delay-spread-us: refused beside a list */
   /* the scenario file (--scenario) */
   char *scenario_text;  /* its text; option values point into it */
   size_t scenario_len;  /* its bytes (lines are cut with NULs as they are read) */

@@ -10,6 +10,7 @@
 
 #include "ornic/psn.h"
 #include "profile.h"
+#include "sizing.h"
 #include "workload.h"
 
 /* SVG size grows with points: 50,000 circles make a file of about 5 MB. The
@@ -232,12 +233,20 @@ static int write_script(const plot *pl, const options *o, const char *svg_tmp,
         f);
   fputs("set output ", f);
   put_quoted(f, svg_tmp);
-  fprintf(f,
-          "\nset multiplot layout 2,1 title \"ornic-pcapgen --profile %s, %s, %u QP(s), "
-          "%u paths, %g us delay spread, loss %g, seed %llu\"\n",
-          o->sim.profile->name, o->sim.workload.op == OP_READ ? "read" : "write",
-          o->sim.workload.qps, o->sim.fabric.paths, o->sim.fabric.delay_spread_us,
-          o->sim.fabric.loss, (unsigned long long)o->sim.seed);
+  if (o->sim.fabric.path_list) /* its own delays and losses: --path-events add more */
+    fprintf(f,
+            "\nset multiplot layout 2,1 title \"ornic-pcapgen --profile %s, %s, %u QP(s), "
+            "%u paths (--path list, %g us between delays), seed %llu\"\n",
+            o->sim.profile->name, o->sim.workload.op == OP_READ ? "read" : "write",
+            o->sim.workload.qps, o->sim.fabric.paths, sizing_mdd_us(&o->sim),
+            (unsigned long long)o->sim.seed);
+  else
+    fprintf(f,
+            "\nset multiplot layout 2,1 title \"ornic-pcapgen --profile %s, %s, %u QP(s), "
+            "%u paths, %g us delay spread, loss %g, seed %llu\"\n",
+            o->sim.profile->name, o->sim.workload.op == OP_READ ? "read" : "write",
+            o->sim.workload.qps, o->sim.fabric.paths, o->sim.fabric.delay_spread_us,
+            o->sim.fabric.loss, (unsigned long long)o->sim.seed);
   write_psn_plot(f, pl, o);
   write_hist_plot(f, hist_path, pl);
   fputs("unset multiplot\n", f);

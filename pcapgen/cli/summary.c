@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "path_report.h"
 #include "profile.h"
 #include "records.h"
 #include "sizing.h"
@@ -106,9 +107,11 @@ void summary_print(FILE *f, const stats *st, const options *o) {
           (unsigned long long)st->retx);
   fprintf(f, "  ACK / NAK / fatal  %llu / %llu / %llu\n", (unsigned long long)st->acks,
           (unsigned long long)st->naks, (unsigned long long)st->fatal);
-  fprintf(f, "  lost               %llu random, %llu by --drop; %llu timeouts; %llu duplicates\n",
-          (unsigned long long)st->drops_random, (unsigned long long)st->drops_rule,
-          (unsigned long long)st->timeouts, (unsigned long long)st->dup_data);
+  fprintf(f, "  lost               %llu random, %llu by --drop",
+          (unsigned long long)st->drops_random, (unsigned long long)st->drops_rule);
+  if (st->paths) fprintf(f, ", %llu on a path that was down", (unsigned long long)st->drops_down);
+  fprintf(f, "; %llu timeouts; %llu duplicates\n", (unsigned long long)st->timeouts,
+          (unsigned long long)st->dup_data);
   if (c->profile->rx_drops)
     fprintf(f, "  receiver drops     %llu (%s)\n", (unsigned long long)st->rx_drops,
             c->profile->rx_drops);
@@ -117,6 +120,7 @@ void summary_print(FILE *f, const stats *st, const options *o) {
             st->max_blocks_qp, (unsigned long long)st->pool_peak,
             (unsigned long long)st->pool_capacity, st->pool_drops ? " (exhausted)" : "");
   print_sizes(f, st, o);
+  path_report_text(f, st, o);
   if (st->unused_drop_rules)
     fprintf(f, "  note: %u --drop rule(s) never matched a packet\n", st->unused_drop_rules);
 }
@@ -197,6 +201,7 @@ static void json_body(FILE *f, const stats *st, const options *o) {
   json_u64(f, "bitmap_pool_capacity", st->pool_capacity, true);
   records_write_json(f, st->records);
   json_sizes(f, o);
+  path_report_json(f, st, o);
   json_u64(f, "packet_buffers_peak", st->pkts_in_flight_peak, st->truth != NULL);
   if (st->truth) {
     truth_write_json(f, st->truth, st->pkts_captured, st->pkts_full);

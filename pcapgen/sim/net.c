@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "path_events.h"
 #include "rng.h"
 #include "sizing.h"
 
@@ -18,9 +19,12 @@ enum {
 
 typedef struct {
   uint64_t delay_ps;
+  double ps_per_byte;     /* its link's serialization */
+  double burst_start;     /* probability that a packet starts a loss burst here */
   uint64_t free_ps[2];    /* per direction (index = sending node): link busy until */
   uint64_t load_bytes[2]; /* queued or propagating, for least-loaded */
   uint32_t burst_left[2]; /* packets still to lose in the current burst */
+  path_timeline tl;       /* --path-event: its changes in time (none: tl.n == 0) */
 } path;
 
 /* The --reorder-max emulator of one direction: the arrival times of the last
@@ -36,11 +40,11 @@ typedef struct {
 struct net {
   unsigned npaths;
   path *p;
-  double nic_ps_per_byte, path_ps_per_byte;
+  double nic_ps_per_byte;
   spray_policy spray;
   uint32_t rr[2];
   rng spray_rng[2], loss_rng;
-  double burst_start; /* probability that a packet starts a loss burst */
+  bool any_loss; /* some path may lose at random, at some time: each packet draws */
   uint32_t burst_len;
   drop_rule *drops;
   size_t ndrops;
@@ -50,6 +54,19 @@ struct net {
 };
 
 static uint64_t us_to_ps(double us) { return (uint64_t)(us * 1e6 + 0.5); }
+
+/* Path i's delay, link and loss (sim_fabric_path), and its events. 0, or -1
+ * out of memory. */
+static int path_init(net *n, const sim_config *cfg, unsigned i) {
+  path *pa = &n->p[i];
+  path_spec sp = sim_fabric_path(&cfg->fabric, i);
+  pa->delay_ps = us_to_ps(sp.delay_us);
+  /* 8 bits per byte at G Gb/s: 8000/G picoseconds per byte. */
+  pa->ps_per_byte = 8000.0 / sp.rate_gbps;
+  pa->burst_start = sp.loss / cfg->fabric.burst_len;
+  n->any_loss |= pa->burst_start > 0;
+  return path_timeline_init(&pa->tl, &cfg->fabric, i);
+}
 
 net *net_new(const sim_config *cfg) {
   net *n = calloc(1, sizeof *n);
@@ -64,21 +81,20 @@ net *net_new(const sim_config *cfg) {
   if (cfg->fabric.ndrops)
     memcpy(n->drops, cfg->fabric.drops, cfg->fabric.ndrops * sizeof *n->drops);
   n->ndrops = cfg->fabric.ndrops;
-  for (unsigned i = 0; i < cfg->fabric.paths; i++) {
-    double frac = cfg->fabric.paths > 1 ? (double)i / (cfg->fabric.paths - 1) : 0;
-    n->p[i].delay_ps = us_to_ps(cfg->fabric.base_delay_us + cfg->fabric.delay_spread_us * frac);
-  }
-  /* 8 bits per byte at G Gb/s: 8000/G picoseconds per byte. */
+  for (unsigned i = 0; i < cfg->fabric.paths; i++)
+    if (path_init(n, cfg, i) < 0) {
+      net_free(n);
+      return NULL;
+    }
+  /* A loss event on a loss-free fabric makes packets draw as a lossy one does. */
+  for (size_t i = 0; i < cfg->fabric.nevents; i++)
+    n->any_loss |= cfg->fabric.events[i].kind == PATH_EV_LOSS && cfg->fabric.events[i].value > 0;
   n->nic_ps_per_byte = 8000.0 / cfg->fabric.rate_gbps;
-  double path_rate =
-      cfg->fabric.path_rate_gbps ? cfg->fabric.path_rate_gbps : cfg->fabric.rate_gbps;
-  n->path_ps_per_byte = 8000.0 / path_rate;
   n->spray = cfg->fabric.spray;
   rng_seed(&n->spray_rng[0], cfg->seed, STREAM_SPRAY_REQ);
   rng_seed(&n->spray_rng[1], cfg->seed, STREAM_SPRAY_RESP);
   rng_seed(&n->loss_rng, cfg->seed, STREAM_LOSS);
   n->burst_len = cfg->fabric.burst_len;
-  n->burst_start = cfg->fabric.loss / cfg->fabric.burst_len;
   n->reorder_max = cfg->fabric.reorder_max;
   n->hold_unit_ps = sizing_frame_ps(cfg);
   for (int d = 0; d < 2 && n->reorder_max; d++) {
@@ -93,6 +109,7 @@ net *net_new(const sim_config *cfg) {
 
 void net_free(net *n) {
   if (!n) return;
+  for (unsigned i = 0; n->p && i < n->npaths; i++) path_timeline_free(&n->p[i].tl);
   free(n->p);
   free(n->drops);
   free(n->ro[0].ring);
@@ -125,12 +142,21 @@ unsigned net_pick(net *n, int from, uint64_t now_ps) {
   return rng_below(&n->spray_rng[from], n->npaths);
 }
 
-static bool random_loss(net *n, path *pa, int from) {
+/* Every packet draws once some path can lose at random, whatever its own
+ * path's probability, so that changing one path's loss moves no other path's
+ * losses. A loss-free fabric draws nothing (as before paths had their own). */
+static bool random_loss(net *n, path *pa, int from, uint64_t at_ps) {
   if (pa->burst_left[from]) {
     pa->burst_left[from]--;
     return true;
   }
-  if (n->burst_start <= 0 || rng_double(&n->loss_rng) >= n->burst_start) return false;
+  if (!n->any_loss) return false;
+  double u = rng_double(&n->loss_rng), p_start = pa->burst_start;
+  if (pa->tl.n) { /* a loss window that holds replaces the path's own probability */
+    double w = path_timeline_value(&pa->tl, PATH_EV_LOSS, at_ps, -1);
+    if (w >= 0) p_start = w / n->burst_len;
+  }
+  if (u >= p_start) return false;
   pa->burst_left[from] = n->burst_len - 1;
   return true;
 }
@@ -163,19 +189,31 @@ static uint64_t reorder(net *n, int from, uint64_t arrive) {
   return a;
 }
 
+/* The path's link at `start` (--path-event rate=), picoseconds per byte. */
+static double link_ps_per_byte(const path *pa, uint64_t start) {
+  if (!pa->tl.n) return pa->ps_per_byte;
+  double g = path_timeline_value(&pa->tl, PATH_EV_RATE, start, 0);
+  return g > 0 ? 8000.0 / g : pa->ps_per_byte;
+}
+
 int net_send(net *n, const pkt *p, uint64_t done_ps, uint64_t *arrive_ps) {
   path *pa = &n->p[p->path];
   int from = p->src;
+  /* When the frame enters the path's link: the moment its events are read at. */
+  uint64_t start = done_ps > pa->free_ps[from] ? done_ps : pa->free_ps[from];
   /* The random draw comes first and always, so a --drop rule does not shift
    * which other packets the loss stream picks. */
-  bool lost = random_loss(n, pa, from);
+  bool lost = random_loss(n, pa, from, start);
   if (rule_drop(n, p)) return NET_DROP_RULE;
   if (lost) return NET_DROP_RANDOM;
-  uint64_t ser = (uint64_t)((p->len + NET_WIRE_EXTRA) * n->path_ps_per_byte + 0.5);
-  uint64_t start = done_ps > pa->free_ps[from] ? done_ps : pa->free_ps[from];
+  /* A link that is down takes nothing: the frame vanishes at its entry. */
+  if (pa->tl.n && path_timeline_down(&pa->tl, start, start + 1)) return NET_DROP_DOWN;
+  uint64_t ser = (uint64_t)((p->len + NET_WIRE_EXTRA) * link_ps_per_byte(pa, start) + 0.5);
   pa->free_ps[from] = start + ser;
-  pa->load_bytes[from] += p->len;
   *arrive_ps = pa->free_ps[from] + pa->delay_ps;
+  /* One that fails under it loses what it carries: the frame held the link. */
+  if (pa->tl.n && path_timeline_down(&pa->tl, start, *arrive_ps)) return NET_DROP_DOWN;
+  pa->load_bytes[from] += p->len;
   if (n->reorder_max) *arrive_ps = reorder(n, from, *arrive_ps);
   return NET_DELIVER;
 }

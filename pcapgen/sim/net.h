@@ -3,8 +3,11 @@
  * followed by its own one-way delay, in both directions. A sender picks a
  * path per packet (spraying policy); by default the path id is the packet's
  * UDP source port (0xC000 + path), as ECMP hashing would make it (sim.h,
- * --udp-sport). Packets are lost at random (alone or in bursts on one path)
- * or by exact --drop rules.
+ * --udp-sport). Each path has its own delay, link rate and loss probability
+ * (sim_fabric_path: a --path list, or the uniform set). Packets are lost at
+ * random (alone or in bursts on one path), by exact --drop rules, or on a
+ * path that is down; a path's rate and loss can change in time
+ * (--path-event, path_events.h).
  *
  * --reorder-max D adds a network emulator after the paths, in each direction
  * on its own: it holds each delivered frame a random time, uniform in [0, D)
@@ -25,8 +28,9 @@
 
 typedef struct net net;
 
-/* Outcomes of net_send. */
-enum { NET_DELIVER = 0, NET_DROP_RANDOM = 1, NET_DROP_RULE = 2 };
+/* Outcomes of net_send. NET_DROP_DOWN: the path was down (--path-event fail)
+ * at some moment between the frame's entry onto its link and its arrival. */
+enum { NET_DELIVER = 0, NET_DROP_RANDOM = 1, NET_DROP_RULE = 2, NET_DROP_DOWN = 3 };
 
 /* Bytes a frame occupies on a link beyond its own: preamble + SFD (8),
  * FCS (4), inter-frame gap (12). */

@@ -385,11 +385,13 @@ static void nic_tx(sim *s, int node) {
   n->free_ps = s->now + net_nic_ser_ps(s->net, p->len);
   uint64_t arrive;
   int r = net_send(s->net, p, n->free_ps, &arrive);
+  if (s->st->paths) stats_path_frame(s->st, p->path, r == NET_DELIVER, r == NET_DROP_DOWN);
   if (r == NET_DELIVER) {
     push_arrival(s, node, arrive, p);
   } else {
     s->st->drops_random += r == NET_DROP_RANDOM;
     s->st->drops_rule += r == NET_DROP_RULE;
+    s->st->drops_down += r == NET_DROP_DOWN;
     if (s->st->truth) truth_lost(s->st->truth, p);
     pktpool_put(&s->pool, p);
   }

@@ -49,3 +49,13 @@ void sim_config_defaults(sim_config *c) {
 
   c->capture.tap = TAP_AUTO;
 }
+
+path_spec sim_fabric_path(const sim_fabric *f, unsigned i) {
+  if (f->path_list) return f->path_list[i];
+  /* As net.c always computed it: the same expression gives the same bits. */
+  double frac = f->paths > 1 ? (double)i / (f->paths - 1) : 0;
+  return (path_spec){f->base_delay_us + f->delay_spread_us * frac,
+                     f->path_rate_gbps ? f->path_rate_gbps : f->rate_gbps, f->loss};
+}
+
+bool sim_fabric_custom(const sim_fabric *f) { return f->path_list || f->nevents; }

@@ -65,6 +65,30 @@ typedef struct {
   bool used;
 } drop_rule;
 
+/* One path of the fabric: its one-way delay, the rate of its link and its loss
+ * probability (both directions). */
+typedef struct {
+  double delay_us, rate_gbps, loss;
+} path_spec;
+
+/* What a --path-event does to its path from start_us until end_us. */
+typedef enum {
+  PATH_EV_FAIL = 0, /* a black hole: every frame on the path meanwhile is lost */
+  PATH_EV_LOSS = 1, /* the loss probability is `value` */
+  PATH_EV_RATE = 2  /* the link's rate is `value` Gb/s */
+} path_event_kind;
+
+/* A change of one path in time (path_events.h): [start_us, end_us) of
+ * simulated time, both directions. */
+typedef struct {
+  uint32_t path;
+  path_event_kind kind;
+  double value;            /* PATH_EV_LOSS: probability; PATH_EV_RATE: Gb/s */
+  double start_us, end_us; /* end_us < 0: the path never recovers */
+} path_event;
+
+#define PATH_EVENTS_MAX 32 /* a handful tell a story; the summary's phases are bounded by it */
+
 /* The paths between the two NICs and what they do to frames (net.h). */
 typedef struct {
   uint32_t paths;
@@ -79,6 +103,10 @@ typedef struct {
   uint32_t reorder_max; /* the reordering emulator's bound D (net.h), 0: off */
   sport_mode sport;
   uint16_t sport_fixed; /* SPORT_FIXED: the port, 1-65535 */
+  path_spec *path_list; /* --path: `paths` entries, every value resolved; NULL: the
+                           uniform set above (sim_fabric_path gives either) */
+  path_event *events;   /* --path-event, at most PATH_EVENTS_MAX; net_new copies them */
+  size_t nevents;
 } sim_fabric;
 
 /* How a commodity go-back-N RNIC differs from the ideal endpoint of the roce
@@ -174,5 +202,13 @@ typedef struct {
  * values are not applied (it computes them: cli/options.c); the rest is
  * ready to run. */
 void sim_config_defaults(sim_config *c);
+
+/* Path i (< paths) as the simulator runs it: the --path list's entry, or the
+ * uniform set's (delay base + spread * i / (paths - 1), rate path_rate_gbps or
+ * else rate_gbps, loss). */
+path_spec sim_fabric_path(const sim_fabric *f, unsigned i);
+/* Whether the paths differ from the uniform set or change in time (a --path
+ * list or a --path-event): the summary then reports each path. */
+bool sim_fabric_custom(const sim_fabric *f);
 
 #endif

@@ -50,14 +50,35 @@ static uint64_t ack_frame_ps(const sim_config *cfg) {
   return ser_ps(cfg, 14 + 20 + 8 + 12 + 8 + 4);
 }
 
+/* The shortest and longest one-way delays of a --path list. */
+static void list_delays(const sim_fabric *f, double *lo, double *hi) {
+  *lo = *hi = f->path_list[0].delay_us;
+  for (uint32_t i = 1; i < f->paths; i++) {
+    double d = f->path_list[i].delay_us;
+    *lo = d < *lo ? d : *lo;
+    *hi = d > *hi ? d : *hi;
+  }
+}
+
 double sizing_mdd_us(const sim_config *cfg) {
-  return cfg->fabric.paths > 1 ? cfg->fabric.delay_spread_us : 0;
+  double lo, hi;
+  if (!cfg->fabric.path_list) return cfg->fabric.paths > 1 ? cfg->fabric.delay_spread_us : 0;
+  list_delays(&cfg->fabric, &lo, &hi);
+  return hi - lo;
+}
+
+/* The slowest path's one-way delay. The uniform set's is written as it always
+ * was, so that its rounding below does not move. */
+static double slowest_us_of(const sim_fabric *f) {
+  double lo, hi;
+  if (!f->path_list) return f->base_delay_us + (f->paths > 1 ? f->delay_spread_us : 0);
+  list_delays(f, &lo, &hi);
+  return hi;
 }
 
 uint64_t sizing_rtt_ps(const sim_config *cfg) {
   /* The slowest path's one-way delay, rounded as net.c rounds it. */
-  double slowest_us =
-      cfg->fabric.base_delay_us + (cfg->fabric.paths > 1 ? cfg->fabric.delay_spread_us : 0);
+  double slowest_us = slowest_us_of(&cfg->fabric);
   uint64_t one_way = (uint64_t)(slowest_us * 1e6 + 0.5);
   uint64_t frame = sizing_frame_ps(cfg), ack = ack_frame_ps(cfg);
   /* The emulator holds a frame up to reorder_max full frame times, each way. */

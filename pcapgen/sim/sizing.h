@@ -6,7 +6,8 @@
  *   Eqs. 5-6   W   = OTD + BDP,  BDP = RTT x B / L
  *
  * MDD: the largest delay difference between two paths (--delay-spread-us with
- * two paths or more, 0 with one). B: the sending rate, --rate-gbps: a QP alone
+ * two paths or more, 0 with one; with a --path list, its longest delay minus
+ * its shortest). B: the sending rate, --rate-gbps: a QP alone
  * on the NIC sends at line rate, so with several QPs the value is an upper
  * bound. L: the PMTU, the payload of a full data packet. The paper calls L the
  * packet length; with B the line rate, L = the whole frame on the wire (PMTU +

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "stats.h"
 
+#include <stdlib.h>
+
+#include "path_events.h"
+
 /* Bucket of v: exact below 128, then 64 sub-buckets per power of two. */
 static unsigned bucket(uint64_t v) {
   if (v < 128) return (unsigned)v;
@@ -42,9 +46,32 @@ void stats_wqe_posted(stats *st, uint64_t post_ps) {
   st->any_post = true;
 }
 
+/* The phase a completion at t falls in: the number of bounds at or before t. */
+static unsigned phase_of(const phases *ph, uint64_t t) {
+  unsigned k = 0;
+  while (k < ph->nbounds && ph->bound_ps[k] <= t) k++;
+  return k;
+}
+
 void stats_wqe_done(stats *st, uint64_t post_ps, uint64_t done_ps, uint64_t bytes) {
   st->wqes_done++;
   st->bytes_done += bytes;
   st->last_done_ps = done_ps;
   hist_add(&st->wqe_ps, done_ps - post_ps);
+  if (st->phase.nbounds) {
+    unsigned k = phase_of(&st->phase, done_ps);
+    st->phase.wqes[k]++;
+    st->phase.bytes[k] += bytes;
+  }
+}
+
+int stats_paths_new(stats *st, const sim_fabric *f) {
+  if (!(st->paths = calloc(f->paths, sizeof *st->paths))) return -1;
+  st->phase.nbounds = path_events_bounds(f, st->phase.bound_ps);
+  return 0;
+}
+
+void stats_paths_free(stats *st) {
+  free(st->paths);
+  st->paths = NULL;
 }

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "sim_config.h"
+
 #define HIST_SUB_BITS 6
 #define HIST_BUCKETS (128 + 57 * 64)
 
@@ -18,6 +20,23 @@ typedef struct {
   uint64_t n, max;
   long double sum;
 } hist;
+
+/* What one path carried, both directions: frames put on it, delivered, lost
+ * (any cause), and of those, lost while it was down (--path-event fail). */
+typedef struct {
+  uint64_t frames, delivered, lost, lost_down;
+} path_count;
+
+/* The run cut at the moments its --path-events start or end: WQEs and bytes
+ * completed in each phase, phase k being [bound k-1, bound k) (the first from
+ * the first post, the last to the last completion): goodput before, during
+ * and after a failure. */
+#define STATS_PHASE_BOUNDS (2 * PATH_EVENTS_MAX)
+typedef struct {
+  unsigned nbounds; /* 0: no phases kept */
+  uint64_t bound_ps[STATS_PHASE_BOUNDS];
+  uint64_t wqes[STATS_PHASE_BOUNDS + 1], bytes[STATS_PHASE_BOUNDS + 1];
+} phases;
 
 void hist_add(hist *h, uint64_t v);
 /* Smallest bucket upper bound covering fraction q of the values (capped at max). */
@@ -31,6 +50,7 @@ typedef struct {
   uint64_t pkts_captured, bytes_captured;
   /* events */
   uint64_t timeouts, drops_random, drops_rule, dup_data, pool_drops;
+  uint64_t drops_down;   /* frames lost on a path that was down (--path-event fail) */
   uint64_t rx_drops;     /* data dropped unplaced by mprdma / ioi receivers */
   uint64_t naks_ignored; /* roce --rnic-nak-in-retry ignore: NAKs not acted on */
   uint64_t accepted;     /* data packets (and READ requests) accepted for the first
@@ -40,6 +60,7 @@ typedef struct {
   uint64_t first_post_ps, last_done_ps, end_ps;
   bool any_post;
   hist wqe_ps;
+  phases phase; /* with --path-event (stats_paths_new) */
   /* ornic receive bitmap */
   unsigned max_blocks_qp;
   uint64_t pool_peak, pool_capacity;
@@ -53,10 +74,25 @@ typedef struct {
   struct truth *truth;
   struct records *records; /* --records (NULL otherwise) */
   uint64_t pkts_full;      /* frames of the full capture (before --capture-start / -drop*) */
+  path_count *paths;       /* per path, when the fabric is custom (sim_fabric_custom); NULL
+                              otherwise: the summary then reports no path */
 } stats;
 
 /* Records a WQE posted at post_ps and completed at done_ps. */
 void stats_wqe_done(stats *st, uint64_t post_ps, uint64_t done_ps, uint64_t bytes);
 void stats_wqe_posted(stats *st, uint64_t post_ps);
+
+/* Per-path counts and the phases of f's events, for a custom fabric (the
+ * caller checks sim_fabric_custom). 0, or -1 when out of memory. */
+int stats_paths_new(stats *st, const sim_fabric *f);
+void stats_paths_free(stats *st);
+/* A frame put on `path`: delivered, or lost (down: on a path that was down). */
+static inline void stats_path_frame(stats *st, unsigned path, bool delivered, bool down) {
+  path_count *c = &st->paths[path];
+  c->frames++;
+  c->delivered += delivered;
+  c->lost += !delivered;
+  c->lost_down += down;
+}
 
 #endif

@@ -12,6 +12,7 @@
 #include "event_queue.h"
 #include "fifo.h"
 #include "options.h"
+#include "path_events.h"
 #include "pattern.h"
 #include "profile.h"
 #include "rng.h"
@@ -356,7 +357,8 @@ START_TEST(config_defaults_are_the_cli_defaults) {
             f->delay_spread_us == g->delay_spread_us && f->rate_gbps == g->rate_gbps &&
             f->path_rate_gbps == g->rate_gbps && !g->path_rate_gbps && f->spray == g->spray &&
             f->loss == g->loss && f->burst_len == g->burst_len && !g->ndrops &&
-            f->reorder_max == g->reorder_max && f->sport == g->sport);
+            f->reorder_max == g->reorder_max && f->sport == g->sport && !f->path_list &&
+            !g->path_list && !f->nevents && !g->nevents);
   const sim_protocol *p = &o.sim.protocol, *q = &c.protocol;
   ck_assert(p->otd == q->otd && p->window == q->window && p->ack_every == q->ack_every &&
             p->ack_engine_ns == q->ack_engine_ns && p->resp_timeout_nak == q->resp_timeout_nak &&
@@ -443,6 +445,84 @@ START_TEST(options_accept_and_reject) {
 }
 END_TEST
 
+/* --path: values left out take the fabric-wide options wherever they stand;
+ * the uniform set's path i is what net.c always computed; Eq. 3's MDD is the
+ * list's longest delay minus its shortest. */
+START_TEST(path_list) {
+  options o;
+  ck_assert_int_eq(parse(&o,
+                         "-o x --path delay=2 --path delay=20,rate=25 --loss 0.01 "
+                         "--path-rate-gbps 50"),
+                   0);
+  const sim_fabric *f = &o.sim.fabric;
+  ck_assert_uint_eq(f->paths, 2);
+  path_spec a = sim_fabric_path(f, 0), b = sim_fabric_path(f, 1);
+  ck_assert(a.delay_us == 2 && a.rate_gbps == 50 && a.loss == 0.01);
+  ck_assert(b.delay_us == 20 && b.rate_gbps == 25 && b.loss == 0.01);
+  ck_assert(sizing_mdd_us(&o.sim) == 18 && sim_fabric_custom(f));
+  options_free(&o);
+  sim_config c;
+  sim_config_defaults(&c);
+  path_spec u = sim_fabric_path(&c.fabric, 1);
+  ck_assert(u.delay_us == 2 + 20 * (1.0 / 3) && u.rate_gbps == 100 && u.loss == 0.0005);
+  ck_assert(!sim_fabric_custom(&c.fabric));
+  const char *bad[] = {"-o x --path delay=2 --paths 2",
+                       "-o x --path rate=0",
+                       "-o x --path loss=0.6",
+                       "-o x --path delay=1,",
+                       "-o x --path ,delay=1",
+                       "-o x --path-event 4:fail@1",
+                       "-o x --path-event 1:fail@1:recover@1",
+                       "-o x --path-event 1:fail@1:",
+                       "-o x --path-event :1:fail@1",
+                       "-o x --path-event 1::fail@1"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_msg(parse(&o, bad[i]) == -1, "accepted: %s", bad[i]);
+    options_free(&o);
+  }
+}
+END_TEST
+
+/* Windows are half-open; a fail window overlaps a frame's whole time on the
+ * path; loss and rate read at one moment; the phases' bounds sorted, once each. */
+START_TEST(path_windows) {
+  path_event evs[] = {{1, PATH_EV_FAIL, 0, 10, 20},
+                      {1, PATH_EV_LOSS, 0.1, 5, -1},
+                      {0, PATH_EV_RATE, 25, 20, 30},
+                      {1, PATH_EV_FAIL, 0, 15, 40}};
+  sim_fabric f = {.paths = 2, .events = evs, .nevents = 4};
+  path_timeline t;
+  ck_assert_int_eq(path_timeline_init(&t, &f, 1), 0);
+  ck_assert_uint_eq(t.n, 3);
+  const uint64_t us = 1000000;
+  ck_assert(!path_timeline_down(&t, 0, 10 * us));          /* ends as the window starts */
+  ck_assert(path_timeline_down(&t, 9 * us, 10 * us + 1));  /* in flight at 10 us */
+  ck_assert(path_timeline_down(&t, 39 * us, 39 * us + 1)); /* the second window */
+  ck_assert(!path_timeline_down(&t, 40 * us, 50 * us));    /* recovered at 40 us */
+  ck_assert(path_timeline_value(&t, PATH_EV_LOSS, 5 * us - 1, -1) == -1);
+  ck_assert(path_timeline_value(&t, PATH_EV_LOSS, 5 * us, -1) == 0.1);
+  ck_assert(path_timeline_value(&t, PATH_EV_LOSS, 1000 * us, -1) == 0.1); /* never recovers */
+  ck_assert(path_timeline_value(&t, PATH_EV_RATE, 25 * us, 100) == 100);  /* path 0's */
+  path_timeline_free(&t);
+  ck_assert_int_eq(path_timeline_init(&t, &f, 0), 0);
+  ck_assert(path_timeline_value(&t, PATH_EV_RATE, 25 * us, 100) == 25);
+  ck_assert(path_timeline_value(&t, PATH_EV_RATE, 30 * us, 100) == 100);
+  path_timeline_free(&t);
+  uint64_t b[2 * PATH_EVENTS_MAX];
+  ck_assert_uint_eq(path_events_bounds(&f, b), 6); /* 5 10 15 20 30 40; 20 once */
+  ck_assert(b[0] == 5 * us && b[1] == 10 * us && b[2] == 15 * us && b[3] == 20 * us &&
+            b[4] == 30 * us && b[5] == 40 * us);
+  char why[200];
+  ck_assert_int_eq(path_events_check(&f, why, sizeof why), 0);
+  path_event two[] = {{1, PATH_EV_LOSS, 0.1, 5, -1}, {1, PATH_EV_LOSS, 0.2, 100, 200}};
+  sim_fabric g = {.paths = 2, .events = two, .nevents = 2};
+  ck_assert_int_eq(path_events_check(&g, why, sizeof why), -1);
+  ck_assert_str_eq(why,
+                   "'1:loss=0.2@100:recover@200' overlaps '1:loss=0.1@5': two loss values for "
+                   "path 1 at once");
+}
+END_TEST
+
 int main(void) {
   TCase *tc = tcase_create("core");
   tcase_add_test(tc, evq_orders_by_time_then_push);
@@ -457,5 +537,7 @@ int main(void) {
   tcase_add_test(tc, sizing_paper_numbers);
   tcase_add_test(tc, sizing_on_options);
   tcase_add_test(tc, rnic_presets);
+  tcase_add_test(tc, path_list);
+  tcase_add_test(tc, path_windows);
   return run_tcase("pcapgen_core", tc);
 }
