@@ -42,8 +42,8 @@ testgen=$build/tests/ornic-decode/ornic-decode-testgen
 
 # The documents doc_check.py reads, and the generated files beside them.
 mapfile -t docs < <(ls README.md pcapgen/README.md tools/*/README.md python/README.md docs/*.md)
-generated=(docs/profiles/summary.md docs/profiles/pmtu1024/summary.md docs/profiles/fig11.md
-           docs/profiles/fig11.csv docs/profiles/fig11-ablation.csv)
+generated=(docs/profiles/summary.md docs/profiles/pmtu1024/summary.md docs/profiles/additions.md
+           docs/profiles/fig11.md docs/profiles/fig11.csv docs/profiles/fig11-ablation.csv)
 if [[ $figures == 1 ]]; then
   mapfile -t more < <(ls docs/profiles/*.json docs/profiles/pmtu1024/*.json docs/profiles/*.png \
                         docs/profiles/fig11/*.json docs/bitmap/*.png docs/bitmap/*.png.gp \

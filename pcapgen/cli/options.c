@@ -45,6 +45,11 @@ enum {
   O_ACK_PER_PACKET,
   O_ACK_PER_WQE,
   O_RESP_TIMEOUT_NAK,
+  O_LAST_TIMEOUT_NAK,
+  O_NAK_PACING,
+  O_NAK_LOSS_LIMIT,
+  O_NAK_BLOCKS,
+  O_RTO_PROBE,
   O_ACK_ENGINE_NS,
   O_OTD,
   O_WINDOW,
@@ -69,6 +74,7 @@ enum {
   O_SPACE_CHECK,
   O_LIST_PROFILES,
   O_REORDER_MAX,
+  O_REORDER_SHARE,
   O_UDP_SPORT,
   O_RNIC,
   O_RNIC_NAK_DELAY,
@@ -113,11 +119,17 @@ static const struct option long_opts[] = {
     {"path", required_argument, NULL, O_PATH},
     {"path-event", required_argument, NULL, O_PATH_EVENT},
     {"reorder-max", required_argument, NULL, O_REORDER_MAX},
+    {"reorder-share", required_argument, NULL, O_REORDER_SHARE},
     {"udp-sport", required_argument, NULL, O_UDP_SPORT},
     {"ack-every", required_argument, NULL, O_ACK_EVERY},
     {"ack-per-packet", no_argument, NULL, O_ACK_PER_PACKET},
     {"ack-per-wqe", no_argument, NULL, O_ACK_PER_WQE},
     {"resp-timeout-nak", required_argument, NULL, O_RESP_TIMEOUT_NAK},
+    {"last-timeout-nak", required_argument, NULL, O_LAST_TIMEOUT_NAK},
+    {"nak-pacing", required_argument, NULL, O_NAK_PACING},
+    {"nak-loss-limit", required_argument, NULL, O_NAK_LOSS_LIMIT},
+    {"nak-blocks", required_argument, NULL, O_NAK_BLOCKS},
+    {"rto-probe", required_argument, NULL, O_RTO_PROBE},
     {"ack-engine-ns", required_argument, NULL, O_ACK_ENGINE_NS},
     {"otd", required_argument, NULL, O_OTD},
     {"window", required_argument, NULL, O_WINDOW},
@@ -307,6 +319,11 @@ static void usage(FILE *f) {
       "                         in order); it is at least the number of later-PSN\n"
       "                         packets that overtook it, and below D for first\n"
       "                         transmissions of one QP over --paths 1 (default 0: off)\n"
+      "      --reorder-share P  with --reorder-max D: the emulator displaces only a share\n"
+      "                         P (0-1) of the frames, each with probability P, held\n"
+      "                         1 to D frame times so that the next frame overtakes\n"
+      "                         it unless also held; the rest pass unheld (default 1:\n"
+      "                         every frame held 0 to D, as above)\n"
       "      --udp-sport MODE   UDP source port of every frame: path (default): 0xC000\n"
       "                         + its path; qpn: the low 16 bits of the sending QP's\n"
       "                         number (a request's requester QP; an ACK's, NAK's or\n"
@@ -327,6 +344,20 @@ static void usage(FILE *f) {
       "                         ornic unless an --ack-every option is given\n"
       "      --resp-timeout-nak on|off  ornic: the responder's timeout NAK (reason 2,\n"
       "                         T_resp without arrivals; default on, pcapgen/README.md)\n"
+      "      --last-timeout-nak on|off  ornic: the responder's NAK when the Last arrived\n"
+      "                         T_last ago and holes remain (reason 3; default on)\n"
+      "      --nak-pacing on|off  ornic: no reason 1 or 3 NAK while the last NAK's\n"
+      "                         resends are on their way (default on; off: one per\n"
+      "                         arrival more than OTD past ePSN)\n"
+      "      --nak-loss-limit on|off  ornic: a reason-1 NAK's lost set ends OTD before\n"
+      "                         its trigger (default on; off: at the trigger)\n"
+      "      --nak-blocks all|one  ornic: a NAK's bitmap covers ePSN to its trigger, up\n"
+      "                         to 255 blocks (default all), or one block of 16 PSNs\n"
+      "      --rto-probe on|off  ornic: a WRITE requester's timeout sends one packet with\n"
+      "                         A = 1 (default on; off: resends every unacknowledged\n"
+      "                         packet). These five and --resp-timeout-nak are ours,\n"
+      "                         not the paper's: all off is the paper's ORNIC\n"
+      "                         (docs/PROFILES.md, \"What our additions buy\")\n"
       "      --otd N|auto       OOO Tolerance Distance (OTD), packets. auto: the ORNIC\n"
       "                         paper's Eq. 3, OTD = MDD x B / L, rounded up: MDD =\n"
       "                         --delay-spread-us (0 with one path), B = --rate-gbps,\n"
@@ -785,6 +816,8 @@ static int apply_network(options *o, int c, const char *a, FILE *err) {
   case O_DROP: return parse_drop(o, err, a);
   case O_REORDER_MAX:
     return parse_u32(err, "--reorder-max", a, 0, 4096, &o->sim.fabric.reorder_max);
+  case O_REORDER_SHARE:
+    return parse_double(err, "--reorder-share", a, 0, 1, &o->sim.fabric.reorder_share);
   case O_UDP_SPORT: return parse_sport(o, err, a);
   }
   return 1;
@@ -808,6 +841,29 @@ static int apply_protocol(options *o, int c, const char *a, FILE *err) {
     static const char *const onoff[] = {"off", "on", NULL};
     int i = 0, rc = set_choice(err, "--resp-timeout-nak", a, onoff, "on or off", &i);
     o->sim.protocol.resp_timeout_nak = i == 1;
+    return rc;
+  }
+  case O_LAST_TIMEOUT_NAK:
+  case O_NAK_PACING:
+  case O_NAK_LOSS_LIMIT:
+  case O_RTO_PROBE: {
+    static const char *const onoff[] = {"off", "on", NULL};
+    const char *name = c == O_LAST_TIMEOUT_NAK ? "--last-timeout-nak"
+                       : c == O_NAK_PACING     ? "--nak-pacing"
+                       : c == O_NAK_LOSS_LIMIT ? "--nak-loss-limit"
+                                               : "--rto-probe";
+    bool *field = c == O_LAST_TIMEOUT_NAK ? &o->sim.protocol.last_timeout_nak
+                  : c == O_NAK_PACING     ? &o->sim.protocol.nak_pacing
+                  : c == O_NAK_LOSS_LIMIT ? &o->sim.protocol.nak_loss_limit
+                                          : &o->sim.protocol.rto_probe;
+    int i = 0, rc = set_choice(err, name, a, onoff, "on or off", &i);
+    *field = i == 1;
+    return rc;
+  }
+  case O_NAK_BLOCKS: {
+    static const char *const blocks[] = {"one", "all", NULL};
+    int i = 0, rc = set_choice(err, "--nak-blocks", a, blocks, "all or one", &i);
+    o->sim.protocol.nak_all_blocks = i == 1;
     return rc;
   }
   case O_OTD:

@@ -14,7 +14,9 @@ enum {
   STREAM_SPRAY_RESP = 2,
   STREAM_LOSS = 3,
   STREAM_REORDER_REQ = 4,
-  STREAM_REORDER_RESP = 5
+  STREAM_REORDER_RESP = 5,
+  STREAM_SHARE_REQ = 10, /* --reorder-share: which frames are displaced (7-9: the tap, rc_cm.c) */
+  STREAM_SHARE_RESP = 11
 };
 
 typedef struct {
@@ -35,6 +37,7 @@ typedef struct {
   uint64_t count;    /* frames delivered so far */
   uint64_t floor_ps; /* latest arrival among frames count - D and earlier */
   rng hold_rng;
+  rng share_rng; /* --reorder-share below 1: which frames are held */
 } reorderer;
 
 struct net {
@@ -49,6 +52,7 @@ struct net {
   drop_rule *drops;
   size_t ndrops;
   uint32_t reorder_max;  /* D, 0: no emulator */
+  double reorder_share;  /* the share of frames held (1: all, as the emulator was before it) */
   uint64_t hold_unit_ps; /* a full data frame's serialization */
   reorderer ro[2];       /* per direction (index = sending node) */
 };
@@ -96,6 +100,7 @@ net *net_new(const sim_config *cfg) {
   rng_seed(&n->loss_rng, cfg->seed, STREAM_LOSS);
   n->burst_len = cfg->fabric.burst_len;
   n->reorder_max = cfg->fabric.reorder_max;
+  n->reorder_share = cfg->fabric.reorder_share;
   n->hold_unit_ps = sizing_frame_ps(cfg);
   for (int d = 0; d < 2 && n->reorder_max; d++) {
     if (!(n->ro[d].ring = calloc(n->reorder_max, sizeof *n->ro[d].ring))) {
@@ -103,6 +108,7 @@ net *net_new(const sim_config *cfg) {
       return NULL;
     }
     rng_seed(&n->ro[d].hold_rng, cfg->seed, d ? STREAM_REORDER_RESP : STREAM_REORDER_REQ);
+    rng_seed(&n->ro[d].share_rng, cfg->seed, d ? STREAM_SHARE_RESP : STREAM_SHARE_REQ);
   }
   return n;
 }
@@ -176,11 +182,18 @@ static bool rule_drop(net *n, const pkt *p) {
 /* The emulator: hold the frame a uniform random time in [0, D) frame times,
  * then no earlier than every frame delivered D or more frames before it (equal
  * times arrive in sending order: the event queue pops ties in push order). A
- * frame can therefore be overtaken only by the D - 1 frames sent after it. */
+ * frame can therefore be overtaken only by the D - 1 frames sent after it.
+ * --reorder-share P < 1: a frame is held with probability P, then for a
+ * uniform time in (1, D) frame times, so that the next frame overtakes it
+ * unless that one is held too; the others are not held (the floor still
+ * applies). P = 1 draws nothing more: the emulator as before the option. */
 static uint64_t reorder(net *n, int from, uint64_t arrive) {
   reorderer *r = &n->ro[from];
   uint32_t d = n->reorder_max;
-  uint64_t a = arrive + (uint64_t)(rng_double(&r->hold_rng) * d * (double)n->hold_unit_ps);
+  double units = rng_double(&r->hold_rng) * d;
+  if (n->reorder_share < 1)
+    units = rng_double(&r->share_rng) < n->reorder_share ? 1 + units * (d - 1) / d : 0;
+  uint64_t a = arrive + (uint64_t)(units * (double)n->hold_unit_ps);
   uint64_t *slot = &r->ring[r->count % d]; /* frame count - D, leaving the window */
   if (r->count >= d && *slot > r->floor_ps) r->floor_ps = *slot;
   if (a < r->floor_ps) a = r->floor_ps;

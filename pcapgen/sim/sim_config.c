@@ -32,12 +32,18 @@ void sim_config_defaults(sim_config *c) {
   f->loss = 0.0005;
   f->burst_len = 1;
   f->sport = SPORT_PATH;
+  f->reorder_share = 1;
 
   sim_protocol *p = &c->protocol;
   p->otd = 64;
   p->window = 4080;
   p->ack_every = 16;
   p->resp_timeout_nak = true;
+  p->last_timeout_nak = true;
+  p->nak_pacing = true;
+  p->nak_loss_limit = true;
+  p->nak_all_blocks = true;
+  p->rto_probe = true;
   p->retry_limit = 7;
   p->irn_nack_threshold = 1;
   p->rc.ops[0] = RC_OP_SEND;

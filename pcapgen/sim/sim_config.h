@@ -101,6 +101,7 @@ typedef struct {
   drop_rule *drops;   /* exact losses (--drop); net_new copies them */
   size_t ndrops;
   uint32_t reorder_max; /* the reordering emulator's bound D (net.h), 0: off */
+  double reorder_share; /* the share of frames it displaces (net.h); 1: every frame */
   sport_mode sport;
   uint16_t sport_fixed; /* SPORT_FIXED: the port, 1-65535 */
   path_spec *path_list; /* --path: `paths` entries, every value resolved; NULL: the
@@ -157,6 +158,12 @@ typedef struct {
   uint32_t ack_engine_ns;      /* ornic: the ACK register scheduler's service time
                                   (PROTOCOL.md 4.3); 0: ack_every instead */
   bool resp_timeout_nak;       /* ornic: the responder's reason-2 timer (PROTOCOL.md 4.4) */
+  bool last_timeout_nak;       /* ornic, ours (false: the paper's rule, as the next four;
+                                  PROTOCOL.md 1.1): the reason-3 timer after the Last */
+  bool nak_pacing;             /* no reason 1 or 3 NAK while the last NAK's resends travel */
+  bool nak_loss_limit;         /* reason 1's lost set ends OTD before its trigger (false: at it) */
+  bool nak_all_blocks;         /* a NAK's bitmap from ePSN to its trigger (false: one block) */
+  bool rto_probe;              /* WRITE RTO: one probe (false: resend every unacked packet) */
   uint64_t bitmap_pool;        /* ornic: bitmap blocks shared by the QPs; 0: enough for all */
   uint32_t retry_limit;        /* requester timeouts in a row before the QP fails */
   uint32_t irn_nack_threshold; /* irn: NACKs that start loss recovery, and how far below

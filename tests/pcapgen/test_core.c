@@ -357,12 +357,15 @@ START_TEST(config_defaults_are_the_cli_defaults) {
             f->delay_spread_us == g->delay_spread_us && f->rate_gbps == g->rate_gbps &&
             f->path_rate_gbps == g->rate_gbps && !g->path_rate_gbps && f->spray == g->spray &&
             f->loss == g->loss && f->burst_len == g->burst_len && !g->ndrops &&
-            f->reorder_max == g->reorder_max && f->sport == g->sport && !f->path_list &&
-            !g->path_list && !f->nevents && !g->nevents);
+            f->reorder_max == g->reorder_max && f->reorder_share == 1 && g->reorder_share == 1 &&
+            f->sport == g->sport && !f->path_list && !g->path_list && !f->nevents && !g->nevents);
   const sim_protocol *p = &o.sim.protocol, *q = &c.protocol;
   ck_assert(p->otd == q->otd && p->window == q->window && p->ack_every == q->ack_every &&
             p->ack_engine_ns == q->ack_engine_ns && p->resp_timeout_nak == q->resp_timeout_nak &&
             p->bitmap_pool == q->bitmap_pool && p->retry_limit == q->retry_limit);
+  ck_assert(p->last_timeout_nak && q->last_timeout_nak && p->nak_pacing && q->nak_pacing &&
+            p->nak_loss_limit && q->nak_loss_limit && p->nak_all_blocks && q->nak_all_blocks &&
+            p->rto_probe && q->rto_probe);
   ck_assert(memcmp(&p->rnic, &q->rnic, sizeof p->rnic) == 0); /* the ideal RNIC: all 0 */
   ck_assert(memcmp(&p->rc, &q->rc, sizeof p->rc) == 0);
   ck_assert(o.sim.capture.tap == c.capture.tap && o.sim.capture.start_us == c.capture.start_us &&

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 """End-to-end tests of ornic-pcapgen, the ornic profile's protocol: one --drop gives one NAK
 and one retransmission, no loss gives none, every WQE survives random loss byte for byte,
---records, the responder's timeout NAKs and ACK engine, --otd and --window auto (Eqs. 3,
-5-6), stale ACKs that still bring ADDR_CACHED, and the fabric's --reorder-max.
+--records, the responder's timeout NAKs and ACK engine, our rules switched off (the paper's
+ORNIC), --otd and --window auto (Eqs. 3, 5-6), stale ACKs that still bring ADDR_CACHED, and
+the fabric's --reorder-max and --reorder-share.
 
 Usage: test_pcapgen_ornic.py --case NAME --pcapgen BIN [--decoder BIN] --workdir DIR
 (pcapgen_common.py). Exit 0 pass, 1 fail, 77 skip (a required tool is missing)."""
@@ -142,6 +143,43 @@ def case_resp_timeout_nak(env):
     check(on["wqes_verified"] == off["wqes_verified"] == on["wqes_total"], "every WQE verified")
 
 
+def case_paper_rules(env):
+    """The responder's rules that are ours, not the paper's (PROTOCOL.md 1.1), each switched off
+    alone: --last-timeout-nak off sends no reason-3 NAK; --nak-blocks one, a one-block bitmap
+    in every NAK; --nak-loss-limit off, reason-1 NAKs whose Limit PSN is their trigger;
+    --nak-pacing off, more reason-1 NAKs than on; --rto-probe off, timeouts answered by
+    resends and no probe. Every run verifies every WQE."""
+    common = ["--loss", 0.02, "--seed", 1, "--records", "nak", "--wqes", 8]
+    on, _ = env.run("pr_on.pcap", *common)
+    nk = lambda s, reason=None: [r for r in s["nak_records"] if reason is None or r.get("reason") == reason]
+    check(nk(on, 3) and any(r["blocks"] > 1 for r in nk(on)), "on: reason-3 NAKs and NAKs of several blocks")
+    check(all(r["limit_psn"] != r["trigger_psn"] for r in nk(on, 1)),
+          "on: reason-1 limits before the trigger")
+    last, _ = env.run("pr_last.pcap", *common, "--last-timeout-nak", "off")
+    check(not nk(last, 3), f"--last-timeout-nak off: {len(nk(last, 3))} reason-3 NAKs")
+    one, _ = env.run("pr_one.pcap", *common, "--nak-blocks", "one")
+    check(nk(one) and all(r["blocks"] == 1 for r in nk(one)), "--nak-blocks one: one block per NAK")
+    lim, _ = env.run("pr_lim.pcap", *common, "--nak-loss-limit", "off")
+    check(nk(lim, 1) and all(r["limit_psn"] == r["trigger_psn"] for r in nk(lim, 1)),
+          "--nak-loss-limit off: every reason-1 NAK's limit is its trigger")
+    pace, _ = env.run("pr_pace.pcap", *common, "--nak-pacing", "off")
+    check(len(nk(pace, 1)) > len(nk(on, 1)),
+          f"--nak-pacing off: reason-1 NAKs {len(nk(pace, 1))} against {len(nk(on, 1))} on")
+    # Without the reason-2 timer a timeout comes; --rto-probe off answers it without a probe.
+    probe, _ = env.run("pr_probe.pcap", *common, "--resp-timeout-nak", "off")
+    bulk, _ = env.run("pr_bulk.pcap", *common, "--resp-timeout-nak", "off", "--rto-probe", "off")
+    check(probe["timeouts"] and probe["truth"]["probes"], f"probes: {len(probe['truth']['probes'])}")
+    check(bulk["timeouts"] and not bulk["truth"]["probes"] and
+          bulk["retransmissions"] > probe["retransmissions"],
+          f"--rto-probe off: {bulk['timeouts']} timeouts, {len(bulk['truth']['probes'])} probes, "
+          f"{bulk['retransmissions']} resends against {probe['retransmissions']}")
+    for name, s in (("on", on), ("last", last), ("one", one), ("lim", lim), ("pace", pace),
+                    ("probe", probe), ("bulk", bulk)):
+        check(s["wqes_verified"] == s["wqes_total"], f"{name}: every WQE verified")
+    p = subprocess.run([env.gen, "-o", "/dev/null", "--nak-blocks", "some"], capture_output=True, text=True)
+    check(p.returncode == 2 and "--nak-blocks" in p.stderr, f"--nak-blocks some: exit {p.returncode}")
+
+
 def case_ack_engine(env):
     """--ack-engine-ns: the register scheduler. An engine faster than the
     packets answers each one (an ACK per data packet); a busy one (10 us per
@@ -237,6 +275,38 @@ def case_reorder_bound(env):
     c, _ = env.run("roc.pcap", "--paths", 1, "--loss", 0, "--reorder-max", 9, "--wqes", 1, "--seed", 2)
     raw = [open(env.path(n), "rb").read() for n in ("roa.pcap", "rob.pcap", "roc.pcap")]
     check(raw[0] == raw[1] and raw[0] != raw[2], "the emulator follows the seed")
+
+
+def case_reorder_share(env):
+    """--reorder-share P with --reorder-max 64 (one path): the share of packets that arrive
+    behind a later PSN is within 3 points of P (P = 0.1, 0.25, 0.5), none at P = 0, and the
+    bound D still holds; P = 1 writes the same bytes as no option (the emulator as before)."""
+    need(env.decoder)
+    ro = ["--paths", 1, "--loss", 0, "--reorder-max", 64, "--wqes", 2, "--wqe-size", "1M",
+          "--pmtu", 1024, "--capture", "responder"]
+    for share in (0, 0.1, 0.25, 0.5):
+        name = f"rs{share}.pcap"
+        s, _ = env.run(name, *ro, "--reorder-share", share)
+        raw = [p["bth"]["psn"] for p in data_pkts(env.decode(name))]
+        psns = [(p - raw[0] + (1 << 23)) % (1 << 24) - (1 << 23) for p in raw]
+        high, moved, dmax = None, 0, 0
+        for p in psns:
+            if high is not None and p < high:
+                moved += 1
+                dmax = max(dmax, high - p)
+            high = p if high is None else max(high, p)
+        got = moved / len(psns)
+        check(len(psns) == 2048 and sorted(psns) == list(range(min(psns), min(psns) + 2048)),
+              f"{name}: every PSN arrived once ({len(psns)} packets)")
+        check(abs(got - share) <= 0.03, f"{name}: displaced share {got:.3f} (want {share} +- 0.03)")
+        check(dmax <= 63 and s["naks"] == 0 and s["retransmissions"] == 0,
+              f"{name}: OOO distance at most 63 (max {dmax}), no NAK, no retransmission")
+    env.run("rs_none.pcap", *ro)
+    env.run("rs_one.pcap", *ro, "--reorder-share", 1)
+    same = open(env.path("rs_none.pcap"), "rb").read() == open(env.path("rs_one.pcap"), "rb").read()
+    check(same, "--reorder-share 1: the same capture as without it")
+    p = subprocess.run([env.gen, "-o", "/dev/null", "--reorder-share", "1.5"], capture_output=True, text=True)
+    check(p.returncode == 2 and "--reorder-share" in p.stderr, f"--reorder-share 1.5: exit {p.returncode}")
 
 
 def case_otd_auto(env):

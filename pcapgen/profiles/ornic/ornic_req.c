@@ -406,6 +406,19 @@ static void on_read_resp(oreq *r, oreq_qp *qp, const ornic_frame *f) {
 
 /* ---- timers, fatal NAKs, dispatch ---------------------------------------------- */
 
+/* --rto-probe off, the paper's timeout (section 3.3): resend every packet
+ * sent and not known received, from the unacknowledged PSN on. false when
+ * there is none. */
+static bool resend_unacked(oreq *r, oreq_qp *qp) {
+  bool any = false;
+  for (uint32_t idx = qp->cum_idx; idx < qp->next_new; idx++) {
+    if (is_acked(qp, idx)) continue;
+    queue_retx(r, qp, idx);
+    any = true;
+  }
+  return any;
+}
+
 static void on_rto(oreq *r, oreq_qp *qp) {
   if (!write_busy(qp) && qp->state != RQ_WAIT) return;
   sim_stats(r->s)->timeouts++;
@@ -418,8 +431,8 @@ static void on_rto(oreq *r, oreq_qp *qp) {
   qp->rtt.backoff++;
   if (qp->state == RQ_WAIT)
     reread(r, qp, ornic_psn_add(qp->w.start, (int32_t)qp->w.n));
-  else
-    qp->probe = true;
+  else if (r->cfg->protocol.rto_probe || !resend_unacked(r, qp))
+    qp->probe = true; /* off: only when all are acknowledged and WQE_DONE was lost */
   arm_rto(r, qp);
   make_ready(r, qp);
 }

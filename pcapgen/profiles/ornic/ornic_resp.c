@@ -98,13 +98,15 @@ static void arm(oresp *R, rqp *qp, ltimer *t, unsigned which, uint64_t after) {
 static void send_nak(oresp *R, rqp *qp, uint8_t reason, uint32_t trigger) {
   uint16_t blocks[ORNIC_NAKETH_MAX_BLOCKS];
   uint8_t bytes[2 * ORNIC_NAKETH_MAX_BLOCKS];
-  unsigned n = obm_nak_blocks(qp->bm, qp->epsn, trigger, blocks, ORNIC_NAKETH_MAX_BLOCKS);
+  const sim_protocol *pr = &R->cfg->protocol;
+  unsigned n = obm_nak_blocks(qp->bm, qp->epsn, trigger, blocks,
+                              pr->nak_all_blocks ? ORNIC_NAKETH_MAX_BLOCKS : 1);
   ornic_naketh_bitmap_pack(bytes, blocks, n);
   /* The loss limit (4.4), on the wire since spec 0.2: reason 1 proves late
    * only PSNs more than OTD behind the trigger; reasons 2 and 3 everything
    * before it. */
-  uint32_t limit = reason == ORNIC_NAKETH_OTD_EXCEEDED
-                       ? ornic_psn_add(trigger, -(int32_t)R->cfg->protocol.otd)
+  uint32_t limit = reason == ORNIC_NAKETH_OTD_EXCEEDED && pr->nak_loss_limit
+                       ? ornic_psn_add(trigger, -(int32_t)pr->otd)
                        : trigger;
   ornic_frame f;
   frame_to_requester(R, qp, &f, ORNIC_OP_NAK, qp->epsn);
@@ -120,7 +122,7 @@ static void send_nak(oresp *R, rqp *qp, uint8_t reason, uint32_t trigger) {
 
 /* Reasons 1 and 3 wait while the retransmissions of the last NAK are on their way (4.4). */
 static void maybe_nak(oresp *R, rqp *qp, uint8_t reason, uint32_t trigger) {
-  if (qp->nak_active && ornic_psn_lt(qp->epsn, qp->nak_limit) &&
+  if (R->cfg->protocol.nak_pacing && qp->nak_active && ornic_psn_lt(qp->epsn, qp->nak_limit) &&
       sim_now(R->s) - qp->nak_ps < R->t_resp)
     return;
   send_nak(R, qp, reason, trigger);
@@ -460,7 +462,7 @@ static void resp_timer(void *self, uint32_t arg) {
       send_nak(R, qp, ORNIC_NAKETH_TIMEOUT, qp->hpsn);
   } else if (ltimer_expired(R->s, &qp->t_last, NODE_RESP, arg)) {
     /* 4.4 reason 3: the Last arrived OTD/B ago and the WQE still has holes. */
-    if (qp->cache && qp->last_seen && !obm_complete(qp->bm))
+    if (qp->cache && qp->last_seen && !obm_complete(qp->bm) && R->cfg->protocol.last_timeout_nak)
       maybe_nak(R, qp, ORNIC_NAKETH_LAST_INCOMPLETE, qp->last_psn);
   }
 }
