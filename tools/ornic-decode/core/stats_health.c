@@ -5,6 +5,7 @@
  * engine's (ornic_analysis_dir_report, docs/PROTOCOL.md 8.9); this file
  * only lays them out, as text or as JSON members. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ornic/ornic.h>
@@ -28,20 +29,49 @@ static const char *const kind_names[ORNIC_AN_MSG_KINDS] = {"SEND", "WRITE", "REA
 static const char *const kind_keys[ORNIC_AN_MSG_KINDS] = {"send", "write", "read", "atomic"};
 static const char *const ecn_names[4] = {"Not-ECT", "ECT(1)", "ECT(0)", "CE"};
 
-/* Visits the listed conversations' used directions. */
+/* The listed conversations' used directions with their reports, gathered
+ * once: every section reads them (a report's percentiles are a pass over
+ * its histograms). */
+typedef struct {
+  const ornic_an_conv *c;
+  unsigned dir;
+  ornic_an_dir_report r;
+} dir_row;
+
+typedef struct {
+  dir_row *v;
+  size_t n, cap;
+} dir_rows;
+
+static void rows_add(dir_rows *rows, const dir_row *row) {
+  if (rows->n == rows->cap) {
+    size_t cap = rows->cap ? 2 * rows->cap : 16;
+    dir_row *v = realloc(rows->v, cap * sizeof *v);
+    if (!v) return; /* out of memory: the report lists fewer directions */
+    rows->v = v;
+    rows->cap = cap;
+  }
+  rows->v[rows->n++] = *row;
+}
+
+static dir_rows rows_of(const dec_stats *st) {
+  dir_rows rows = {NULL, 0, 0};
+  uint32_t total = ornic_analysis_conv_count(st->an);
+  for (uint32_t id = 1; id <= total; id++) {
+    dir_row row = {.c = ornic_analysis_conv(st->an, id)};
+    if (!dec_stats_conv_listed(st, row.c)) continue;
+    for (row.dir = 0; row.dir < 2; row.dir++)
+      if (report_of(st, row.c, row.dir, &row.r)) rows_add(&rows, &row);
+  }
+  return rows;
+}
+
+/* Visits the rows. */
 typedef void (*dir_fn)(dec_out *o, const ornic_an_conv *c, unsigned dir,
                        const ornic_an_dir_report *r, void *user);
 
-static void each_dir(dec_out *o, const dec_stats *st, dir_fn fn, void *user) {
-  uint32_t total = ornic_analysis_conv_count(st->an);
-  for (uint32_t id = 1; id <= total; id++) {
-    const ornic_an_conv *c = ornic_analysis_conv(st->an, id);
-    if (!dec_stats_conv_listed(st, c)) continue;
-    for (unsigned dir = 0; dir < 2; dir++) {
-      ornic_an_dir_report r;
-      if (report_of(st, c, dir, &r)) fn(o, c, dir, &r, user);
-    }
-  }
+static void each_dir(dec_out *o, const dir_rows *rows, dir_fn fn, void *user) {
+  for (size_t i = 0; i < rows->n; i++) fn(o, rows->v[i].c, rows->v[i].dir, &rows->v[i].r, user);
 }
 
 static const char *dir_name(unsigned dir) { return dir == ORNIC_AN_DIR_AB ? "A->B" : "B->A"; }
@@ -224,10 +254,10 @@ static uint64_t nic_value(const nic_sums *s, unsigned i) {
   }
 }
 
-static void text_nic(dec_out *o, const dec_stats *st) {
+static void text_nic(dec_out *o, const dir_rows *rows) {
   nic_sums s;
   memset(&s, 0, sizeof s);
-  each_dir(o, st, sum_dir, &s);
+  each_dir(o, rows, sum_dir, &s);
   dec_out_lit(o, "NIC counters, as the capture shows them (every listed conversation)\n");
   for (unsigned i = 0; i < NIC_ROWS; i++) {
     uint64_t v = nic_value(&s, i);
@@ -243,37 +273,31 @@ static void text_nic(dec_out *o, const dec_stats *st) {
   }
 }
 
-static void count_dir(dec_out *o, const ornic_an_conv *c, unsigned dir,
-                      const ornic_an_dir_report *r, void *user) {
-  (void)o;
-  (void)c;
-  (void)dir;
-  (void)r;
-  ++*(uint32_t *)user;
-}
-
 void dec_health_print_text(dec_out *o, const dec_stats *st) {
   if (!st->an) return;
-  uint32_t n = 0;
-  each_dir(o, st, count_dir, &n);
-  if (!n) return;
+  dir_rows rows = rows_of(st);
+  if (!rows.n) {
+    free(rows.v);
+    return;
+  }
   dec_out_printf(
       o,
       "traffic (per requester direction; Gb/s of request payload over the "
       "direction's duration; flight: most PSNs unacknowledged; reads: most READs "
       "outstanding/the depth RDMA-CM negotiated)\n  %-5s %-4s %10s %12s %12s %8s %9s  %s\n",
       "conv", "dir", "Gb/s", "msgs/s", "done/s", "flight", "reads", "messages, sizes (bytes)");
-  each_dir(o, st, text_traffic_row, NULL);
+  each_dir(o, &rows, text_traffic_row, NULL);
   dec_out_printf(o,
                  "latency (us; percentiles within 6.25%%)\n  %-5s %-4s %-12s %8s %10s %10s %10s "
                  "%10s %10s %10s %10s\n",
                  "conv", "dir", "metric", "n", "min", "avg", "p50", "p90", "p99", "p99.9", "max");
-  each_dir(o, st, text_lat_rows, NULL);
+  each_dir(o, &rows, text_lat_rows, NULL);
   dec_out_lit(o, "capture quality\n");
-  each_dir(o, st, text_quality_row, NULL);
+  each_dir(o, &rows, text_quality_row, NULL);
   dec_out_lit(o, "congestion\n");
-  each_dir(o, st, text_congestion_row, NULL);
-  text_nic(o, st);
+  each_dir(o, &rows, text_congestion_row, NULL);
+  text_nic(o, &rows);
+  free(rows.v);
 }
 
 /* ---- JSON ---- */
@@ -364,7 +388,9 @@ void dec_health_print_json_nic(dec_out *o, const dec_stats *st) {
   if (!st->an) return;
   nic_sums s;
   memset(&s, 0, sizeof s);
-  each_dir(o, st, sum_dir, &s);
+  dir_rows rows = rows_of(st);
+  each_dir(o, &rows, sum_dir, &s);
+  free(rows.v);
   dec_out_lit(o, ",\"nic_counters\":{");
   for (unsigned i = 0; i + 1 < NIC_ROWS; i++) {
     uint64_t v = nic_value(&s, i);
