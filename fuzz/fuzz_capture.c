@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_capture: the reading path of tools/ornic-decode, as the tool runs it:
- * the input stream (plain, or gzip through the inflating stream), libpcap's
- * pcap and pcapng readers, link types, the per-packet verdicts, the
+ * the input stream (plain, or gzip through the inflating stream), the tool's
+ * own pcap and pcapng reader (core/reader.c) and libpcap's for the files it
+ * does not take on (core/capture.c), link types, the per-packet verdicts, the
  * conversation-analysis engine (libornicproto's ornic/analysis.h, with its
  * default window and table and a memory budget of 4 MiB, so that its limits
  * are reached: docs/RELIABILITY.md "Hostile captures"), the text and JSON

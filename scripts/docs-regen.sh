@@ -6,9 +6,10 @@
 # scripts/fig11.sh, files of a gigabyte) and the fast ones CTest docs_examples
 # checks (tests/docs/README.md). Also:
 #   - the plots and summaries of docs/profiles/ (scripts/compare-profiles.sh,
-#     scripts/fig11.sh) and of docs/bitmap/ (ornic-bitmap-sim --plot: each
+#     scripts/fig11.sh, scripts/left-two-links.sh) and of docs/bitmap/ (ornic-bitmap-sim --plot: each
 #     PNG and the gnuplot script beside it, FILE.png.gp) and README.md's
-#     docs/images/ornic-decode-plot.svg (ornic-decode --plot, "Plot a capture");
+#     docs/images/ornic-decode-plot.svg (ornic-decode --plot, "Plot a capture")
+#     and docs/images/incast-*.png (scripts/incast-plots.sh: docs/SCENARIOS.md, "Incast");
 #   - the ORNIC paper's Tables 2 and 3 as tests/docs/bitmap_table.py quotes
 #     them, against the paper's stored text when ../shared/seeds has it.
 # A figure no command here regenerates (a speed measured on a shared machine)
@@ -43,11 +44,12 @@ testgen=$build/tests/ornic-decode/ornic-decode-testgen
 # The documents doc_check.py reads, and the generated files beside them.
 mapfile -t docs < <(ls README.md pcapgen/README.md tools/*/README.md python/README.md docs/*.md)
 generated=(docs/profiles/summary.md docs/profiles/pmtu1024/summary.md docs/profiles/additions.md
-           docs/profiles/fig11.md docs/profiles/fig11.csv docs/profiles/fig11-ablation.csv)
+           docs/profiles/fig11.md docs/profiles/fig11.csv docs/profiles/fig11-ablation.csv
+           docs/profiles/left-two-links.md)
 if [[ $figures == 1 ]]; then
   mapfile -t more < <(ls docs/profiles/*.json docs/profiles/pmtu1024/*.json docs/profiles/*.png \
                         docs/profiles/fig11/*.json docs/bitmap/*.png docs/bitmap/*.png.gp \
-                        docs/images/ornic-decode-plot.svg 2>/dev/null)
+                        docs/images/ornic-decode-plot.svg docs/images/incast-*.png 2>/dev/null)
   generated+=("${more[@]}")
 fi
 snap=$(mktemp -d)
@@ -66,22 +68,25 @@ else
 fi
 
 if [[ -n $which ]]; then
-  echo "=== docs/profiles: scripts/compare-profiles.sh, scripts/fig11.sh" >&2
+  echo "=== docs/profiles: scripts/compare-profiles.sh, scripts/fig11.sh, scripts/left-two-links.sh" >&2
   scripts/compare-profiles.sh "$build" 2>/dev/null # with --no-figures its plots and JSON are put back below
   scripts/fig11.sh "$build" docs/profiles 2>/dev/null
+  scripts/left-two-links.sh "$build"
   if [[ $figures == 1 ]]; then
     echo "=== docs/bitmap: ornic-bitmap-sim --plot (and --paper --plot)" >&2
-    "$build/bin/ornic-bitmap-sim" --plot docs/bitmap/bitmap-models.png >/dev/null
+    "$build/bin/ornic-bitmap-sim" --reorder 64 --plot docs/bitmap/bitmap-models.png >/dev/null
     "$build/bin/ornic-bitmap-sim" --paper --plot docs/bitmap/bitmap-models-paper.png >/dev/null
     echo "=== docs/images: ornic-decode --plot (README.md \"Plot a capture\", its commands)" >&2
     (cd "$snap" && "$build/bin/ornic-pcapgen" -q -o plot.pcap --qps 2 --wqes 4 --wqe-size 64K \
        --pmtu 1024 --loss 0.01 --seed 3 &&
        "$build/bin/ornic-decode" -q --plot "$root/docs/images/ornic-decode-plot.svg" plot.pcap >/dev/null)
+    echo "=== docs/images: scripts/incast-plots.sh (docs/SCENARIOS.md \"Incast: ECN, DCQCN and PFC\")" >&2
+    scripts/incast-plots.sh "$build" docs/images 2>/dev/null
   fi
 fi
 if [[ $figures == 0 ]]; then # put back what --no-figures leaves alone
   for f in docs/profiles/*.json docs/profiles/pmtu1024/*.json docs/profiles/*.png docs/profiles/fig11/*.json \
-           docs/bitmap/*.png docs/bitmap/*.png.gp docs/images/ornic-decode-plot.svg; do
+           docs/bitmap/*.png docs/bitmap/*.png.gp docs/images/ornic-decode-plot.svg docs/images/incast-*.png; do
     [[ -f $snap/$f ]] && cp -p "$snap/$f" "$f"
   done
 fi

@@ -3,12 +3,13 @@
 # The ORNIC paper's Fig. 11 (Ma et al., Electronics 14(1):88, 2025) by mechanism:
 # RDMA WRITE goodput at 100 Gb/s, PMTU 4096, through a network emulator that
 # reorders packets, against the largest OOO distance X it allows (0: in order,
-# 8, 16, 32, 63), for ornic, roce --rnic ideal and roce --rnic commodity
+# 8, 16, 32, 63), for ornic, roce --rnic ideal, roce --rnic commodity and
+# the two NICs the paper measured, roce --rnic ernic and roce --rnic cx5
 # (pcapgen/README.md, "Profile roce: --rnic"; docs/PROFILES.md, "Fig. 11").
 #
-#   OUTDIR/fig11.csv           one line per X: goodput of the three, and the
+#   OUTDIR/fig11.csv           one line per X: goodput of the five, and the
 #                              retransmissions, NAKs, NAKs ignored and timeouts
-#                              of the two roce models
+#                              of roce ideal and commodity
 #   OUTDIR/fig11-ablation.csv  roce commodity with one behaviour at a time put
 #                              back to ideal, to show which one costs what
 #   OUTDIR/fig11.md            both as Markdown tables (docs/PROFILES.md shows them)
@@ -39,7 +40,8 @@ net=(--paths 1 --delay-spread-us 0 --base-delay-us 2 --rate-gbps 100 --pmtu 4096
 main_work=(--wqes 2 --wqe-size 16M)
 ablation_work=(--wqes 2 --wqe-size 4M)
 models=("ornic:--profile ornic" "ideal:--profile roce --rnic ideal"
-        "commodity:--profile roce --rnic commodity")
+        "commodity:--profile roce --rnic commodity" "ernic:--profile roce --rnic ernic"
+        "cx5:--profile roce --rnic cx5")
 ablations=("commodity:" "nak-delay-0:--rnic-nak-delay-us 0" "ack-req-0:--rnic-ack-req 0"
            "nak-in-retry-act:--rnic-nak-in-retry act" "rto-adaptive:--rnic-rto-us 0")
 
@@ -79,12 +81,14 @@ run = lambda name: json.load(open(f"{out}/fig11/{name}.json"))
 with open(f"{out}/fig11.csv", "w") as f:
     f.write("ooo_distance,ornic_gbps,roce_ideal_gbps,roce_commodity_gbps,ideal_retransmissions,"
             "ideal_naks,commodity_retransmissions,commodity_naks,commodity_naks_ignored,"
-            "commodity_timeouts\n")
+            "commodity_timeouts,roce_ernic_gbps,roce_cx5_gbps\n")
     for x in distances:
         o, i, c = run(f"ornic-{x}"), run(f"ideal-{x}"), run(f"commodity-{x}")
+        e, x5 = run(f"ernic-{x}"), run(f"cx5-{x}")
         f.write(f"{x},{o['goodput_gbps']:.3f},{i['goodput_gbps']:.3f},{c['goodput_gbps']:.4f},"
                 f"{i['retransmissions']},{i['naks']},{c['retransmissions']},{c['naks']},"
-                f"{c['naks_ignored']},{c['timeouts']}\n")
+                f"{c['naks_ignored']},{c['timeouts']},{e['goodput_gbps']:.4f},"
+                f"{x5['goodput_gbps']:.4f}\n")
 variants = ["commodity", "nak-delay-0", "ack-req-0", "nak-in-retry-act", "rto-adaptive"]
 with open(f"{out}/fig11-ablation.csv", "w") as f:
     f.write("ooo_distance," + ",".join(v.replace("-", "_") + "_gbps" for v in variants) + "\n")
@@ -93,13 +97,16 @@ with open(f"{out}/fig11-ablation.csv", "w") as f:
                                    for v in variants) + "\n")
 with open(f"{out}/fig11.md", "w") as f:
     f.write("| OOO distance | ornic (Gb/s) | roce ideal (Gb/s) | roce commodity (Gb/s) | ideal: "
-            "resent / NAKs | commodity: resent / NAKs / ignored / timeouts |\n")
-    f.write("|---:|---:|---:|---:|---:|---:|\n")
+            "resent / NAKs | commodity: resent / NAKs / ignored / timeouts | roce ernic (Gb/s) | "
+            "roce cx5 (Gb/s) |\n")
+    f.write("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     for x in distances:
         o, i, c = run(f"ornic-{x}"), run(f"ideal-{x}"), run(f"commodity-{x}")
+        e, x5 = run(f"ernic-{x}"), run(f"cx5-{x}")
         f.write(f"| {x} | {o['goodput_gbps']:.2f} | {i['goodput_gbps']:.2f} | "
                 f"{c['goodput_gbps']:.3f} | {i['retransmissions']} / {i['naks']} | "
-                f"{c['retransmissions']} / {c['naks']} / {c['naks_ignored']} / {c['timeouts']} |\n")
+                f"{c['retransmissions']} / {c['naks']} / {c['naks_ignored']} / {c['timeouts']} | "
+                f"{e['goodput_gbps']:.3f} | {x5['goodput_gbps']:.3f} |\n")
     f.write("\n| OOO distance | commodity | NAK at once | ACK per --ack-every | NAKs in a resend "
             "acted on | adaptive RTO |\n|---:|---:|---:|---:|---:|---:|\n")
     for x in distances[1:]:
@@ -119,9 +126,11 @@ set yrange [0.01:200]
 set xrange [-2:66]
 set xtics (0, 8, 16, 32, 63)
 set grid
-set key at graph 0.97,0.52 right box opaque
+set key at graph 0.55,0.43 right box opaque
 plot "$out/fig11.csv" using 1:2 skip 1 with linespoints lw 2 pt 7 title "ornic", \
      "" using 1:3 skip 1 with linespoints lw 2 pt 5 title "roce --rnic ideal", \
-     "" using 1:4 skip 1 with linespoints lw 2 pt 9 title "roce --rnic commodity"
+     "" using 1:4 skip 1 with linespoints lw 2 pt 9 title "roce --rnic commodity", \
+     "" using 1:11 skip 1 with linespoints lw 2 pt 11 title "roce --rnic ernic", \
+     "" using 1:12 skip 1 with linespoints lw 2 pt 13 title "roce --rnic cx5"
 EOF
 echo "fig11: wrote $out/fig11.csv, $out/fig11-ablation.csv, $out/fig11.md, $out/fig11.png" >&2

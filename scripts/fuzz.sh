@@ -7,7 +7,7 @@
 # crashes and hangs. Exit status 1 if any crash or hang was saved.
 #
 # Usage: scripts/fuzz.sh TARGET SECONDS [--cores N] [--resume] [--out DIR]
-#   TARGET   frame, ext, roundtrip, capture or responder (fuzz_TARGET), or
+#   TARGET   frame, ext, roundtrip, capture, responder or reader (fuzz_TARGET), or
 #            baseline: the empty harness of scripts/fuzz-speed.sh, on frame's seeds
 #   SECONDS  wall-clock length of the campaign
 #   --cores  instances to run (default: every core, nproc)

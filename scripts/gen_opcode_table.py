@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: MIT
 """Generates libornicproto/src/ornic_opcode_table.inc, the opcode table as data.
 
-The IBA part follows ib_pack.h / rxe_opcode.c (see shared IBA notes), the RD
-block Wireshark's DC layouts (docs/PROTOCOL.md 2.8); the ORNIC
-part follows docs/PROTOCOL.md. Run it again after changing either list."""
+The IBA part follows ib_pack.h / rxe_opcode.c (docs/IBA_NOTES.md, [ibpack]
+and [rxe-op]), the RD block Wireshark's DC layouts (docs/PROTOCOL.md 2.8); the
+ORNIC part follows docs/PROTOCOL.md. Run it again after changing either list."""
 import sys
 
 # op (bits 4:0), Name, SHORT, headers (RC style), flags

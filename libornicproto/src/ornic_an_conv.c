@@ -330,6 +330,7 @@ static void dir_absorb(ornic_analysis *a, an_dir *dst, an_dir *src) {
     dst->wqes = src->wqes;
     memset(&src->wqes, 0, sizeof src->wqes);
   }
+  if (dst->rc.mode == AN_RC_UNKNOWN) dst->rc.mode = src->rc.mode; /* 8.6: one requester */
   if (!dst->have_cum && src->have_cum) {
     dst->have_cum = true;
     dst->cum = src->cum;

@@ -6,6 +6,7 @@
  *   ornic_an_wqe.c   WQE / message history, implied addresses
  *   ornic_an_seq.c   the PSN window and the requests of one direction
  *   ornic_an_resp.c  responses: ACK, NAK, READ responses
+ *   ornic_an_mode.c  an RC requester: go-back-N or selective (8.6)
  *   ornic_an_cm.c    RDMA-CM REQ and REP: a QP pair as its set-up says (8.10)
  *   ornic_an_report.c the report of a direction, gathered from the verdicts (8.9)
  *   ornic_an_lat.c   its latency distributions
@@ -132,6 +133,24 @@ typedef struct {
   uint32_t count;   /* WQEs created in the direction */
 } an_wqe_hist;
 
+/* ---- how an RC requester answers a PSN sequence error NAK (8.6, ours) ---- */
+/* Go-back-N (IBA RC) or selective (IRN, LEFT): learnt from what the
+ * direction sends after a NAK (ornic_an_mode.c). 32 bytes. */
+enum { AN_RC_UNKNOWN = 0, AN_RC_SELECTIVE = 1, AN_RC_GOBACK = 2 };
+typedef struct {
+  uint8_t mode;      /* AN_RC_*: once known, for the direction's life */
+  bool on;           /* a NAK's tail is on trial: n + 1 .. h */
+  bool copy;         /* the copy answering PSN n was seen */
+  bool have_top;     /* a sequence error NAK was seen */
+  bool tail_asked;   /* the NAK asked for its tail (one path: nothing arrives late) */
+  uint8_t reps;      /* distinct repeats of tail PSNs seen since the NAK (up to 2) */
+  uint32_t n, h;     /* the NAK's PSN; the highest request PSN when it came */
+  uint32_t frame;    /* the NAK (the asker of the tail), truncated to 32 bits */
+  uint32_t last_rep; /* the last repeat */
+  uint32_t after;    /* requests seen since the copy of n */
+  uint32_t top;      /* the highest request PSN when the last such NAK came (8.3's lag) */
+} an_rc_trial;
+
 /* ---- one requester direction: its requests and the responses to them ---- */
 /* One ACK's PSNs past the highest request, held (8.5): up to `end`. */
 typedef struct {
@@ -160,6 +179,7 @@ typedef struct {
   uint32_t hole_limit;
   uint16_t sport;       /* UDP source port of the first request */
   bool sprayed;         /* requests came from more than one source port (paths) */
+  an_rc_trial rc;       /* go-back-N or selective (8.6) */
   bool resend_on;       /* the last request was a repeat: a go-back-N resend may go on (8.6) */
   uint32_t resend_next; /* the PSN after it: where such a resend continues */
   /* window */
@@ -450,8 +470,24 @@ void an_report_merge(ornic_analysis *a, an_dir *dst, an_dir *src);
 void an_report_free(ornic_analysis *a, an_dir *d);
 
 /* ornic_an_resp.c */
+/* Asks again for the n PSNs from q0 (for the NAK `frame`): declare_first,
+ * q0 is declared lost; declare_all, every PSN the capture saw is (ORNIC).
+ * Returns how many it declares; *first, the first of them. */
+uint32_t an_ask_range(ornic_analysis *a, an_dir *d, uint32_t q0, uint32_t n, uint64_t frame,
+                      bool declare_all, bool declare_first, uint32_t *first);
 void an_response(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *in, uint32_t fl,
                  ornic_an_verdict *restrict v);
+
+/* ornic_an_mode.c: go-back-N or selective (8.6, ours). */
+/* An RC PSN sequence error NAK at psn: how many PSNs from psn it asks for
+ * (1, or to the highest request seen); a tail left unasked goes on trial. */
+uint32_t an_rc_nak_span(an_dir *d, uint32_t psn, uint32_t span, uint64_t frame);
+/* While a tail is on trial (d->rc.on), after a request's verdict: what it
+ * shows of the mode. seen: a request at psn had been seen before it. */
+void an_rc_request(ornic_analysis *a, an_dir *d, uint32_t psn, bool seen,
+                   const ornic_an_verdict *v);
+/* While a tail is on trial, after a cumulative acknowledgement moved d->cum. */
+void an_rc_acked(an_dir *d);
 
 /* ---- shared by the request and response paths, once per packet ---------- */
 

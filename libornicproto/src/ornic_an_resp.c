@@ -180,9 +180,10 @@ static inline void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t
     from = ornic_psn_add(d->cum, 1);
     n = (uint32_t)dd;
   } else {
-    /* The first acknowledgement seen: it covers what was captured before it. */
-    int32_t dd = d->have_req ? ornic_psn_diff(psn, d->first) : -1;
-    from = d->first;
+    /* The first acknowledgement seen: it covers what was captured before it,
+     * from the lowest request PSN (sprayed, the first captured may not be). */
+    int32_t dd = d->have_req ? ornic_psn_diff(psn, d->floor) : -1;
+    from = d->floor;
     n = dd >= 0 ? (uint32_t)dd + 1 : 0;
     v->ack_prev = ornic_psn_add(psn, -(int32_t)n);
   }
@@ -194,6 +195,7 @@ static inline void cumulative(ornic_analysis *a, an_conv *c, an_dir *d, uint32_t
     n = a->cfg.window;
   }
   if (n) cover_range(a, c, d, from, n, in, is_ack, v);
+  if (d->rc.on) an_rc_acked(d);
 }
 
 /* A PSN a NAK asks for again; returns 1 when it is newly declared lost:
@@ -211,9 +213,8 @@ static uint32_t ask(an_dir *d, uint32_t q, uint64_t frame, bool declare, bool on
  * once it has moved to the last (never more than a window past its top: a
  * hostile NAK names any PSN). declare: the first is declared lost (RC);
  * all are (ORNIC, only_seen). Returns how many it declares; *first. */
-static uint32_t ask_range(ornic_analysis *a, an_dir *d, uint32_t q0, uint32_t n,
-                          const ornic_an_input *in, bool declare_all, bool declare_first,
-                          uint32_t *first) {
+uint32_t an_ask_range(ornic_analysis *a, an_dir *d, uint32_t q0, uint32_t n, uint64_t frame,
+                      bool declare_all, bool declare_first, uint32_t *first) {
   if (!n) return 0;
   if (!d->have_top && an_window_touch(a, d, ornic_psn_add(q0, (int32_t)(n - 1))) < 0) return 0;
   int64_t k0 = ornic_psn_diff(q0, d->top), k1 = k0 + (int64_t)n - 1; /* from the top */
@@ -226,7 +227,7 @@ static uint32_t ask_range(ornic_analysis *a, an_dir *d, uint32_t q0, uint32_t n,
   for (uint32_t i = 0; i < n; i++) {
     uint32_t q = ornic_psn_add(q1, (int32_t)i);
     bool declare = declare_all || (declare_first && q == q0);
-    if (ask(d, q, in->frame, declare, declare_all) && !lost++) *first = q;
+    if (ask(d, q, frame, declare, declare_all) && !lost++) *first = q;
   }
   return lost;
 }
@@ -269,7 +270,7 @@ static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in,
   ornic_naketh_lost_begin(&it, nak);
   skip_unheld_runs(d, &it);
   while (ornic_naketh_lost_next_run(&it, &run, &n)) {
-    uint32_t k = ask_range(a, d, run, n, in, true, true, &f1);
+    uint32_t k = an_ask_range(a, d, run, n, in->frame, true, true, &f1);
     if (k && !lost) first = f1;
     lost += k;
     skip_unheld_runs(d, &it);
@@ -278,18 +279,22 @@ static void ornic_nak(ornic_analysis *a, an_dir *d, const ornic_an_input *in,
   declare_loss(d, v, first, lost);
 }
 
-/* RC NAK (PROTOCOL.md 8.6): the requester goes back to psn, so every PSN
- * from it to the highest sent is asked for again. On one path the NAK
- * proves psn lost (the responder dropped the rest as out of sequence);
- * sprayed over several, it may only have been overtaken. */
+/* RC NAK (PROTOCOL.md 8.6): a go-back-N requester sends every PSN from psn
+ * to the highest sent again, a selective one psn alone; a PSN sequence
+ * error's answer tells which (ornic_an_mode.c). On one path the NAK proves
+ * psn lost (the responder dropped the rest as out of sequence), unless psn
+ * is before the first request captured: the direction's first packets may
+ * have taken other paths before one path showed. Sprayed over several, it
+ * may only have been overtaken. */
 static void rc_nak(ornic_analysis *a, an_dir *d, uint32_t psn, bool seq_error,
                    const ornic_an_input *in, ornic_an_verdict *restrict v) {
   if (!d->have_req) return;
   int32_t n = ornic_psn_diff(d->hpsn, psn);
   if (n < 0 || (uint32_t)n >= a->cfg.window) n = 0;
-  uint32_t first = psn;
-  bool proof = seq_error && !d->sprayed;
-  declare_loss(d, v, psn, ask_range(a, d, psn, (uint32_t)n + 1, in, false, proof, &first));
+  uint32_t first = psn, span = (uint32_t)n + 1;
+  bool proof = seq_error && !d->sprayed && !ornic_psn_lt(psn, d->first);
+  if (seq_error) span = an_rc_nak_span(d, psn, span, in->frame);
+  declare_loss(d, v, psn, an_ask_range(a, d, psn, span, in->frame, false, proof, &first));
 }
 
 /* Messages the capture saw start at or before psn: the bound of an MSN

@@ -224,8 +224,13 @@ static bool late_original(const ornic_analysis *a, an_dir *d, const an_slot *s,
   return back <= reorder_reach(a, d, ornic) && lag(d, s) <= lag_reach(d, ornic);
 }
 
-static void count_late(an_dir *d, an_slot *s, uint32_t back, bool asked) {
+/* The lag of a late original that no NAK came after (8.3): a PSN an RC NAK
+ * passed, asked for or not (a selective requester's), may be late for
+ * another reason than reordering. */
+static void count_late(an_dir *d, an_slot *s, uint32_t psn, uint32_t back, bool asked) {
+  int32_t below = ornic_psn_diff(d->rc.top, psn); /* within the window: no 24-bit wrap */
   count_ooo(d, back);
+  if (d->rc.have_top && below >= 0 && (uint32_t)below < d->valid) asked = true;
   if (!asked && lag(d, s) > d->lag_max) d->lag_max = lag(d, s);
 }
 
@@ -244,7 +249,7 @@ static void late_first(const ornic_analysis *a, an_dir *d, an_slot *s, const orn
   }
   if (!(v->flags & ORNIC_AN_RETRANS)) {
     v->flags |= ORNIC_AN_OOO;
-    count_late(d, s, back, asked);
+    count_late(d, s, in->f->bth.psn, back, asked);
   } else {
     d->st->retrans++;
     if (!(s->bits & S_DECLARED)) { /* its original never showed up: lost */
@@ -690,7 +695,11 @@ void an_request(ornic_analysis *a, an_conv *c, an_dir *d, const ornic_an_input *
   }
   gap_tick(d, ornic, v);
   bool fresh;
+  /* a NAK's tail on trial (8.6): whether this PSN was seen before */
+  const an_slot *was = d->rc.on ? an_slot_at(d, f->bth.psn) : NULL;
+  bool seen = was && (was->bits & S_REQ);
   bool judged = sequence(a, d, in, ornic, pmtu, &fresh, v);
+  if (d->rc.on && judged && !ornic) an_rc_request(a, d, f->bth.psn, seen, v);
   note_resend(d, (v->flags & (ORNIC_AN_RETRANS | ORNIC_AN_DUP)) != 0, f->bth.psn,
               request_npkts(f, fl, pmtu));
   if (!judged) return;

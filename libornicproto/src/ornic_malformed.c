@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Names and explanations of the decoder rules a malformed frame breaks
- * (ornic_frame.malformed; docs/PROTOCOL.md section 5, D1-D7): the decoder
- * records which rule failed, this says it in words with the frame's own
- * numbers, so every tool prints the same sentence. */
+ * (ornic_frame.malformed; docs/PROTOCOL.md section 5, D1-D7 and D12): the
+ * decoder records which rule failed, this says it in words with the frame's
+ * own numbers, so every tool prints the same sentence. */
 #include <stdarg.h>
 #include <stdio.h>
 

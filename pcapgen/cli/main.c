@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "disk_space.h"
+#include "incast.h"
+#include "incast_plot.h"
 #include "memory_budget.h"
 #include "options.h"
 #include "output_file.h"
@@ -67,6 +69,12 @@ static void show_progress(void *ctx, const stats *st, uint64_t bytes_written) {
 /* Runs the simulation into w (and pl, when plotting) with the engines of the
  * profile (profile.h). Returns sim_run's code; *msg gets an error. */
 static int simulate(const options *o, stats *st, writer *w, plot *pl, char *msg, size_t msglen) {
+  if (o->sim.incast.senders) { /* --senders: N sims behind a switch (fabric/incast.h) */
+    double t0 = progress_clock();
+    int rc = incast_run(&o->sim, st, w, &g_stop, msg, msglen);
+    st->wall_s = progress_clock() - t0;
+    return rc;
+  }
   sim *s = sim_new(&o->sim, st, w, msg, msglen);
   if (!s) return -1;
   if (pl)
@@ -153,8 +161,11 @@ static int write_summary(const options *o, const stats *st, outpath *op, char *m
   return outpath_commit(op, false, msg, len);
 }
 
-static int write_plot(const options *o, plot *pl, outpath *op, char *msg, size_t len) {
-  if (plot_render(pl, o, outpath_current(op), msg, len) < 0) {
+static int write_plot(const options *o, const stats *st, plot *pl, outpath *op, char *msg,
+                      size_t len) {
+  int rc = o->sim.incast.senders ? incast_plot_render(st, o, outpath_current(op), msg, len)
+                                 : plot_render(pl, o, outpath_current(op), msg, len);
+  if (rc < 0) {
     outpath_discard(op);
     return -1;
   }
@@ -185,7 +196,7 @@ static int finish_output(const options *o, const stats *st, writer *w, plot *pl,
     return EXIT_RUN_FAILED;
   }
   report(o, st);
-  if (pl && write_plot(o, pl, &so->plot, msg, sizeof msg) < 0) {
+  if (pl && write_plot(o, st, pl, &so->plot, msg, sizeof msg) < 0) {
     outpath_discard(&so->summary);
     fprintf(stderr, "ornic-pcapgen: %s (the capture %s was written)\n", msg, o->output);
     return EXIT_RUN_FAILED;
@@ -284,7 +295,8 @@ int main(int argc, char **argv) {
   int rc = -1;
   snprintf(msg, sizeof msg, "out of memory");
   /* Ground truth costs memory: only when a summary will show it. */
-  if (st && o.summary_json && !(st->truth = truth_new(o.sim.capture.start_us))) {
+  if (st && o.summary_json && !o.sim.incast.senders &&
+      !(st->truth = truth_new(o.sim.capture.start_us))) {
     free(st);
     st = NULL;
   }
@@ -314,6 +326,7 @@ int main(int argc, char **argv) {
     truth_free(st->truth);
     records_free(st->records);
     stats_paths_free(st);
+    incast_result_free(st->incast);
   }
   free(st);
   plot_free(pl);

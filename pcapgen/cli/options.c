@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cli_num.h"
 #include "distinct_files.h"
+#include "fabric_options.h"
 #include "path_options.h"
 #include "profile.h"
 #include "scenario.h"
@@ -118,6 +119,14 @@ static const struct option long_opts[] = {
     {"drop", required_argument, NULL, O_DROP},
     {"path", required_argument, NULL, O_PATH},
     {"path-event", required_argument, NULL, O_PATH_EVENT},
+    {"senders", required_argument, NULL, FO_SENDERS},
+    {"switch-buffer", required_argument, NULL, FO_SWITCH_BUFFER},
+    {"ecn", required_argument, NULL, FO_ECN},
+    {"dcqcn", required_argument, NULL, FO_DCQCN},
+    {"pfc", required_argument, NULL, FO_PFC},
+    {"pfc-xoff", required_argument, NULL, FO_PFC_XOFF},
+    {"pfc-xon", required_argument, NULL, FO_PFC_XON},
+    {"switch-delay-us", required_argument, NULL, FO_SWITCH_DELAY},
     {"reorder-max", required_argument, NULL, O_REORDER_MAX},
     {"reorder-share", required_argument, NULL, O_REORDER_SHARE},
     {"udp-sport", required_argument, NULL, O_UDP_SPORT},
@@ -329,7 +338,10 @@ static void usage(FILE *f) {
       "                         number (a request's requester QP; an ACK's, NAK's or\n"
       "                         READ response's responder QP); N: port N (1-65535).\n"
       "                         Paths, their delays and losses are the same in every\n"
-      "                         mode: only the port on the wire changes\n"
+      "                         mode: only the port on the wire changes\n",
+      f);
+  fabric_options_usage(f);
+  fputs(
       "\n"
       "Protocol:\n"
       "      --ack-every N      responder ACKs every N accepted packets (default 16;\n"
@@ -387,9 +399,11 @@ static void usage(FILE *f) {
       "pcapgen/README.md, section \"Profile roce: --rnic\"):\n"
       "      --rnic MODEL       ideal (default): NAKs and resends at once, adaptive\n"
       "                         microsecond RTO, ACK every --ack-every packets;\n"
-      "                         commodity: the defaults in brackets below. Both send\n"
-      "                         one NAK per sequence error and drop every later packet\n"
-      "                         until the expected PSN arrives\n"
+      "                         commodity: the defaults in brackets below (rxe's rules,\n"
+      "                         ConnectX-5's timers); ernic: Xilinx ERNIC (PG332);\n"
+      "                         cx5: NVIDIA ConnectX-5. Each sends one NAK per sequence\n"
+      "                         error and drops every later packet until the expected\n"
+      "                         PSN arrives\n"
       "      --rnic-nak-delay-us US  the responder's NAK leaves US after the packet\n"
       "                         that broke the sequence [20]\n"
       "      --rnic-retx-delay-us US  the requester starts resending US after a NAK\n"
@@ -670,7 +684,7 @@ const char *size_source_name(size_source s) {
   return s == SIZE_AUTO ? "auto" : s == SIZE_GIVEN ? "given" : "default";
 }
 
-static const char *const rnic_names[] = {"ideal", "commodity", NULL};
+static const char *const rnic_names[] = {"ideal", "commodity", "ernic", "cx5", NULL};
 const char *rnic_preset_name(rnic_preset p) { return rnic_names[p]; }
 
 static int set_pmtu(options *o, FILE *err, const char *s) {
@@ -735,6 +749,10 @@ static int apply_output(options *o, int c, const char *a, FILE *err) {
     o->gz_level = (int)v;
     return rc;
   case O_CAPTURE:
+    if (strcmp(a, "sender") == 0) { /* incast: sender 1's port (fabric_options.h) */
+      o->sim.incast.tap_sender = true;
+      return 0;
+    }
     rc = set_choice(err, "--capture", a, tap_names, "requester, responder or auto", &i);
     o->sim.capture.tap = (tap_point)i;
     return rc;
@@ -897,7 +915,7 @@ static int apply_rnic(options *o, int c, const char *a, FILE *err) {
   unsigned bit;
   switch (c) {
   case O_RNIC:
-    rc = set_choice(err, "--rnic", a, rnic_names, "ideal or commodity", &i);
+    rc = set_choice(err, "--rnic", a, rnic_names, "ideal, commodity, ernic or cx5", &i);
     o->rnic.preset = (rnic_preset)i;
     bit = 0;
     break;
@@ -961,6 +979,7 @@ static int apply(options *o, int c, const char *a, FILE *err) {
   if (rc == 1) rc = apply_protocol(o, c, a, err);
   if (rc == 1) rc = apply_rc(o, c, a, err);
   if (rc == 1) rc = apply_rnic(o, c, a, err);
+  if (rc == 1) rc = fabric_option_apply(o, c, a, err);
   if (rc == 1) { /* a long_opts entry no group handles: a bug, said as one */
     cli_usage_error(err, PROG, "option code %d is not handled", c);
     rc = -1;
@@ -1076,18 +1095,31 @@ static int check_plan(options *o, FILE *err, bool wqes_set) {
   return 0;
 }
 
-/* --rnic: the preset's value of every behaviour not given on its own. The
- * commodity values and their sources: pcapgen/README.md, "Profile roce: --rnic". */
+/* --rnic: each preset's behaviours, in the order of rnic_preset. The values
+ * and their sources (or "ours" and why): pcapgen/README.md, "Profile roce:
+ * --rnic". commodity is the mix used before ernic and cx5 existed: rxe's ACK
+ * cadence and NAK-during-retry rule with ConnectX-5's timers. ernic: no NAK
+ * slow path (ours), every NAK acted on (PG332, "Response Handler"), the A bit
+ * on every packet (ours; PG332's responder ACKs only those), a fixed IBA local
+ * ACK timeout of 4.096 us x 2^14 (rto = cap: not doubled; ours, the unit is
+ * PG332's, the exponent perftest's default). cx5: the 20 us slow path per PSN
+ * gap (NVIDIA forum), every NAK acted on (ours: the IBA's rule), the A bit on
+ * every packet (ours: log_ack_req_freq 0), ConnectX-5's measured 2 ms
+ * doubling timeout (perftest issue 251). */
+static const rnic_model rnic_presets[] = {
+    [RNIC_IDEAL] = {0}, /* every behaviour off */
+    [RNIC_COMMODITY] = {.nak_delay_us = 20,
+                        .ack_req = 66,
+                        .ignore_nak_in_retry = true,
+                        .rto_us = 2000,
+                        .timeout_exp = 14},
+    [RNIC_ERNIC] = {.ack_req = 1, .rto_us = 4.096 * 16384, .timeout_exp = 14},
+    [RNIC_CX5] = {.nak_delay_us = 20, .ack_req = 1, .rto_us = 2000, .timeout_exp = 14},
+};
+
+/* --rnic: the preset's value of every behaviour not given on its own. */
 static void resolve_rnic(const rnic_choice *c, rnic_model *m) {
-  rnic_model p = {0}; /* ideal: every behaviour off */
-  if (c->preset == RNIC_COMMODITY) {
-    p.nak_delay_us = 20;          /* ConnectX-5's slow path per PSN gap (NVIDIA forum) */
-    p.retx_delay_us = 0;          /* no public figure */
-    p.ack_req = 66;               /* rxe_req.c: RXE_MAX_PKT_PER_ACK */
-    p.ignore_nak_in_retry = true; /* rxe_comp.c: started_retry */
-    p.rto_us = 2000;              /* ConnectX-5 (perftest issue 251) */
-    p.timeout_exp = 14;           /* perftest's default local ACK timeout */
-  }
+  const rnic_model p = rnic_presets[c->preset];
   if (!(c->set & RNIC_SET_NAK_DELAY)) m->nak_delay_us = p.nak_delay_us;
   if (!(c->set & RNIC_SET_RETX_DELAY)) m->retx_delay_us = p.retx_delay_us;
   if (!(c->set & RNIC_SET_ACK_REQ)) m->ack_req = p.ack_req;
@@ -1190,6 +1222,7 @@ static int finish(options *o, FILE *err, bool pmtu_set, bool loss_set, bool wqes
     return -1;
   }
   if (path_options_finish(o, err) < 0) return -1;
+  if (fabric_options_finish(o, loss_set, err) < 0) return -1;
   if (pathcheck_distinct(o, err) < 0) return -1;
   if (o->rnic.given && !(c->profile->caps & PROFILE_RNIC)) {
     cli_usage_error(err, PROG,

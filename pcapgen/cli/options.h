@@ -25,8 +25,8 @@ typedef enum {
 /* --rnic: the preset that gives the behaviours of sim_config's rnic_model
  * (pcapgen/README.md, "Profile roce: --rnic", cites each default). The
  * --rnic-* options set one behaviour each; --rnic picks the defaults of the
- * others. */
-typedef enum { RNIC_IDEAL = 0, RNIC_COMMODITY = 1 } rnic_preset;
+ * others (ideal, commodity, ernic or cx5). */
+typedef enum { RNIC_IDEAL = 0, RNIC_COMMODITY = 1, RNIC_ERNIC = 2, RNIC_CX5 = 3 } rnic_preset;
 enum {
   RNIC_SET_NAK_DELAY = 1u << 0,
   RNIC_SET_RETX_DELAY = 1u << 1,
@@ -69,6 +69,7 @@ typedef struct {
   /* the fabric as a list (path_options.h) */
   size_t npath_list;              /* --path entries so far (sim.fabric.path_list) */
   bool paths_given, spread_given; /* --paths, --delay-spread-us: refused beside a list */
+  unsigned incast_given;          /* the incast options given (fabric_options.h: FO_GIVEN_*) */
   /* the scenario file (--scenario) */
   char *scenario_text;  /* its text; option values point into it */
   size_t scenario_len;  /* its bytes (lines are cut with NULs as they are read) */

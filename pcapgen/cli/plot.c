@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "ornic/psn.h"
+#include "gnuplot.h"
 #include "profile.h"
 #include "sizing.h"
 #include "workload.h"
@@ -50,19 +50,6 @@ bool plot_gnuplot_available(void) {
   return false;
 }
 
-static FILE *temp_file(char *path, size_t cap, const char *tag) {
-  const char *dir = getenv("TMPDIR");
-  snprintf(path, cap, "%s/ornic-pcapgen-%s-XXXXXX", dir && *dir ? dir : "/tmp", tag);
-  int fd = mkstemp(path);
-  if (fd < 0) return NULL;
-  FILE *f = fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    unlink(path);
-  }
-  return f;
-}
-
 plot *plot_new(const options *o, char *err, size_t errlen) {
   plot *pl = calloc(1, sizeof *pl);
   if (pl) pl->qp = calloc(o->sim.workload.qps, sizeof *pl->qp);
@@ -75,7 +62,7 @@ plot *plot_new(const options *o, char *err, size_t errlen) {
   for (uint32_t q = 0; q < o->sim.workload.qps; q++) pl->qp[q].psn = wl_start_psn(&o->sim, q);
   uint64_t expected = wl_total_packets(&o->sim);
   pl->stride = expected / MAX_POINTS + 1;
-  if (!(pl->data = temp_file(pl->data_path, sizeof pl->data_path, "plot"))) {
+  if (!(pl->data = gp_temp_file(pl->data_path, sizeof pl->data_path, "plot"))) {
     snprintf(err, errlen, "--plot: cannot create a temporary file in %s: %s",
              getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", strerror(errno));
     plot_free(pl);
@@ -113,7 +100,7 @@ static void thin(plot *pl) {
   uint64_t i = 0, kept = 0;
   errno = 0;
   if (fflush(pl->data) != 0 || !(in = fopen(pl->data_path, "r")) ||
-      !(out = temp_file(path, sizeof path, "plot")))
+      !(out = gp_temp_file(path, sizeof path, "plot")))
     goto fail;
   while (fgets(line, sizeof line, in))
     if (i++ % 2 == 0 && fputs(line, out) != EOF) kept++;
@@ -154,18 +141,8 @@ void plot_arrival(plot *pl, uint64_t t_ps, uint32_t qp, uint32_t psn, uint32_t p
   if (pl->points >= MAX_POINTS) thin(pl);
 }
 
-/* A path inside gnuplot's single quotes: a quote is written twice. */
-static void put_quoted(FILE *f, const char *s) {
-  fputc('\'', f);
-  for (; *s; s++) {
-    if (*s == '\'') fputc('\'', f);
-    fputc(*s, f);
-  }
-  fputc('\'', f);
-}
-
 static int write_hist(const plot *pl, char *path, size_t cap) {
-  FILE *f = temp_file(path, cap, "hist");
+  FILE *f = gp_temp_file(path, cap, "hist");
   if (!f) return -1;
   for (uint32_t d = 0; d <= pl->max_bin; d++)
     if (pl->hist[d]) fprintf(f, "%u %llu\n", d, (unsigned long long)pl->hist[d]);
@@ -183,20 +160,20 @@ static void write_psn_plot(FILE *f, const plot *pl, const options *o) {
   fputs("plot ", f);
   if (o->sim.fabric.paths <= 8) {
     for (uint32_t i = 0; i < o->sim.fabric.paths; i++) {
-      put_quoted(f, pl->data_path);
+      gp_put_quoted(f, pl->data_path);
       fprintf(f,
               " using ($3 == %u && $4 == 0 ? $1 : NaN):2 with points pt 7 ps 0.25 "
               "lc %u title 'path %u', ",
               i, i + 1, i);
     }
   } else {
-    put_quoted(f, pl->data_path);
+    gp_put_quoted(f, pl->data_path);
     fputs(
         " using ($4 == 0 ? $1 : NaN):2:($3 % 8 + 1) with points pt 7 ps 0.25 lc variable "
         "title 'colour = path mod 8', ",
         f);
   }
-  put_quoted(f, pl->data_path);
+  gp_put_quoted(f, pl->data_path);
   fputs(
       " using ($4 == 1 ? $1 : NaN):2 with points pt 2 ps 0.6 lc rgb 'black' "
       "title 'retransmission'\n",
@@ -217,22 +194,17 @@ static void write_hist_plot(FILE *f, const char *hist_path, const plot *pl) {
       f);
   fprintf(f, "set xrange [-0.5:%u.5]\n", pl->max_bin < 8 ? 8 : pl->max_bin);
   fputs("plot ", f);
-  put_quoted(f, hist_path);
+  gp_put_quoted(f, hist_path);
   fputs(" using 1:2 with boxes lc rgb '#4060a0'\n", f);
 }
 
 static int write_script(const plot *pl, const options *o, const char *svg_tmp,
                         const char *hist_path, char *path, size_t cap) {
-  FILE *f = temp_file(path, cap, "gp");
+  FILE *f = gp_temp_file(path, cap, "gp");
   if (!f) return -1;
-  size_t n = strlen(o->plot);
-  bool png = n >= 4 && strcmp(o->plot + n - 4, ".png") == 0;
-  fputs(png ? "set terminal pngcairo size 1100,900 enhanced font 'sans,10'\n"
-            : "set terminal svg size 1100,900 dynamic enhanced font 'sans,11' "
-              "background '#ffffff'\n",
-        f);
+  gp_terminal(f, o->plot, 1100, 900);
   fputs("set output ", f);
-  put_quoted(f, svg_tmp);
+  gp_put_quoted(f, svg_tmp);
   if (o->sim.fabric.path_list) /* its own delays and losses: --path-events add more */
     fprintf(f,
             "\nset multiplot layout 2,1 title \"ornic-pcapgen --profile %s, %s, %u QP(s), "
@@ -253,19 +225,6 @@ static int write_script(const plot *pl, const options *o, const char *svg_tmp,
   return fclose(f);
 }
 
-static int run_gnuplot(const char *script) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    execlp("gnuplot", "gnuplot", script, (char *)NULL);
-    _exit(127);
-  }
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
 int plot_render(plot *pl, const options *o, const char *dest, char *err, size_t errlen) {
   char hist_path[64] = "", script[64] = "";
   const char *svg_tmp = dest; /* main.c made it (output_file.h) and renames it */
@@ -279,7 +238,7 @@ int plot_render(plot *pl, const options *o, const char *dest, char *err, size_t 
              write_script(pl, o, svg_tmp, hist_path, script, sizeof script) != 0) {
     snprintf(err, errlen, "--plot: cannot write a temporary file: %s", strerror(errno));
   } else {
-    int gp = run_gnuplot(script);
+    int gp = gp_run(script);
     if (gp != 0)
       snprintf(err, errlen, "--plot: gnuplot failed (status %d); no plot written", gp);
     else

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "incast_report.h"
 #include "path_report.h"
 #include "profile.h"
 #include "records.h"
@@ -110,6 +111,7 @@ void summary_print(FILE *f, const stats *st, const options *o) {
   fprintf(f, "  lost               %llu random, %llu by --drop",
           (unsigned long long)st->drops_random, (unsigned long long)st->drops_rule);
   if (st->paths) fprintf(f, ", %llu on a path that was down", (unsigned long long)st->drops_down);
+  if (st->incast) fprintf(f, ", %llu at the switch", (unsigned long long)st->drops_switch);
   fprintf(f, "; %llu timeouts; %llu duplicates\n", (unsigned long long)st->timeouts,
           (unsigned long long)st->dup_data);
   if (c->profile->rx_drops)
@@ -121,6 +123,7 @@ void summary_print(FILE *f, const stats *st, const options *o) {
             (unsigned long long)st->pool_capacity, st->pool_drops ? " (exhausted)" : "");
   print_sizes(f, st, o);
   path_report_text(f, st, o);
+  incast_report_text(f, st, o);
   if (st->unused_drop_rules)
     fprintf(f, "  note: %u --drop rule(s) never matched a packet\n", st->unused_drop_rules);
 }
@@ -202,6 +205,7 @@ static void json_body(FILE *f, const stats *st, const options *o) {
   records_write_json(f, st->records);
   json_sizes(f, o);
   path_report_json(f, st, o);
+  incast_report_json(f, st, o);
   json_u64(f, "packet_buffers_peak", st->pkts_in_flight_peak, st->truth != NULL);
   if (st->truth) {
     truth_write_json(f, st->truth, st->pkts_captured, st->pkts_full);

@@ -29,6 +29,11 @@ static const profile table[] = {
      "in-order tail as long as the head then outstanding, held until the middle is acked; BDP "
      "window",
      0, "path-order", "pinned-ends", "before the WQE's First", &ioi_engines},
+    {"left",
+     "LEFT reorder buffer on standard RC WRITE: sprayed packets held or placed, no response to "
+     "out-of-order arrivals, NAK of the cumulative PSN once --otd later PSNs arrived, selective "
+     "resend; BDP window",
+     PROFILE_OTD, "selective-nak", "sprayed", NULL, &left_engines},
     {"rc",
      "standard RoCEv2 RC between two hosts that are both requesters on each QP pair: SEND, "
      "WRITE (with or without immediate) and READ, many outstanding, coalesced ACKs, NAK and "

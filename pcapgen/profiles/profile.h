@@ -22,8 +22,8 @@
  * - its row in profile.c, naming &foo_engines (declared with the others at
  *   the end of this header), with the caps it honours. Rows are listed in
  *   table order; the first is the default.
- * A transport of the irn / mprdma / ioi family (RC opcodes, one WQE in flight
- * per QP, path-echo ACKs) is only a set of hooks on research_engine.h. */
+ * A transport of the irn / mprdma / ioi / left family (RC opcodes, one WQE in
+ * flight per QP) is only a set of hooks on research_engine.h. */
 #ifndef PCAPGEN_PROFILE_H
 #define PCAPGEN_PROFILE_H
 
@@ -100,6 +100,7 @@ extern const profile_engines roce_engines;   /* roce.c */
 extern const profile_engines irn_engines;    /* irn.c */
 extern const profile_engines mprdma_engines; /* mprdma.c */
 extern const profile_engines ioi_engines;    /* ioi.c */
+extern const profile_engines left_engines;   /* left.c */
 extern const profile_engines rc_engines;     /* rc/rc_profile.c */
 
 #endif

@@ -9,14 +9,15 @@
  *
  * --rnic (sim_config.h, rnic_model) says how far this is from an ideal endpoint:
  * `ideal` NAKs and resends at once, times out after SRTT + 4 RTTVAR + OTD/B and
- * ACKs every --ack-every packets; `commodity` adds what hardware RNICs do, one
- * option each (defaults and their sources: pcapgen/README.md, "Profile roce:
- * --rnic"): the responder's NAK leaves a slow path later; the requester starts
- * resending some time after a NAK; it sets the A bit on every N-th packet only
- * and the responder ACKs only those; a NAK arriving while a NAK-started resend
- * is under way, no ACK having advanced since, is not acted on (rxe's
- * started_retry); and the timeout is milliseconds, doubled per timeout up to
- * the IBA local ACK timeout. */
+ * ACKs every --ack-every packets; `ernic` (Xilinx ERNIC, PG332), `cx5` (NVIDIA
+ * ConnectX-5) and `commodity` (rxe's rules with ConnectX-5's timers) add what
+ * hardware RNICs do, one option each (each preset's values and their sources:
+ * pcapgen/README.md, "Profile roce: --rnic"): the responder's NAK leaves a
+ * slow path later; the requester starts resending some time after a NAK; it
+ * sets the A bit on every N-th packet only and the responder ACKs only those;
+ * a NAK arriving while a NAK-started resend is under way, no ACK having
+ * advanced since, is not acted on (rxe's started_retry); and the timeout is
+ * milliseconds, doubled per timeout up to the IBA local ACK timeout. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

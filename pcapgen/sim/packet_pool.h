@@ -10,7 +10,16 @@
 #include <stdint.h>
 
 /* What a packet is, for statistics and for exact --drop rules. */
-enum { PK_DATA = 0, PK_READ_REQ = 1, PK_ACK = 2, PK_NAK = 3, PK_FATAL = 4 };
+/* PK_CNP, PK_PAUSE: an incast run's DCQCN CNP and PFC frame (fabric/). */
+enum {
+  PK_DATA = 0,
+  PK_READ_REQ = 1,
+  PK_ACK = 2,
+  PK_NAK = 3,
+  PK_FATAL = 4,
+  PK_CNP = 5,
+  PK_PAUSE = 6
+};
 
 typedef struct {
   uint8_t kind;         /* PK_* */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dcqcn.h"
 #include "event_queue.h"
 #include "memory_budget.h"
 #include "net.h"
@@ -18,7 +19,16 @@
 #include "truth.h"
 #include "workload.h"
 
-enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3 };
+/* EV_SWITCH: an incast run's data frame reaches the switch (fabric/). Timer
+ * events are EV_TIMER + 16 x node (sim_timer_at). */
+enum { EV_NIC_TX = 1, EV_ARRIVE = 2, EV_TIMER = 3, EV_SWITCH = 4 };
+
+/* The lossless class of an incast run's PFC: priority 3, where the usual RoCE
+ * configuration maps DSCP 26 (pcapgen/fabric/README.md cites it). */
+#define SIM_PFC_PRIORITY 3
+/* A CNP's IPv4 TOS: DSCP 48, ECT(0), as the ConnectX-4 Lx CNP of
+ * docs/PROTOCOL.md 6.12 carries it. */
+#define SIM_CNP_TOS 0xC2
 
 /* Captures start at 2024-01-01T00:00:00Z: a fixed epoch keeps runs byte-identical. */
 #define EPOCH_NS 1704067200000000000ull
@@ -43,6 +53,9 @@ typedef struct {
   void *self;
   uint64_t free_ps;       /* link busy until */
   bool tx_pending;        /* an EV_NIC_TX is queued */
+  uint64_t tx_at;         /* its time: an earlier one queued since (a PFC XON) supersedes it */
+  uint64_t paused_until;  /* incast, PFC: the NIC sends nothing before */
+  uint64_t pace_ps;       /* incast, DCQCN: no data frame before (the RP's rate) */
   pkt *cq_head, *cq_tail; /* control frames waiting */
   ornic_frame tmpl;
   framer fr; /* encodes frames of tmpl's shape in place */
@@ -72,13 +85,33 @@ struct sim {
   sim_timing times;
   size_t frame_size;    /* bytes of a template that sim_frame copies, opaque to the optimiser */
   uint64_t stall_limit; /* events without progress before the watchdog stops the run */
+  /* incast (cfg->incast.senders > 0): the switch the data frames go through */
+  sim_switch_fn sw_fn;
+  void *sw_ctx;
+  uint64_t hop_ps; /* the switch-receiver hop, added to the receiver's frames */
+  bool dcqcn;      /* the receiver is a DCQCN NP, the sender an RP */
+  dcqcn_params dcp;
+  dcqcn_rp rp;  /* the sender's one rate limiter, shared by its QPs (fabric/README.md) */
+  dcqcn_np *np; /* the receiver's CNP generator, per QP */
   bool failed;
   char err[512];
 };
 
-static void nic_template(nic *n, int node) {
-  static const uint8_t mac[2][6] = {{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 2}};
-  static const uint8_t ip[2][4] = {{10, 0, 0, 1}, {10, 0, 0, 2}};
+/* Sender k of an incast run (k from 0): MAC 02:00:00:01:HH:LL and IPv4
+ * 10.0.(1 + HH).LL with HHLL = k + 1, so sender 1 is 10.0.1.1; the receiver
+ * keeps 10.0.0.2. */
+static void sender_address(uint32_t k, uint8_t mac[6], uint8_t ip[4]) {
+  uint32_t h = k + 1;
+  const uint8_t m[6] = {2, 0, 0, 1, (uint8_t)(h >> 8), (uint8_t)h};
+  const uint8_t a[4] = {10, 0, (uint8_t)(1 + (h >> 8)), (uint8_t)h};
+  memcpy(mac, m, 6);
+  memcpy(ip, a, 4);
+}
+
+static void nic_template(nic *n, int node, const sim_config *cfg) {
+  uint8_t mac[2][6] = {{2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 2}};
+  uint8_t ip[2][4] = {{10, 0, 0, 1}, {10, 0, 0, 2}};
+  if (cfg->incast.senders) sender_address(cfg->incast.index, mac[NODE_REQ], ip[NODE_REQ]);
   ornic_frame_init(&n->tmpl, ORNIC_LINK_ETHERNET, 4);
   memcpy(n->tmpl.eth.src, mac[node], 6);
   memcpy(n->tmpl.eth.dst, mac[!node], 6);
@@ -100,13 +133,30 @@ static void compute_times(sim *s) {
  * against libornicproto's encoder. 0, or -1 with a message in err. */
 static int setup_nics(sim *s, char *err, size_t errlen) {
   for (int i = 0; i < NODE_COUNT; i++) {
-    nic_template(&s->nic[i], i);
+    nic_template(&s->nic[i], i, s->cfg);
     int rc = framer_init(&s->nic[i].fr, &s->nic[i].tmpl);
     if (rc < 0) {
       snprintf(err, errlen, "internal error: cannot encode the NIC's frames in place: %s",
                ornic_strerror(rc));
       return -1;
     }
+  }
+  return 0;
+}
+
+/* An incast run's sender (fabric/): the hop behind the switch and DCQCN's
+ * state. 0, or -1 with a message in err. */
+static int setup_incast(sim *s, char *err, size_t errlen) {
+  const sim_config *cfg = s->cfg;
+  if (!cfg->incast.senders) return 0;
+  s->hop_ps = (uint64_t)(cfg->incast.switch_delay_us * 1e6 + 0.5);
+  if (!cfg->incast.dcqcn) return 0;
+  s->dcqcn = true;
+  dcqcn_params_default(&s->dcp, cfg->fabric.rate_gbps);
+  dcqcn_rp_init(&s->rp, &s->dcp, 0);
+  if (!(s->np = calloc(cfg->workload.qps, sizeof *s->np))) {
+    snprintf(err, errlen, "out of memory setting up DCQCN");
+    return -1;
   }
   return 0;
 }
@@ -135,13 +185,14 @@ sim *sim_new(const sim_config *cfg, stats *st, writer *w, char *err, size_t errl
     uint64_t n = budget_frames(cfg, s->pool.bufsize);
     s->pool.limit = n < 64 ? 64 : (size_t)n;
   }
-  if (setup_nics(s, err, errlen) < 0) {
+  if (setup_nics(s, err, errlen) < 0 || setup_incast(s, err, errlen) < 0) {
     sim_free(s);
     return NULL;
   }
   /* --capture auto: the data receiver; with two hosts, host A (it sends and receives requests). */
   s->tap = cfg->capture.tap == TAP_REQUESTER        ? NODE_REQ
            : cfg->capture.tap == TAP_RESPONDER      ? NODE_RESP
+           : cfg->capture.tap == TAP_NONE           ? -1
            : cfg->profile->caps & PROFILE_TWO_HOSTS ? NODE_REQ
            : cfg->workload.op == OP_READ            ? NODE_REQ
                                                     : NODE_RESP;
@@ -167,9 +218,10 @@ void sim_free(sim *s) {
   tap_late_free(&s->late); /* held frames are dropped, not written */
   ev e;
   while (evq_pop(&s->q, &e))
-    if (e.kind == EV_ARRIVE) pktpool_put(&s->pool, e.ptr);
+    if (e.kind == EV_ARRIVE || e.kind == EV_SWITCH) pktpool_put(&s->pool, e.ptr);
   for (int i = 0; i < NODE_COUNT; i++) free_queue(s, s->nic[i].cq_head);
   pktpool_destroy(&s->pool);
+  free(s->np);
   evq_free(&s->q);
   net_free(s->net);
   free(s);
@@ -207,6 +259,7 @@ static void push(sim *s, uint64_t t, uint32_t kind, uint32_t arg, void *ptr) {
 
 /* The node's NIC sends its next frame at t: the event of its slot. */
 static void push_tx(sim *s, int node, uint64_t t) {
+  s->nic[node].tx_at = t;
   if (evq_push_slot(&s->q, (unsigned)node, t, EV_NIC_TX, (uint32_t)node, NULL) < 0)
     sim_fail(s, "out of memory (event queue)");
 }
@@ -372,22 +425,79 @@ static pkt *cq_pop(nic *n) {
   return p;
 }
 
+/* The NIC sends nothing before t (a PFC pause, DCQCN's pacing): its next
+ * look at its queues is then. */
+static void nic_wait(sim *s, int node, uint64_t t) {
+  s->nic[node].tx_pending = true;
+  push_tx(s, node, t);
+}
+
+/* The NIC may send now (a PFC XON): an EV_NIC_TX queued for later is
+ * superseded by one as soon as its link is free (nic_tx ignores the old). */
+static void nic_wake(sim *s, int node) {
+  nic *n = &s->nic[node];
+  uint64_t t = n->free_ps > s->now ? n->free_ps : s->now;
+  if (n->tx_pending && n->tx_at <= t) return;
+  nic_wait(s, node, t);
+}
+
+/* Whether an incast run's NIC holds back now: paused by PFC (everything), or
+ * paced by DCQCN (data; control frames go first anyway). */
+static bool nic_held(sim *s, int node) {
+  nic *n = &s->nic[node];
+  if (s->now < n->paused_until) {
+    nic_wait(s, node, n->paused_until);
+    return true;
+  }
+  if (!n->cq_head && s->now < n->pace_ps) {
+    nic_wait(s, node, n->pace_ps);
+    return true;
+  }
+  return false;
+}
+
+/* DCQCN's RP: the next data frame waits the gap of this one at Rc. */
+static void pace(sim *s, nic *n, const pkt *p) {
+  uint32_t wire = p->len + NET_WIRE_EXTRA;
+  dcqcn_rp_sent(&s->rp, wire, s->now);
+  n->pace_ps = s->now + dcqcn_rp_gap_ps(&s->rp, wire, s->now);
+}
+
+/* p, sent by `node`, left the fabric's path at arrive: in an incast run a
+ * data-direction frame reaches the switch (EV_SWITCH), the receiver's frames
+ * cross the switch-sender hop too; otherwise the other NIC. */
+static void to_fabric(sim *s, int node, pkt *p, uint64_t arrive) {
+  if (!s->sw_fn) {
+    push_arrival(s, node, arrive, p);
+    return;
+  }
+  if (node == NODE_RESP) {
+    push_arrival(s, node, arrive + s->hop_ps, p);
+    return;
+  }
+  if (evq_push_lane(&s->q, 2u * p->path, arrive, EV_SWITCH, 0, p) < 0)
+    sim_fail(s, "out of memory (event queue)");
+}
+
 /* The link is free: send the next frame, if the node has one. */
 static void nic_tx(sim *s, int node) {
   nic *n = &s->nic[node];
+  if (!n->tx_pending || s->now != n->tx_at) return; /* superseded (nic_wake) */
   n->tx_pending = false;
+  if (s->sw_fn && nic_held(s, node)) return;
   pkt *p = cq_pop(n);
   if (!p && n->ops.next_tx) p = n->ops.next_tx(n->self);
   if (!p) return;
   count_tx(s->st, p);
   records_tx(s->st->records, s->now, p);
   if (s->tap == node) capture(s, p);
+  if (s->dcqcn && node == NODE_REQ && p->m.kind == PK_DATA) pace(s, n, p);
   n->free_ps = s->now + net_nic_ser_ps(s->net, p->len);
   uint64_t arrive;
   int r = net_send(s->net, p, n->free_ps, &arrive);
   if (s->st->paths) stats_path_frame(s->st, p->path, r == NET_DELIVER, r == NET_DROP_DOWN);
   if (r == NET_DELIVER) {
-    push_arrival(s, node, arrive, p);
+    to_fabric(s, node, p, arrive);
   } else {
     s->st->drops_random += r == NET_DROP_RANDOM;
     s->st->drops_rule += r == NET_DROP_RULE;
@@ -399,7 +509,64 @@ static void nic_tx(sim *s, int node) {
   push_tx(s, node, n->free_ps);
 }
 
+/* DCQCN's NP: a CNP to the sender QP of a CE-marked data frame, through the
+ * receiver's control queue (so it is on the wire and in the capture): BTH
+ * opcode 0x81, BECN set, PSN 0, 16 reserved zero bytes (docs/PROTOCOL.md 6.12). */
+static void send_cnp(sim *s, uint32_t qp) {
+  ornic_frame f;
+  sim_frame(s, NODE_RESP, &f);
+  f.ip.tos = SIM_CNP_TOS;
+  f.bth.opcode = ORNIC_OP_CNP;
+  f.bth.becn = 1;
+  f.bth.destqp = wl_qpn(s->cfg, false, qp);
+  f.bth.psn = 0;
+  pkt_meta m = {.kind = PK_CNP, .qp = qp};
+  pkt *c = sim_encode(s, NODE_RESP, &f, &m);
+  if (!c) return;
+  s->st->cnps_sent++;
+  sim_send(s, NODE_RESP, c);
+}
+
+/* What an incast run's NICs do with a frame before its engine sees it: the
+ * sender takes a CNP for its RP (engines know no CNPs), the receiver answers
+ * a CE mark as the NP. True when the frame is consumed here. */
+static bool incast_rx(sim *s, int node, const pkt *p, const ornic_frame *f) {
+  if (node == NODE_REQ && f->bth.opcode == ORNIC_OP_CNP) {
+    s->st->cnps_received++;
+    if (s->dcqcn) dcqcn_rp_cnp(&s->rp, s->now);
+    return true;
+  }
+  if (node == NODE_RESP && s->dcqcn && p->m.kind == PK_DATA && (f->ip.tos & 3) == 3 &&
+      p->m.qp < s->cfg->workload.qps && dcqcn_np_ce(&s->np[p->m.qp], &s->dcp, s->now))
+    send_cnp(s, p->m.qp);
+  return false;
+}
+
+/* A PFC frame from the switch reached `node`: the tap sees it, the NIC sends
+ * nothing until the pause of the lossless priority expires (quanta x 512 bit
+ * times at its link rate, 802.1Qbb) or resumes at once on quanta 0 (XON).
+ * It is not an RDMA frame: the engine never sees it. */
+static void pause_arrive(sim *s, int node, pkt *p) {
+  nic *n = &s->nic[node];
+  ornic_pause pf;
+  if (s->tap == node) capture(s, p);
+  if (ornic_pause_decode(p->data, p->len, ORNIC_LINK_ETHERNET, &pf) != ORNIC_OK)
+    sim_fail(s, "internal error: a generated PFC frame does not decode");
+  else if (pf.enable & (1u << SIM_PFC_PRIORITY)) {
+    uint16_t q = pf.quanta[SIM_PFC_PRIORITY];
+    s->st->pauses_received++;
+    double ps = q * (double)ORNIC_PAUSE_QUANTUM_BITS * 1000.0 / s->cfg->fabric.rate_gbps;
+    n->paused_until = s->now + (uint64_t)(ps + 0.5);
+    if (!q) nic_wake(s, node);
+  }
+  pktpool_put(&s->pool, p);
+}
+
 static void arrive(sim *s, int node, pkt *p) {
+  if (p->m.kind == PK_PAUSE) {
+    pause_arrive(s, node, p);
+    return;
+  }
   net_arrived(s->net, p);
   if (s->tap == node) capture(s, p);
   /* The NICs act on what is on the wire, so every frame is decoded. Its iCRC
@@ -413,7 +580,7 @@ static void arrive(sim *s, int node, pkt *p) {
   else {
     if (s->observer && node == s->observed_node && p->m.kind == PK_DATA)
       s->observer(s->observer_ctx, s->now, p, &f);
-    s->nic[node].ops.rx(s->nic[node].self, p, &f);
+    if (!s->sw_fn || !incast_rx(s, node, p, &f)) s->nic[node].ops.rx(s->nic[node].self, p, &f);
   }
   pktpool_put(&s->pool, p);
 }
@@ -422,6 +589,7 @@ static void dispatch(sim *s, const ev *e) {
   switch (e->kind) {
   case EV_NIC_TX: nic_tx(s, (int)e->arg); break;
   case EV_ARRIVE: arrive(s, (int)e->arg, e->ptr); break;
+  case EV_SWITCH: s->sw_fn(s->sw_ctx, s, e->ptr); break;
   default: {
     int node = (int)((e->kind - EV_TIMER) / 16);
     if (s->nic[node].ops.timer) s->nic[node].ops.timer(s->nic[node].self, e->arg);
@@ -479,6 +647,13 @@ static bool stop_early(sim *s, volatile sig_atomic_t *stop, sim_progress_fn prog
   return false;
 }
 
+void sim_finish(sim *s) {
+  flush_late(s, UINT64_MAX);
+  s->st->end_ps = s->now;
+  s->st->pkts_in_flight_peak = s->pool.peak;
+  s->st->unused_drop_rules = net_unused_drop_rules(s->net);
+}
+
 int sim_run(sim *s, volatile sig_atomic_t *stop, sim_progress_fn progress, void *ctx) {
   ev e;
   uint64_t events = 0, drained = 0;
@@ -491,10 +666,7 @@ int sim_run(sim *s, volatile sig_atomic_t *stop, sim_progress_fn progress, void 
     if (stalled(s, &mark, events)) break;
     if (stop_early(s, stop, progress, ctx, ++events)) break;
   }
-  flush_late(s, UINT64_MAX);
-  st->end_ps = s->now;
-  st->pkts_in_flight_peak = s->pool.peak;
-  st->unused_drop_rules = net_unused_drop_rules(s->net);
+  sim_finish(s);
   if (s->failed) return -1;
   if (st->interrupted || st->bench_stop) return 1;
   if (!all_done(st)) {
@@ -563,4 +735,54 @@ int sim_run_until(sim *s, uint64_t t) {
   }
   if (s->now < t) s->now = t;
   return s->failed ? -1 : 0;
+}
+
+/* ---- lockstep and the switch (pcapgen/fabric/: incast) ---------------------- */
+
+bool sim_next_time(sim *s, uint64_t *t) {
+  if (s->failed || !evq_len(&s->q)) return false;
+  *t = evq_next_time(&s->q);
+  return true;
+}
+
+int sim_step(sim *s) {
+  ev e;
+  if (!s->failed && evq_pop(&s->q, &e)) {
+    s->now = e.t;
+    dispatch(s, &e);
+  }
+  return s->failed ? -1 : 0;
+}
+
+void sim_set_switch(sim *s, sim_switch_fn fn, void *ctx) {
+  s->sw_fn = fn;
+  s->sw_ctx = ctx;
+}
+
+void sim_switch_forward(sim *s, pkt *p, uint64_t t) { push(s, t, EV_ARRIVE, NODE_RESP, p); }
+
+void sim_switch_drop(sim *s, pkt *p) {
+  net_arrived(s->net, p);
+  s->st->drops_switch++;
+  if (s->st->truth) truth_lost(s->st->truth, p);
+  pktpool_put(&s->pool, p);
+}
+
+void sim_switch_pause(sim *s, const uint8_t *frame, size_t len, uint64_t t) {
+  pkt *p = pktpool_get(&s->pool);
+  if (!p || len > s->pool.bufsize) {
+    if (p) pktpool_put(&s->pool, p);
+    sim_fail(s, "out of memory (packet buffers)");
+    return;
+  }
+  memcpy(p->data, frame, len);
+  p->len = (uint32_t)len;
+  p->path = 0;
+  p->src = NODE_RESP;
+  p->m = (pkt_meta){.kind = PK_PAUSE};
+  push(s, t, EV_ARRIVE, NODE_REQ, p);
+}
+
+double sim_rp_rate_gbps(sim *s) {
+  return s->dcqcn ? dcqcn_rp_rate_gbps(&s->rp, s->now) : s->cfg->fabric.rate_gbps;
 }

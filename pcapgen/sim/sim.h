@@ -145,4 +145,29 @@ bool ltimer_expired(sim *s, ltimer *t, int node, uint32_t arg);
 int sim_inject(sim *s, int node, const uint8_t *frame, size_t len);
 int sim_run_until(sim *s, uint64_t t);
 
+/* Lockstep (pcapgen/fabric/: N sims share simulated time, the writer and a
+ * switch). sim_next_time: the time of the next event, false when there is
+ * none or the run failed. sim_step handles that one event; 0, or -1 once the
+ * run failed. sim_finish: the end-of-run counters sim_run sets (end time,
+ * buffer peak, unused --drop rules), for a run driven by sim_step. */
+bool sim_next_time(sim *s, uint64_t *t);
+int sim_step(sim *s);
+void sim_finish(sim *s);
+
+/* An incast run's switch (cfg->incast.senders > 0). Every data-direction
+ * frame (NODE_REQ to NODE_RESP) that its path delivers is handed to fn at the
+ * moment it reaches the switch (sim_now), instead of to the receiver; the
+ * switch then forwards it (sim_switch_forward: it reaches the receiver at t)
+ * or drops it (sim_switch_drop: a tail drop, counted in drops_switch). The
+ * receiver's frames cross the switch unqueued (cfg->incast.switch_delay_us
+ * added). sim_switch_pause: a PFC frame (PK_PAUSE) of the switch reaches
+ * the sender's NIC at t; the NIC then pauses or resumes, the tap sees it. */
+typedef void (*sim_switch_fn)(void *ctx, sim *s, pkt *p);
+void sim_set_switch(sim *s, sim_switch_fn fn, void *ctx);
+void sim_switch_forward(sim *s, pkt *p, uint64_t t);
+void sim_switch_drop(sim *s, pkt *p);
+void sim_switch_pause(sim *s, const uint8_t *frame, size_t len, uint64_t t);
+/* The sender's DCQCN rate now (Rc; the link rate without DCQCN). */
+double sim_rp_rate_gbps(sim *s);
+
 #endif

@@ -112,7 +112,8 @@ typedef struct {
 
 /* How a commodity go-back-N RNIC differs from the ideal endpoint of the roce
  * profile, one behaviour each (pcapgen/README.md, "Profile roce: --rnic",
- * cites the values of the commodity preset). All zero: the ideal endpoint. */
+ * cites the values of the commodity, ernic and cx5 presets). All zero: the
+ * ideal endpoint. */
 typedef struct {
   double nak_delay_us;      /* responder: an out-of-sequence packet to its NAK leaving */
   double retx_delay_us;     /* requester: a NAK arriving to the first packet resent */
@@ -174,13 +175,14 @@ typedef struct {
 } sim_protocol;
 
 /* Where the capture is taken: the NIC port of one end. */
-typedef enum { TAP_AUTO = 0, TAP_REQUESTER = 1, TAP_RESPONDER = 2 } tap_point;
+typedef enum { TAP_AUTO = 0, TAP_REQUESTER = 1, TAP_RESPONDER = 2, TAP_NONE = 3 } tap_point;
 
 /* The tap and its artefacts (tapfilter.h): the simulation is the same
  * whatever they say, only the frames written change. */
 typedef struct {
   tap_point tap;         /* TAP_AUTO: the end that receives the data; with two
-                            hosts, host A */
+                            hosts, host A. TAP_NONE (incast: the sims whose
+                            ports are not tapped): nothing is written */
   double start_us;       /* frames before this time are not written */
   double drop;           /* probability that the tap misses a frame */
   uint64_t *drop_frames; /* frames the tap misses, numbered in the full capture, sorted */
@@ -191,6 +193,24 @@ typedef struct {
                         frames are written as RoCEv1 with IPv4-mapped GIDs (its peer stays RoCEv2) */
 } sim_capture;
 
+/* N:1 incast behind a switch (pcapgen/fabric/README.md): N ordinary two-NIC
+ * sims in lockstep, sender k = NODE_REQ of sim k, one receiver host
+ * (NODE_RESP of every sim) behind the switch's egress queue. senders 0: the
+ * two-NIC run as before, and nothing below is read. */
+typedef struct {
+  uint32_t senders;       /* N, 0: no switch */
+  uint32_t index;         /* k: which sender this sim is (fabric/ sets it per sim) */
+  uint64_t buffer_bytes;  /* the egress queue's shared buffer: tail drop above it */
+  bool ecn;               /* RED-style marking (Kmin, Kmax, Pmax) of ECT frames */
+  uint64_t kmin, kmax;    /* bytes queued */
+  double pmax;            /* marking probability at Kmax */
+  bool dcqcn;             /* NP at the receiver (CNPs), RP at the senders (pacing) */
+  bool pfc;               /* 802.1Qbb pause of priority 3 per ingress port */
+  uint64_t xoff, xon;     /* bytes queued from one ingress port */
+  double switch_delay_us; /* the last hop: switch to receiver (and back) */
+  bool tap_sender;        /* the tap at sender 1's port (else the receiver's) */
+} sim_incast;
+
 typedef struct {
   uint64_t seed;          /* every random choice of the run derives from it */
   const profile *profile; /* whose engines run (never NULL) */
@@ -200,6 +220,7 @@ typedef struct {
   sim_capture capture;
   uint64_t bench_packets; /* stop once the tap wrote this many frames; 0: run to the end */
   uint64_t max_memory;    /* bytes the run may use (memory_budget.h); 0: no limit */
+  sim_incast incast;      /* senders 0 (the default): the two-NIC run */
 } sim_config;
 
 /* The defaults of ornic-pcapgen with no option: profile ornic, 16 WQEs of 1

@@ -4,6 +4,7 @@
 #include <math.h>
 
 #include "net.h"
+#include "ornic/sizing.h"
 
 /* ceil(x), forgiving the last bits of floating error (x within 1e-9 of an
  * integer is that integer), saturated; 0 for x <= 0. */
@@ -22,8 +23,11 @@ static double packets(double us, double rate_gbps, uint32_t len_bytes) {
   return us * rate_gbps * 1e3 / 8.0 / (double)len_bytes;
 }
 
+/* Eq. 3 is the library's (ornic/sizing.h: one rule for pcapgen and
+ * ornic-bitmap-sim); an OTD is at least 1 here. */
 uint32_t sizing_otd_eq3(double mdd_us, double rate_gbps, uint32_t len_bytes) {
-  return ceil_count(packets(mdd_us, rate_gbps, len_bytes));
+  uint32_t otd = ornic_sizing_otd(mdd_us, rate_gbps, len_bytes);
+  return otd ? otd : 1;
 }
 
 uint32_t sizing_bdp(double rtt_us, double rate_gbps, uint32_t len_bytes) {
@@ -87,7 +91,7 @@ uint64_t sizing_rtt_ps(const sim_config *cfg) {
 }
 
 uint32_t sizing_otd(const sim_config *cfg) {
-  uint64_t otd = ceil0(packets(sizing_mdd_us(cfg), cfg->fabric.rate_gbps, cfg->workload.pmtu));
+  uint64_t otd = ornic_sizing_otd(sizing_mdd_us(cfg), cfg->fabric.rate_gbps, cfg->workload.pmtu);
   if (cfg->fabric.reorder_max > 1) otd += cfg->fabric.reorder_max - 1;
   return otd < 1 ? 1 : otd > UINT32_MAX ? UINT32_MAX : (uint32_t)otd;
 }

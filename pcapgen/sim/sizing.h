@@ -31,8 +31,8 @@
 #include "sim_config.h"
 
 /* Eq. 3: ceil(mdd_us x rate_gbps / (8 x len_bytes)) packets, at least 1 (OTD 0
- * would NAK every reordering). Values within 1e-9 of an integer count as that
- * integer, so 64 x 4096 x 8 bits at 100 Gb/s gives exactly 64. */
+ * would NAK every reordering): libornicproto's ornic_sizing_otd (ornic/sizing.h,
+ * where the rounding is stated), which ornic-bitmap-sim uses too. */
 uint32_t sizing_otd_eq3(double mdd_us, double rate_gbps, uint32_t len_bytes);
 /* ceil(rtt_us x rate_gbps / (8 x len_bytes)) packets, rounded as above. */
 uint32_t sizing_bdp(double rtt_us, double rate_gbps, uint32_t len_bytes);

@@ -55,6 +55,12 @@ typedef struct {
   uint64_t naks_ignored; /* roce --rnic-nak-in-retry ignore: NAKs not acted on */
   uint64_t accepted;     /* data packets (and READ requests) accepted for the first
                                time by their receiver: the progress the watchdog sees */
+  /* an incast run's sender (fabric/): one stats per sender */
+  uint64_t drops_switch;    /* tail drops at the switch's egress queue */
+  uint64_t ce_marked;       /* data frames the switch marked CE */
+  uint64_t cnps_sent;       /* CNPs the receiver sent to this sender (DCQCN NP) */
+  uint64_t cnps_received;   /* CNPs this sender's NIC received (DCQCN RP) */
+  uint64_t pauses_received; /* PFC frames this sender's NIC received (XOFF and XON) */
   /* work */
   uint64_t wqes_total, wqes_done, wqes_verified, bytes_done;
   uint64_t first_post_ps, last_done_ps, end_ps;
@@ -76,6 +82,8 @@ typedef struct {
   uint64_t pkts_full;      /* frames of the full capture (before --capture-start / -drop*) */
   path_count *paths;       /* per path, when the fabric is custom (sim_fabric_custom); NULL
                               otherwise: the summary then reports no path */
+  /* an incast run's switch and senders (fabric/incast.h); NULL otherwise */
+  struct incast_result *incast;
 } stats;
 
 /* Records a WQE posted at post_ps and completed at done_ps. */

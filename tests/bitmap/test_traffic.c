@@ -142,6 +142,31 @@ static spray_params one_path(uint32_t npkts) {
   return (spray_params){4096, 100.0, 1, 2.0, 0.0, npkts};
 }
 
+/* --reorder auto: Eq. 3 of the ORNIC paper, OTD = MDD x B / L (section 3.3),
+ * with B a QP's share of the link when `active` QPs share it. Every expected
+ * value is worked by hand here, not taken from the code:
+ *   MDD 20 us x 100 Gb/s = 2,000,000 bits = 250,000 B; / 4096 B = 61.04 packets
+ *   for one QP alone: 62 rounded up (pcapgen's --otd auto at this fabric);
+ *   128 QPs: 61.04 / 128 = 0.477 -> 1;  2048 QPs: 61.04 / 2048 = 0.0298 -> 1.
+ *   MDD 40 us x 400 Gb/s = 16,000,000 bits = 2,000,000 B; / 4096 B = 488.28:
+ *   1 QP 489; 128 QPs 3.81 -> 4; 2048 QPs 0.238 -> 1.
+ *   Exactly 64 packets for one QP: 64 x 4096 B x 8 / 100 Gb/s = 20.97152 us;
+ *   128 QPs need 128 times that MDD for 64 each: 2684.35456 us, no round-up
+ *   past 64 from floating error. One path (MDD 0): in order, 0. */
+START_TEST(arrivals_eq3_bound_by_hand) {
+  ck_assert_uint_eq(arrivals_eq3_bound(20, 100, 1, 4096), 62);
+  ck_assert_uint_eq(arrivals_eq3_bound(20, 100, 128, 4096), 1);
+  ck_assert_uint_eq(arrivals_eq3_bound(20, 100, 2048, 4096), 1);
+  ck_assert_uint_eq(arrivals_eq3_bound(40, 400, 1, 4096), 489);
+  ck_assert_uint_eq(arrivals_eq3_bound(40, 400, 128, 4096), 4);
+  ck_assert_uint_eq(arrivals_eq3_bound(40, 400, 2048, 4096), 1);
+  ck_assert_uint_eq(arrivals_eq3_bound(20.97152, 100, 1, 4096), 64);
+  ck_assert_uint_eq(arrivals_eq3_bound(2684.35456, 100, 128, 4096), 64);
+  ck_assert_uint_eq(arrivals_eq3_bound(0, 100, 1, 4096), 0);
+  ck_assert_uint_eq(arrivals_eq3_bound(20, 100, 0, 4096), 62); /* 0 QPs counts as 1 */
+}
+END_TEST
+
 START_TEST(spray_one_path_in_order) {
   spray_params p = one_path(2048);
   spray_trace t = {0};
@@ -265,6 +290,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, arrivals_deterministic);
   tcase_add_test(tc, arrivals_aligned_windows);
   tcase_add_test(tc, arrivals_sliding_crosses_windows);
+  tcase_add_test(tc, arrivals_eq3_bound_by_hand);
   tcase_add_test(tc, spray_one_path_in_order);
   tcase_add_test(tc, detectors_in_order);
   tcase_add_test(tc, detectors_false_alarms);

@@ -713,11 +713,12 @@ def decoder_note(n):
 
 
 # Per profile: options of a lossless run that also makes no spurious NAK (ORNIC: reordering
-# under the OTD; IRN NACKs any reordering, RC goes back N on it: one path).
+# under the OTD; IRN NACKs any reordering, RC goes back N on it: one path; LEFT on one path
+# NAKs the first arrival past a hole, T = 1).
 # ORNIC's round trip (20 us and more) is also well above its reordering (4 us), so the
 # copy a NAK asks for is never taken for a late original (PROTOCOL.md 8.3).
 LOSSLESS = {"ornic": ["--base-delay-us", "10", "--delay-spread-us", "4"], "roce": ["--paths", "1"],
-            "irn": ["--paths", "1"]}
+            "irn": ["--paths", "1"], "left": ["--paths", "1"]}
 
 
 def gap_frames(ts, cap, truth, fl):

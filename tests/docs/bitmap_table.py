@@ -8,6 +8,10 @@ the sweep or the detectors).
                                        of ORNIC, MELO+, LEFT, LEFT+ and most blocks one QP held, no loss / loss
   bitmap_table.py threshold N...       LEFT and LEFT+ under --paper --left-threshold N (N or `every`)
   bitmap_table.py paper                the ORNIC paper's Tables 2 and 3 beside --paper's figures
+  bitmap_table.py scale FLAGS...       section 4d: a row per FLAGS at the paper's pool scale, every run
+                                       `ornic-bitmap-sim --qps 2048 --active 2048 FLAGS --sweep none
+                                       --no-detectors --json`: the reordering bound, WQEs aborted (mean per
+                                       seed) and arrivals that found the pool empty, no loss / loss
   bitmap_table.py check-paper FILE     exit 1 unless FILE (the paper's text) holds PAPER's figures
 
 PAPER is Ma et al., "ORNIC: ...", Electronics 14(1):88, 2025, section 4.3: Table 2 (average clock cycles for
@@ -47,7 +51,7 @@ def flags_table(rows):
         m = sim(shlex.split(row))
         blocks = {pair(m[k], "max_blocks", "%d") for k in MODELS[1:]}
         assert len(blocks) == 1, "the lists hold different blocks: %s" % blocks
-        label = "`%s`" % row if row else "(none: today's model)"
+        label = "`%s`" % row if row else "(none: the default, `--reorder auto`)"
         cells = [pair(m[k], "mean_access_cost", "%.3f") for k in MODELS]
         print("| %s | %s | %s | %s |" % (label, " | ".join(cells), pair(m["ornic"], "max_blocks", "%d"),
                                          blocks.pop()))
@@ -59,6 +63,29 @@ def threshold_table(values):
     print("|---|%s" % ("---|" * len(values)))
     for k in ("left", "left+"):
         print("| %s | %s |" % (NAMES[k], " | ".join(pair(r[k], "mean_access_cost", "%.3f") for r in runs)))
+
+
+def scale_table(rows):
+    print("| FLAGS | reorder | model | WQEs aborted per seed (of 2048) | arrivals finding the pool empty, per seed "
+          "| pool peak |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        out = subprocess.run(["ornic-bitmap-sim", "--qps", "2048", "--active", "2048"] + shlex.split(row)
+                             + ["--sweep", "none", "--no-detectors", "--json"],
+                             check=True, capture_output=True, text=True).stdout
+        doc = json.loads(out)
+        label, seeds = "`%s`" % row if row else "(none)", doc["params"]["seeds"]
+        cells = []
+        for k in MODELS:
+            m = doc["models"][k]
+            cells.append((
+                " / ".join("%.1f" % (m[sc]["aborted_wqes"] / seeds) for sc in ("no_loss", "loss")),
+                " / ".join("%.0f" % (m[sc]["pool_empty_arrivals"] / seeds) for sc in ("no_loss", "loss")),
+                " / ".join("%.0f" % m[sc]["pool_peak"]["mean"] for sc in ("no_loss", "loss"))))
+        # The lists hold the same blocks at every moment (section 1), so they drop and abort alike.
+        assert cells[1] == cells[2] == cells[3], "the lists differ: %s" % cells[1:]
+        for name, c in (("ORNIC", cells[0]), ("MELO+, LEFT, LEFT+", cells[1])):
+            print("| %s | %d | %s | %s | %s | %s |" % ((label, doc["params"]["reorder"], name) + c))
 
 
 def num(x):
@@ -104,6 +131,8 @@ def main(argv):
         flags_table(rest)
     elif mode == "threshold":
         threshold_table(rest)
+    elif mode == "scale":
+        scale_table(rest)
     elif mode == "paper":
         paper_table()
     elif mode == "check-paper":

@@ -9,12 +9,18 @@
  *                        decoded field (see print_frame).
  *   encode K=V ...       Builds a frame with ornic_frame_encode. Prints
  *                        "ok HEX" or "err ERRNAME". Keys: see apply().
+ *   pause K=V ...        Builds a PAUSE/PFC frame with ornic_pause_encode.
+ *                        Keys: opcode, src, dst (hex, 6 bytes), enable,
+ *                        q0 .. q7. Prints "ok HEX" or "err ERRNAME".
+ *   pausedec HEX         ornic_pause_decode on an Ethernet frame: one JSON
+ *                        object, "rc" and the fields read.
  *   opcodes              Prints the opcode table as one JSON object
  *                        {"0x04": {"short": ..., "name": ..., "hdrs": N,
  *                        "flags": N}, ...}.
  *
  * Integers accept C syntax (0x.., decimal). Hex strings have no separators. */
 #define _POSIX_C_SOURCE 200809L
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +234,17 @@ static int apply(ornic_frame *f, const char *k, const char *v) {
                                                                           return -1;
 }
 
+/* An encoder's result as the protocol of this program says: "ok HEX" or "err NAME". */
+static void put_encoded(const uint8_t *out, ornic_ssize n) {
+  if (n < 0) {
+    printf("err %s\n", ornic_errname((int)n));
+  } else {
+    printf("ok ");
+    puthex(out, (size_t)n);
+    printf("\n");
+  }
+}
+
 static int cmd_encode(char *args) {
   ornic_frame f;
   /* link and ipv first, so that ornic_frame_init gets them (hex values
@@ -248,13 +265,54 @@ static int cmd_encode(char *args) {
   }
   static uint8_t out[MAXFRAME];
   ornic_ssize n = ornic_frame_encode(out, sizeof out, &f);
-  if (n < 0) {
-    printf("err %s\n", ornic_errname((int)n));
-  } else {
-    printf("ok ");
-    puthex(out, (size_t)n);
-    printf("\n");
+  put_encoded(out, n);
+  return 0;
+}
+
+/* One key of a pause spec; -1 on an unknown key or a bad value. */
+static int apply_pause(ornic_pause *p, const char *k, const char *v) {
+  if (!strcmp(k, "src")) return unhex(v, p->src, 6) == 6 ? 0 : -1;
+  if (!strcmp(k, "dst")) return unhex(v, p->dst, 6) == 6 ? 0 : -1;
+  char *end;
+  unsigned long x = strtoul(v, &end, 0);
+  if (*end || x > 0xffff) return -1;
+  bool quantum = k[0] == 'q' && k[1] >= '0' && k[1] <= '7' && !k[2];
+  uint16_t *field = !strcmp(k, "opcode")   ? &p->opcode
+                    : !strcmp(k, "enable") ? &p->enable
+                    : quantum              ? &p->quanta[k[1] - '0']
+                                           : NULL;
+  if (!field) return -1;
+  *field = (uint16_t)x;
+  return 0;
+}
+
+static int cmd_pause(char *args) {
+  ornic_pause p = {0};
+  for (char *t = strtok(args, " \t"); t; t = strtok(NULL, " \t")) {
+    char *eq = strchr(t, '=');
+    if (!eq) return -1;
+    *eq = 0;
+    if (apply_pause(&p, t, eq + 1) < 0) return -1;
   }
+  uint8_t out[ORNIC_PAUSE_FRAME_LEN];
+  ornic_ssize n = ornic_pause_encode(out, sizeof out, &p);
+  put_encoded(out, n);
+  return 0;
+}
+
+static int cmd_pausedec(char *args) {
+  static uint8_t data[MAXFRAME];
+  long n = unhex(args, data, sizeof data);
+  if (n < 0) return -1;
+  ornic_pause p;
+  int rc = ornic_pause_decode(data, (size_t)n, ORNIC_LINK_ETHERNET, &p);
+  printf("{\"rc\":\"%s\",\"opcode\":%u,", ornic_errname(rc), p.opcode);
+  print_hexfield("src", p.src, 6);
+  printf(",");
+  print_hexfield("dst", p.dst, 6);
+  printf(",\"enable\":%u,\"quanta\":[", p.enable);
+  for (int i = 0; i < ORNIC_PAUSE_CLASSES; i++) printf("%s%u", i ? "," : "", p.quanta[i]);
+  printf("]}\n");
   return 0;
 }
 
@@ -287,6 +345,10 @@ int main(void) {
       rc = cmd_decode(args);
     else if (!strcmp(line, "encode"))
       rc = cmd_encode(args);
+    else if (!strcmp(line, "pause"))
+      rc = cmd_pause(args);
+    else if (!strcmp(line, "pausedec"))
+      rc = cmd_pausedec(args);
     else if (!strcmp(line, "opcodes"))
       cmd_opcodes();
     else

@@ -404,14 +404,21 @@ def is_nak_rc(p):
     return p["bth"]["opcode"] == 0x11 and p["aeth"]["syndrome"] == 0x60
 
 
+def short(psns):
+    """A list of relative PSNs for a message: whole when short."""
+    return psns if len(psns) <= 16 else f"{len(psns)} packets: {psns[:3]} .. {psns[-2:]}"
+
+
 def case_rnic_behaviours(env):
-    """--rnic: each commodity behaviour on a hand-built sequence (one path, exact
-    --drop rules), against the ideal endpoint."""
+    """--rnic: each behaviour of the commodity, ernic and cx5 presets on a
+    hand-built sequence (one path, exact --drop rules), against the ideal
+    endpoint; every value is read from the capture (pcapgen/README.md,
+    "Profile roce: --rnic", has the presets' table)."""
     need(env.decoder)
     # 1. One NAK per sequence error, then silence: packet 5 of 16 lost; packets
     #    6..15 (the Last with the A bit too) are dropped without an answer, and
-    #    the requester goes back to 5. Both models.
-    for model in ("ideal", "commodity"):
+    #    the requester goes back to 5. Every model.
+    for model in ("ideal", "commodity", "ernic", "cx5"):
         name = f"one_nak_{model}.pcap"
         s, pkts, start = roce_run(env, name, "responder", "--rnic", model, "--wqe-size", "64K",
                                   "--drop", "0:5")
@@ -426,9 +433,11 @@ def case_rnic_behaviours(env):
         check(s["retransmissions"] == 11 and s["wqes_verified"] == 1,
               f"{name}: go-back-N resends 5..15 ({s['retransmissions']})")
     # 2. The responder's slow path: the NAK leaves --rnic-nak-delay-us after the
-    #    packet that broke the sequence (commodity: 20 us; ideal: at once).
+    #    packet that broke the sequence (commodity and cx5: 20 us; ideal and
+    #    ernic: at once).
     for model, opts, want_us in (("ideal", [], 0), ("commodity", [], 20),
-                                 ("commodity", ["--rnic-nak-delay-us", 7], 7)):
+                                 ("commodity", ["--rnic-nak-delay-us", 7], 7), ("ernic", [], 0),
+                                 ("cx5", [], 20)):
         name = f"nak_delay_{model}_{want_us}.pcap"
         s, pkts, start = roce_run(env, name, "responder", "--rnic", model, *opts, "--wqe-size",
                                   "64K", "--drop", "0:5")
@@ -456,24 +465,31 @@ def case_rnic_behaviours(env):
               (delay and abs(len(new) - delay / frame_us) <= 1),
               f"{name}: {len(new)} new packets left before the resend")
     # 4. ACK coalescing: the A bit on every 66th packet and on the Last; the
-    #    responder ACKs exactly those (ideal: every --ack-every 16, and the Last).
+    #    responder ACKs exactly those (ideal: every --ack-every 16, and the Last;
+    #    ernic and cx5: the A bit on every packet, each ACKed).
+    every = list(range(256))
     for model, want_a, want_acks in (("commodity", [65, 131, 197, 255], [65, 131, 197, 255]),
-                                     ("ideal", [255], list(range(15, 256, 16)))):
+                                     ("ideal", [255], list(range(15, 256, 16))),
+                                     ("ernic", every, every), ("cx5", every, every)):
         name = f"ackreq_{model}.pcap"
         s, pkts, start = roce_run(env, name, "responder", "--rnic", model, "--wqe-size", "1M")
         a = [rel(p, start) for p in data_pkts(pkts) if p["bth"]["a"]]
         acks = [rel(p, start) for p in pkts if p["bth"]["opcode"] == 0x11]
-        check(a == want_a, f"{name}: A bit on {a}")
-        check(acks == want_acks and s["acks"] == len(want_acks), f"{name}: ACKs for {acks}")
+        check(a == want_a, f"{name}: A bit on {short(a)}")
+        check(acks == want_acks and s["acks"] == len(want_acks), f"{name}: ACKs for {short(acks)}")
     # 5. A NAK during a NAK-started resend, no ACK having advanced since: packet
     #    5 lost, then (in the resend) the first transmission of 30. commodity
     #    ignores the second NAK, keeps sending past 30, the responder drops it all,
     #    and only the timeout (2000 us after the last packet or NAK) goes back, to
-    #    30: the ignored NAK's implicit ACK counts. ideal goes back at once.
-    for model, ignored, timeouts in (("commodity", 1, 1), ("ideal", 0, 0)):
+    #    30: the ignored NAK's implicit ACK counts. ideal, ernic and cx5 go back
+    #    at once; the last two with commodity's A-bit cadence, so that no ACK
+    #    advances between the NAKs there either and only the rule differs.
+    for model, ignored, timeouts in (("commodity", 1, 1), ("ideal", 0, 0), ("ernic", 0, 0),
+                                     ("cx5", 0, 0)):
         name = f"ignore_{model}.pcap"
+        cadence = ["--rnic-ack-req", 66] if model in ("ernic", "cx5") else []
         s, pkts, start = roce_run(env, name, "requester", "--rnic", model, "--rnic-nak-delay-us", 0,
-                                  "--wqe-size", "256K", "--drop", "0:5", "--drop", "0:30")
+                                  *cadence, "--wqe-size", "256K", "--drop", "0:5", "--drop", "0:30")
         nk = [p for p in pkts if is_nak_rc(p)]
         check([rel(p, start) for p in nk] == [5, 30] and s["naks_ignored"] == ignored
               and s["timeouts"] == timeouts, f"{name}: NAKs {[rel(p, start) for p in nk]}, "
@@ -508,6 +524,24 @@ def case_rnic_behaviours(env):
               "by a timeout")
         check(sum(1 for p in data if rel(p, start) == 15) == 2 and s["wqes_verified"] == 1,
               f"{name}: the Last sent twice, WQE verified")
+    # 7. Timeouts in a row: the Last lost, then its first resend too (the path a
+    #    black hole until after the first timeout). cx5 doubles its 2000 us
+    #    (ConnectX-5's measured 2, 4, 8 ms); ernic's IBA local ACK timeout,
+    #    4.096 us x 2^14, stays fixed.
+    for model, until_us, want in (("cx5", 3000, [2000, 4000]),
+                                  ("ernic", 100000, [4.096 * 2**14] * 2)):
+        name = f"rto_row_{model}.pcap"
+        s, pkts, start = roce_run(env, name, "requester", "--rnic", model, "--wqe-size", "64K",
+                                  "--drop", "0:15", "--path-event", f"0:fail@100:recover@{until_us}")
+        sends = [p for p in data_pkts(pkts) if rel(p, start) == 15]
+        # The first timeout runs from the last frame before the resend (each
+        # restarts the timer, as in 6.), the second from the first resend.
+        before = [p for p in pkts if len(sends) == 3 and p["frame"] < sends[1]["frame"]]
+        got = [(ns(b) - ns(a)) / 1000 for a, b in zip([before[-1], sends[1]], sends[1:])] \
+            if before else []
+        check(len(got) == 2 and all(abs(g - w) < 0.01 for g, w in zip(got, want))
+              and s["timeouts"] == 2 and s["wqes_verified"] == 1,
+              f"{name}: the Last resent after {got} us (want {want}), {s['timeouts']} timeouts")
 
 
 if __name__ == "__main__":

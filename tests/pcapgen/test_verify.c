@@ -149,7 +149,7 @@ static void write_packet(run *r, ornic_frame *f, uint32_t idx, bool ornic) {
   }
 }
 
-static const char *const write_profiles[] = {"ornic", "roce", "irn", "mprdma", "ioi"};
+static const char *const write_profiles[] = {"ornic", "roce", "irn", "mprdma", "ioi", "left"};
 
 /* One changed byte in the first packet of a WRITE: caught as it is placed. */
 START_TEST(write_corrupt_byte_caught) {

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* MAC Control PAUSE (802.3 Annex 31B) and PFC (802.1Qbb) frames
  * (ornic/pause.h, docs/PROTOCOL.md 2.9): hand-built frames, one per edge,
- * every truncation of each, read right before an unreadable page. */
+ * every truncation of each, read right before an unreadable page; the
+ * encoder against the same hand-built frames and Scapy's, and through the
+ * decoder. */
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -82,6 +85,11 @@ static void assert_reserved_zero(const ornic_pause *p) {
 }
 
 static const uint8_t reserved_dst[6] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01};
+
+static bool all_zero_mac(const uint8_t *m) {
+  static const uint8_t zero[6];
+  return !memcmp(m, zero, 6);
+}
 
 START_TEST(pfc_two_classes) {
   ornic_pause p;
@@ -228,6 +236,130 @@ START_TEST(pause_time_ns) {
 }
 END_TEST
 
+/* ---- the encoder ------------------------------------------------------- */
+
+/* Built by Scapy 2.5 (scapy.contrib.mac_control), an implementation written
+ * apart from this library:
+ *   Ether(dst='01:80:c2:00:00:01', src='02:00:00:00:00:10') /
+ *   MACControlClassBasedFlowControl(c0_enabled=1, c2_enabled=1, c5_enabled=1,
+ *     c7_enabled=1, c0_pause_time=0xffff, c1_pause_time=0x0102,
+ *     c2_pause_time=0x0304, c3_pause_time=0, c4_pause_time=0x0506,
+ *     c5_pause_time=0x8000, c6_pause_time=0x0708, c7_pause_time=0x00ff)
+ * bytes(...): 60 bytes, Scapy's own padding. tests/e2e/test_scapy_oracle.py
+ * compares random frames with Scapy's at run time. */
+static const uint8_t scapy_pfc[60] = {
+    0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x10,
+    0x88, 0x08, 0x01, 0x01, 0x00, 0xa5, 0xff, 0xff, 0x01, 0x02, 0x03, 0x04,
+    0x00, 0x00, 0x05, 0x06, 0x80, 0x00, 0x07, 0x08, 0x00, 0xff, /* then zeros */
+};
+
+/* Scapy 2.5: Ether(dst='02:00:00:00:00:20', src='02:00:00:00:00:11') /
+ * MACControlPause(pause_time=0xffff): a PAUSE to the peer's own address. */
+static const uint8_t scapy_pause[60] = {
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x20, 0x02, 0x00, 0x00,
+    0x00, 0x00, 0x11, 0x88, 0x08, 0x00, 0x01, 0xff, 0xff, /* then zeros */
+};
+
+/* Encodes into the last 60 bytes before an unreadable page (a write past
+ * the frame faults) and compares with `want`. */
+static void assert_encodes_to(const ornic_pause *in, const uint8_t *want) {
+  tu_guard g;
+  tu_guard_init(&g);
+  uint8_t garbage[ORNIC_PAUSE_FRAME_LEN];
+  memset(garbage, 0xa5, sizeof garbage);
+  uint8_t *out = tu_guard_tail(&g, garbage, ORNIC_PAUSE_FRAME_LEN);
+  ck_assert_int_eq(ornic_pause_encode(out, ORNIC_PAUSE_FRAME_LEN, in), ORNIC_PAUSE_FRAME_LEN);
+  ck_assert_mem_eq(out, want, ORNIC_PAUSE_FRAME_LEN);
+  tu_guard_free(&g);
+}
+
+/* The hand-built frames above (802.1Qbb / 802.3 Annex 31B layout, written
+ * for the decoder) come out byte for byte, padding included; dst left zero
+ * is the reserved address. */
+START_TEST(encode_hand_built) {
+  ornic_pause in = {
+      .opcode = ORNIC_PAUSE_OP_PFC, .enable = 0x0028, .quanta = {1, 2, 3, 0xffff, 5, 0, 7, 8}};
+  memcpy(in.src, (const uint8_t[6]){0x02, 0, 0, 0, 0, 0x0a}, 6);
+  assert_encodes_to(&in, pfc_two);
+  ornic_pause pz = {.opcode = ORNIC_PAUSE_OP_PAUSE, .quanta = {0x1234}};
+  memcpy(pz.src, (const uint8_t[6]){0x02, 0, 0, 0, 0, 0x0b}, 6);
+  assert_encodes_to(&pz, pause_one);
+  /* PAUSE reads neither enable nor quanta[1..7] */
+  pz.enable = 0xffff;
+  for (int i = 1; i < 8; i++) pz.quanta[i] = 0xeeee;
+  assert_encodes_to(&pz, pause_one);
+  /* nor the reserved tail */
+  memset(in.reserved, 0xff, sizeof in.reserved);
+  assert_encodes_to(&in, pfc_two);
+}
+END_TEST
+
+START_TEST(encode_matches_scapy) {
+  ornic_pause in = {.opcode = ORNIC_PAUSE_OP_PFC,
+                    .enable = 0x00a5,
+                    .quanta = {0xffff, 0x0102, 0x0304, 0, 0x0506, 0x8000, 0x0708, 0x00ff}};
+  memcpy(in.src, (const uint8_t[6]){0x02, 0, 0, 0, 0, 0x10}, 6);
+  memcpy(in.dst, reserved_dst, 6); /* given explicitly this time */
+  assert_encodes_to(&in, scapy_pfc);
+  ornic_pause pz = {.opcode = ORNIC_PAUSE_OP_PAUSE, .quanta = {0xffff}};
+  memcpy(pz.src, (const uint8_t[6]){0x02, 0, 0, 0, 0, 0x11}, 6);
+  memcpy(pz.dst, (const uint8_t[6]){0x02, 0, 0, 0, 0, 0x20}, 6);
+  assert_encodes_to(&pz, scapy_pause);
+}
+END_TEST
+
+/* decode(encode(x)) == x for random PAUSE and PFC frames (PAUSE: enable and
+ * quanta[1..7] come back 0, dst the reserved address when left zero), the
+ * reserved vector bits 15:8 included. */
+START_TEST(encode_decode_round_trip) {
+  tu_rng r;
+  tu_seed(&r, 0x8808);
+  for (int n = 0; n < 20000; n++) {
+    ornic_pause in, got;
+    memset(&in, 0, sizeof in);
+    in.opcode = tu_bits(&r, 1) ? ORNIC_PAUSE_OP_PFC : ORNIC_PAUSE_OP_PAUSE;
+    tu_fill(&r, in.src, 6);
+    if (tu_bits(&r, 1)) tu_fill(&r, in.dst, 6);
+    in.enable = (uint16_t)tu_bits(&r, 16);
+    for (int i = 0; i < 8; i++) in.quanta[i] = (uint16_t)tu_bits(&r, 16);
+    uint8_t buf[ORNIC_PAUSE_FRAME_LEN + 4];
+    memset(buf, 0xa5, sizeof buf);
+    ck_assert_int_eq(ornic_pause_encode(buf, sizeof buf, &in), ORNIC_PAUSE_FRAME_LEN);
+    for (size_t i = ORNIC_PAUSE_FRAME_LEN; i < sizeof buf; i++) ck_assert_uint_eq(buf[i], 0xa5);
+    ck_assert_int_eq(ornic_pause_decode(buf, ORNIC_PAUSE_FRAME_LEN, ORNIC_LINK_ETHERNET, &got),
+                     ORNIC_OK);
+    ornic_pause want = in;
+    if (all_zero_mac(in.dst)) memcpy(want.dst, reserved_dst, 6);
+    if (in.opcode == ORNIC_PAUSE_OP_PAUSE) {
+      want.enable = 0;
+      for (int i = 1; i < 8; i++) want.quanta[i] = 0;
+    }
+    ck_assert_mem_eq(&got, &want, sizeof got);
+    /* the fields end at 18 (PAUSE) or 34 (PFC); zeros after them */
+    size_t end = in.opcode == ORNIC_PAUSE_OP_PAUSE ? PAUSE_FIELDS_END : PFC_FIELDS_END;
+    for (size_t i = end; i < ORNIC_PAUSE_FRAME_LEN; i++) ck_assert_uint_eq(buf[i], 0);
+  }
+}
+END_TEST
+
+/* Another opcode is refused, a short buffer too, both before any write. */
+START_TEST(encode_errors_leave_out_untouched) {
+  uint8_t buf[ORNIC_PAUSE_FRAME_LEN], before[ORNIC_PAUSE_FRAME_LEN];
+  memset(buf, 0x5a, sizeof buf);
+  memcpy(before, buf, sizeof buf);
+  ornic_pause in = {.opcode = 0x0002}; /* EPON's GATE */
+  ck_assert_int_eq(ornic_pause_encode(buf, sizeof buf, &in), ORNIC_ERR_INVALID_ARG);
+  in.opcode = 0;
+  ck_assert_int_eq(ornic_pause_encode(buf, sizeof buf, &in), ORNIC_ERR_INVALID_ARG);
+  in.opcode = ORNIC_PAUSE_OP_PFC;
+  ck_assert_int_eq(ornic_pause_encode(buf, ORNIC_PAUSE_FRAME_LEN - 1, &in), ORNIC_ERR_NOBUF);
+  ck_assert_int_eq(ornic_pause_encode(NULL, 0, &in), ORNIC_ERR_NOBUF);
+  in.opcode = ORNIC_PAUSE_OP_PAUSE;
+  ck_assert_int_eq(ornic_pause_encode(buf, 17, &in), ORNIC_ERR_NOBUF);
+  ck_assert_mem_eq(buf, before, sizeof buf);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("pause");
   TCase *tc = tu_tcase("pause");
@@ -240,6 +372,10 @@ static Suite *suite(void) {
   tcase_add_test(tc, truncated_everywhere);
   tcase_add_test(tc, truncated_keeps_what_was_read);
   tcase_add_test(tc, pause_time_ns);
+  tcase_add_test(tc, encode_hand_built);
+  tcase_add_test(tc, encode_matches_scapy);
+  tcase_add_test(tc, encode_decode_round_trip);
+  tcase_add_test(tc, encode_errors_leave_out_untouched);
   suite_add_tcase(s, tc);
   return s;
 }

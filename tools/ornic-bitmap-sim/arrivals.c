@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
+/* One WQE's arrival order (arrivals.h): a sliding reordering bound or aligned
+ * shuffled windows, with the lost packet retransmitted last; Eq. 3's bound. */
 #include "arrivals.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+#include "ornic/sizing.h"
 
 static const char *const arr_names[] = {"sliding", "aligned"};
 
@@ -71,4 +75,8 @@ int64_t arrivals_make_kind(arr_kind kind, prng *g, uint32_t n, uint32_t bound, b
                            unsigned block_bits, uint32_t *out) {
   return kind == ARR_ALIGNED ? arrivals_make_aligned(g, n, bound, loss, block_bits, out)
                              : arrivals_make(g, n, bound, loss, block_bits, out);
+}
+
+uint32_t arrivals_eq3_bound(double mdd_us, double link_gbps, uint32_t active, uint32_t len_bytes) {
+  return ornic_sizing_otd(mdd_us, link_gbps / (active ? active : 1), len_bytes);
 }

@@ -45,4 +45,15 @@ int64_t arrivals_make_aligned(prng *g, uint32_t n, uint32_t window, bool loss, u
 int64_t arrivals_make_kind(arr_kind kind, prng *g, uint32_t n, uint32_t bound, bool loss,
                            unsigned block_bits, uint32_t *out);
 
+/* The reordering bound of one QP when `active` QPs receive at once (--reorder
+ * auto, docs/BITMAP_MODELS.md section 4d): the paper's Eq. 3, OTD = MDD x B /
+ * L (ornic/sizing.h, the rule pcapgen's --otd auto uses), with B the QP's
+ * share of the link, link_gbps / active. The experiment serves the active QPs
+ * in uniformly random turns, so each sends 1/active of the packets, and the
+ * packets of the others that cross the link while one of its packets lags by
+ * MDD do not count in its own PSN distance. Rounded up as Eq. 3 is (an upper
+ * bound on the reordering: never kinder to a bitmap than the fabric); 0 (in
+ * order) only when MDD is 0. active 0 counts as 1. */
+uint32_t arrivals_eq3_bound(double mdd_us, double link_gbps, uint32_t active, uint32_t len_bytes);
+
 #endif

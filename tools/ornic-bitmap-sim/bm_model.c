@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* The one interface over the bitmap models (bm_model.h): model names, pools
+ * and QPs, each call dispatched to the model's operations (bm_ops.h). */
 #include "bm_model.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* One small interface over the receive-bitmap designs compared in
- * (docs/BITMAP_MODELS.md): ORNIC's array of bitmap blocks (the very code of
+/* One small interface over the receive-bitmap designs that
+ * docs/BITMAP_MODELS.md compares: ORNIC's array of bitmap blocks (the very code of
  * the pcapgen responder, libs/ornic-bitmap) and three linked-list designs,
  * MELO+, LEFT and LEFT+ (bm_list.c).
  *

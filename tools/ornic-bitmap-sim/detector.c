@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* The two loss detectors on one sprayed stream (detector.h): ORNIC's OTD
+ * rule with NAK pacing and the shift register; detection delay and false
+ * alarms. */
 #include "detector.h"
 
 #include <stdlib.h>

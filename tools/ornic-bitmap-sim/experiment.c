@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* The bitmap experiment (experiment.h): many QPs, some active at a time,
+ * sharing one pool of blocks; drops when the pool is empty, retries, aborted
+ * WQEs. */
 #include "experiment.h"
 
 #include <stdlib.h>

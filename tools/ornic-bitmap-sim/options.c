@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* ornic-bitmap-sim's command line (options.h): --help with the defaults,
+ * every flag parsed and range-checked, --paper's conventions. */
 #include "options.h"
 
 #include <getopt.h>
@@ -43,7 +45,8 @@ enum {
   O_COST,
   O_LEFT_T,
   O_LPWALK,
-  O_PAPER
+  O_PAPER,
+  O_MDD
 };
 
 static const struct option longopts[] = {{"block-bits", 1, 0, O_BLOCK},
@@ -77,6 +80,7 @@ static const struct option longopts[] = {{"block-bits", 1, 0, O_BLOCK},
                                          {"left-threshold", 1, 0, O_LEFT_T},
                                          {"leftplus-walk", 1, 0, O_LPWALK},
                                          {"paper", 0, 0, O_PAPER},
+                                         {"mdd-us", 1, 0, O_MDD},
                                          {0, 0, 0, 0}};
 
 static void usage(FILE *f) {
@@ -93,8 +97,15 @@ static void usage(FILE *f) {
       "  --qps N             QPs, one WQE each [2048]\n"
       "  --active N          QPs receiving at the same time [128]\n"
       "  --pool N            blocks in the pool shared by all QPs [4096]\n"
-      "  --reorder N         sliding: most PSNs a packet arrives out of order; aligned: the window "
-      "[64]\n"
+      "  --reorder N|auto    most PSNs a packet arrives out of order (aligned: the window) "
+      "[auto; --paper 64]\n"
+      "                      auto: each QP's bound from the paper's Eq. 3, MDD x B / L rounded "
+      "up, with\n"
+      "                      B its share of the link, --link-gbps / the QPs at once (--active, "
+      "and each\n"
+      "                      count of --sweep), and L --payload (docs/BITMAP_MODELS.md section "
+      "4d)\n"
+      "  --mdd-us X          MDD of Eq. 3 for --reorder auto: path delay difference, us [20]\n"
       "  --wqe-pkts N        packets per WQE [320]\n"
       "  --retry-limit N     drops of one packet (pool empty) before its WQE is aborted [7]\n"
       "  --models LIST       any of ornic,melo+,left,left+ [all four]\n"
@@ -152,7 +163,7 @@ static void usage(FILE *f) {
       "  --seeds N           seeds (runs) per figure; spread is over seeds [20]\n"
       "  --json              one JSON object on stdout instead of tables\n"
       "  --plot FILE.svg     also draw the figures with gnuplot: SVG, or PNG for a .png name\n"
-      "                      (FILE.gp keeps the script)\n"
+      "                      (the script stays beside it: FILE.svg.gp or FILE.png.gp)\n"
       "  -h, --help          this text\n"
       "  -V, --version       the program's version and libornicproto's\n"
       "Numbers are decimal or 0x hex (010 is ten), with no sign or spaces. A LIST is\n"
@@ -295,6 +306,8 @@ static void defaults(options *o) {
   o->spray = (spray_params){4096, 100.0, 4, 2.0, 0.0, 4096};
   o->sr_window = 1024;
   o->detectors = true;
+  o->reorder_auto = true;
+  o->mdd_us = OPT_DEFAULT_MDD_US;
 }
 
 static int parse_threshold(const char *a, int *out) {
@@ -317,6 +330,15 @@ static void apply_paper(options *o) {
   if (!o->set_cost) o->exp.cost_pointer = true;
   if (!o->set_threshold) o->exp.conf.left_threshold = OPT_PAPER_LEFT_THRESHOLD;
   if (!o->set_walk) o->exp.conf.leftplus_both = true;
+  if (!o->set_reorder) {
+    o->reorder_auto = false;
+    o->exp.reorder = OPT_PAPER_REORDER;
+  }
+}
+
+uint32_t options_reorder_for(const options *o, uint32_t at_once) {
+  if (!o->reorder_auto) return o->exp.reorder;
+  return arrivals_eq3_bound(o->mdd_us, o->spray.link_gbps, at_once, o->spray.payload_bytes);
 }
 
 unsigned options_pointer_bits(const options *o) {
@@ -334,7 +356,8 @@ const char *options_walk_name(const options *o) {
 
 bool options_paper_conventions(const options *o) {
   return o->exp.arrivals == ARR_ALIGNED && o->exp.cost_pointer &&
-         o->exp.conf.left_threshold == OPT_PAPER_LEFT_THRESHOLD && o->exp.conf.leftplus_both;
+         o->exp.conf.left_threshold == OPT_PAPER_LEFT_THRESHOLD && o->exp.conf.leftplus_both &&
+         !o->reorder_auto && o->exp.reorder == OPT_PAPER_REORDER;
 }
 
 static int one(options *o, int c, const char *a) {
@@ -346,7 +369,12 @@ static int one(options *o, int c, const char *a) {
   case O_QPS: rc = parse_u32("--qps", a, 1, 1u << 20, &o->exp.qps); break;
   case O_ACTIVE: rc = parse_u32("--active", a, 1, 1u << 20, &o->exp.active); break;
   case O_POOL: rc = parse_u32("--pool", a, 1, 1u << 26, &o->exp.pool); break;
-  case O_REORDER: rc = parse_u32("--reorder", a, 0, 1u << 20, &o->exp.reorder); break;
+  case O_REORDER:
+    o->reorder_auto = strcmp(a, "auto") == 0;
+    if (!o->reorder_auto) rc = parse_u32("--reorder", a, 0, 1u << 20, &o->exp.reorder);
+    o->set_reorder = true;
+    break;
+  case O_MDD: rc = parse_double("--mdd-us", a, 0, 1e6, &o->mdd_us); break;
   case O_WQE: rc = parse_u32("--wqe-pkts", a, 1, 1u << 23, &o->exp.wqe_pkts); break;
   case O_RETRY: rc = parse_u32("--retry-limit", a, 0, 255, &o->exp.retry_limit); break;
   case O_SEED: {
@@ -410,6 +438,8 @@ static int check(options *o) {
   if (o->bitmap_bits % o->exp.block_bits)
     return bad("--bitmap-bits", v, "not a multiple of --block-bits");
   o->exp.nslots = o->bitmap_bits / o->exp.block_bits;
+  /* Only --qps QPs can receive at once when --active is larger (experiment.c). */
+  o->exp.reorder = options_reorder_for(o, o->exp.active < o->exp.qps ? o->exp.active : o->exp.qps);
   snprintf(v, sizeof v, "%u", o->sr_window);
   if (o->sr_window & (o->sr_window - 1)) return bad("--sr-window", v, "not a power of two");
   if (o->detectors && o->sr_window / 2 > o->spray.npkts / 2) {

@@ -17,6 +17,12 @@
 /* The paper's default for --left-threshold under --paper (docs/BITMAP_MODELS.md
  * section 2a says why). */
 #define OPT_PAPER_LEFT_THRESHOLD 1
+/* The paper's reordering bound, --reorder's value under --paper: "the OOO
+ * distance did not exceed 64" (section 4.3), Eq. 3's OTD for one QP alone on
+ * 100 Gb/s with 4 KiB packets and an MDD of about 20 us (section 3.3). */
+#define OPT_PAPER_REORDER 64
+/* --mdd-us's default: the paper's MDD for its OTD of 64 (section 3.3). */
+#define OPT_DEFAULT_MDD_US 20.0
 
 typedef struct {
   exp_params exp;
@@ -33,16 +39,25 @@ typedef struct {
   spray_params spray; /* diff_us is set per row */
   unsigned sr_window;
   double rtt_us; /* NAK to retransmission arrival; 0: 2 x mean path delay */
+  /* --reorder auto: exp.reorder is Eq. 3 for exp.active QPs (options_reorder_for),
+   * with MDD mdd_us, B spray.link_gbps, L spray.payload_bytes. */
+  bool reorder_auto;
+  double mdd_us;
   bool detectors, json;
   const char *plot;
   /* --paper, and which of its conventions were set by their own flag (those
    * win over the preset, in any order on the command line). */
-  bool paper, set_arrivals, set_cost, set_threshold, set_walk;
+  bool paper, set_arrivals, set_cost, set_threshold, set_walk, set_reorder;
 } options;
 
-/* Do the conventions in force (exp.arrivals, exp.cost_pointer, exp.conf) all
- * equal the --paper preset's? */
+/* Do the conventions in force (exp.arrivals, exp.cost_pointer, exp.conf) and
+ * the reordering bound (a fixed OPT_PAPER_REORDER) all equal the --paper
+ * preset's? */
 bool options_paper_conventions(const options *o);
+/* The reordering bound of a QP when `at_once` QPs receive at once: --reorder
+ * N, or with --reorder auto Eq. 3 on the QP's share of the link
+ * (arrivals_eq3_bound). */
+uint32_t options_reorder_for(const options *o, uint32_t at_once);
 /* Bits of a pointer to one of the pool's blocks: ceil(log2(pool)), at least
  * 1 (no NIL code needed: the QP context holds each list's length). */
 unsigned options_pointer_bits(const options *o);

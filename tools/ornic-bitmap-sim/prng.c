@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* splitmix64, one stream per (seed, purpose, index) (prng.h). */
 #include "prng.h"
 
 static uint64_t mix(uint64_t z) {

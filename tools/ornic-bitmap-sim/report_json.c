@@ -36,9 +36,11 @@ static void params(FILE *f, const options *o) {
   fprintf(f,
           "\"params\": {\"block_bits\": %u, \"bitmap_bits\": %u, \"nslots\": %u, \"qps\": %u, "
           "\"active\": %u, "
-          "\"pool\": %u, \"reorder\": %u, \"wqe_pkts\": %u, \"retry_limit\": %u, \"seed\": %llu, "
-          "\"seeds\": %u},\n",
+          "\"pool\": %u, \"reorder\": %u, \"reorder_source\": \"%s\", \"mdd_us\": ",
           p->block_bits, o->bitmap_bits, p->nslots, p->qps, p->active, p->pool, p->reorder,
+          o->reorder_auto ? "eq3" : "fixed");
+  num(f, o->mdd_us);
+  fprintf(f, ", \"wqe_pkts\": %u, \"retry_limit\": %u, \"seed\": %llu, \"seeds\": %u},\n",
           p->wqe_pkts, p->retry_limit, (unsigned long long)o->seed, o->seeds);
   if (o->exp.cost_pointer)
     fputs(
@@ -119,7 +121,8 @@ static void models(FILE *f, const options *o, const results *r) {
 static void exhaustion(FILE *f, const options *o, const results *r) {
   fprintf(f, "\"exhaustion\": {\"scenario\": \"loss\", \"pool\": %u, \"points\": [", o->exp.pool);
   for (size_t i = 0; i < o->nsweep; i++) {
-    fprintf(f, "%s\n  {\"qps\": %u, \"models\": {", i ? "," : "", r->sweep[i].qps);
+    fprintf(f, "%s\n  {\"qps\": %u, \"reorder\": %u, \"models\": {", i ? "," : "", r->sweep[i].qps,
+            r->sweep[i].reorder);
     const char *sep = "";
     for (int k = 0; k < BM_NMODELS; k++) {
       if (!o->model[k]) continue;

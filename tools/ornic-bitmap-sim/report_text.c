@@ -4,13 +4,29 @@
 
 static const char *const scen_name[2] = {"no_loss", "loss"};
 
+/* With --reorder auto, where each QP's bound came from (docs/BITMAP_MODELS.md
+ * section 4d): one line of its own, so that a fixed bound's header is as it was. */
+static void eq3_line(FILE *f, const options *o) {
+  const exp_params *p = &o->exp;
+  if (!o->reorder_auto) return;
+  uint32_t n = p->active < p->qps ? p->active : p->qps;
+  double x = o->mdd_us * (o->spray.link_gbps / n) * 1e3 / 8.0 / o->spray.payload_bytes;
+  fprintf(f,
+          "Reordering per QP from Eq. 3: MDD %g us x (%g Gb/s / %u QPs at once) / %u B = %.3f "
+          "packets, rounded up.\n",
+          o->mdd_us, o->spray.link_gbps, n, o->spray.payload_bytes, x);
+}
+
 static void header(FILE *f, const options *o) {
   const exp_params *p = &o->exp;
   char arr[64];
+  const char *per_qp = o->reorder_auto ? " per QP" : "";
   if (p->arrivals == ARR_ALIGNED)
-    snprintf(arr, sizeof arr, "shuffled in aligned windows of %u PSNs", p->reorder);
+    snprintf(arr, sizeof arr, "shuffled in aligned windows of %u PSN%s%s", p->reorder,
+             p->reorder == 1 ? "" : "s", per_qp);
   else
-    snprintf(arr, sizeof arr, "reorder <= %u PSNs", p->reorder);
+    snprintf(arr, sizeof arr, "reorder <= %u PSN%s%s", p->reorder, p->reorder == 1 ? "" : "s",
+             per_qp);
   fprintf(f,
           "Bitmap models: %u-bit blocks, %u-bit bitmap per QP (%u blocks), %u QPs (%u at a time), "
           "pool of %u "
@@ -19,6 +35,7 @@ static void header(FILE *f, const options *o) {
           p->block_bits, o->bitmap_bits, p->nslots, p->qps, p->active < p->qps ? p->active : p->qps,
           p->pool, arr, p->wqe_pkts, o->seeds, (unsigned long long)o->seed,
           p->cost_pointer ? "2a" : "2");
+  eq3_line(f, o);
   char thr[48];
   if (p->conf.left_threshold == BM_CACHE_EVERY)
     snprintf(thr, sizeof thr, "on every access");
@@ -70,17 +87,21 @@ static void main_table(FILE *f, const options *o, const results *r) {
 
 static void sweep_table(FILE *f, const options *o, const results *r) {
   if (!o->nsweep) return;
-  fprintf(f,
-          "Pool exhaustion, loss scenario, every QP at once, pool of %u blocks: arrivals that "
-          "found the pool "
-          "empty,\nmean over seeds [min,max] / WQEs aborted after %u drops of one packet (mean)\n",
-          o->exp.pool, o->exp.retry_limit);
+  fprintf(
+      f,
+      "Pool exhaustion, loss scenario, every QP at once, pool of %u blocks: arrivals that "
+      "found the pool "
+      "empty,\nmean over seeds [min,max] / WQEs aborted after %u drops of one packet (mean)%s\n",
+      o->exp.pool, o->exp.retry_limit,
+      o->reorder_auto ? ";\nR: each QP's reordering bound, Eq. 3 for that many QPs at once" : "");
   fprintf(f, "%6s", "QPs");
+  if (o->reorder_auto) fprintf(f, " %4s", "R");
   for (int k = 0; k < BM_NMODELS; k++)
     if (o->model[k]) fprintf(f, " | %-30s", bm_kind_name((bm_kind)k));
   fprintf(f, "\n");
   for (size_t i = 0; i < o->nsweep; i++) {
     fprintf(f, "%6u", r->sweep[i].qps);
+    if (o->reorder_auto) fprintf(f, " %4u", r->sweep[i].reorder);
     for (int k = 0; k < BM_NMODELS; k++) {
       if (!o->model[k]) continue;
       const model_stats *s = &r->sweep[i].m[k];

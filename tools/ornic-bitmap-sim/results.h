@@ -26,6 +26,7 @@ enum { SC_NO_LOSS = 0, SC_LOSS = 1 };
 
 typedef struct {
   uint32_t qps;
+  uint32_t reorder; /* the bound its QPs got (options_reorder_for) */
   model_stats m[BM_NMODELS];
 } sweep_point;
 

@@ -1,4 +1,7 @@
 /* SPDX-License-Identifier: MIT */
+/* Implements results.h: the run (results_run), i.e. the bitmap experiment per
+ * model and scenario, the pool-exhaustion sweep and the detector trials, each
+ * aggregated over seeds, and results_free. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,7 +104,9 @@ int results_run(const options *o, results *r) {
   for (size_t i = 0; i < o->nsweep; i++) {
     exp_params p = o->exp;
     p.qps = p.active = o->sweep[i];
+    p.reorder = options_reorder_for(o, o->sweep[i]); /* with auto: Eq. 3 for these QPs */
     r->sweep[i].qps = o->sweep[i];
+    r->sweep[i].reorder = p.reorder;
     if (run_models(o, &p, true, r->sweep[i].m) < 0) return -1;
   }
   if (o->detectors && run_detectors(o, r) < 0) {

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* A packet stream sprayed over paths of different delays, one packet lost
+ * (spray.h): the arrivals the detectors run on. */
 #include "spray.h"
 
 #include <stdlib.h>

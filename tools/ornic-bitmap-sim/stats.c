@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: MIT */
+/* Mean, standard deviation and 95% confidence interval over seeds
+ * (stats.h): Welford's running sums and Student's t. */
 #include "stats.h"
 
 #include <math.h>

@@ -16,6 +16,7 @@
 #include "ornic/opcode.h"
 #include "ornic/pause.h"
 #include "ornic/psn.h"
+#include "ornic/sizing.h"
 #include "ornic/version.h"
 
 #endif

@@ -2,7 +2,7 @@
 /* Ethernet flow control beside the RDMA traffic: IEEE 802.3x PAUSE (IEEE
  * 802.3 Annex 31B) and IEEE 802.1Qbb priority-based flow control (PFC,
  * 802.1Q clause 36), the MAC Control frames (EtherType 0x8808) a lossless
- * RoCE fabric sends. docs/PROTOCOL.md 2.9 says what is read. */
+ * RoCE fabric sends. docs/PROTOCOL.md 2.9 says what is read and written. */
 #ifndef ORNIC_PAUSE_H
 #define ORNIC_PAUSE_H
 
@@ -11,6 +11,7 @@
 
 #include "ornic/export.h"
 #include "ornic/frame.h"
+#include "ornic/headers.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,6 +59,27 @@ typedef struct {
  * 01-80-C2-00-00-01; out->dst lets a caller do the same). pkt and out must be
  * non-NULL (pkt may be anything when len is 0). Never allocates. */
 ORNIC_API int ornic_pause_decode(const uint8_t *pkt, size_t len, ornic_link link, ornic_pause *out);
+
+/* The bytes ornic_pause_encode writes: the minimum Ethernet frame without
+ * its FCS (64 - 4), the opcode's fields then zero padding. */
+#define ORNIC_PAUSE_FRAME_LEN 60
+
+/* Encode one PAUSE or PFC frame into out[0..cap): destination in->dst, or
+ * 01-80-C2-00-00-01 (802.1Q clause 36, 802.3 Annex 31B) when in->dst is all
+ * zero; source in->src; no VLAN tag (a MAC Control frame is untagged);
+ * EtherType 0x8808; in->opcode; for ORNIC_PAUSE_OP_PFC the priority-enable
+ * vector in->enable as it is (its reserved bits 15:8 included, so that
+ * decode-then-encode reproduces a frame's bytes) and the 8 in->quanta; for
+ * ORNIC_PAUSE_OP_PAUSE in->quanta[0] alone (enable and quanta[1..7] are not
+ * read); then zeros up to ORNIC_PAUSE_FRAME_LEN bytes. No FCS (as
+ * ornic_frame_encode writes none). in->reserved is not read. Returns
+ * ORNIC_PAUSE_FRAME_LEN, or ORNIC_ERR_INVALID_ARG (an opcode other than
+ * PAUSE and PFC), else ORNIC_ERR_NOBUF (cap < ORNIC_PAUSE_FRAME_LEN);
+ * everything is checked before the first byte is written, so after an
+ * error `out` is untouched. The argument order is every encoder's
+ * (ornic/headers.h): out, cap, in. out and in must be non-NULL (out may be
+ * anything when cap is 0). Never allocates. */
+ORNIC_API ornic_ssize ornic_pause_encode(uint8_t *out, size_t cap, const ornic_pause *in);
 
 /* The pause time of q quanta at a link of gbps Gb/s, in nanoseconds,
  * rounded to the nearest: q * 512 bit times = q * 512 / gbps ns (65535

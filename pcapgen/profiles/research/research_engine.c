@@ -108,7 +108,7 @@ static void resp_rx(void *self, pkt *pk, const ornic_frame *f) {
   rcxeng *e = self;
   int q = wl_qp_index(e->cfg, f->bth.destqp, true);
   if (q < 0) return;
-  rxq *r = &e->resp[q];
+  rxq *r = rcxeng_resp(e, (uint32_t)q);
   uint32_t window = e->ops->resp_window_otd ? e->cfg->protocol.otd
                     : e->ops->resp_window   ? e->ops->resp_window
                                             : e->bdp;
@@ -127,12 +127,12 @@ void *rcxeng_new(sim *s, const sim_config *cfg, const rcxeng_ops *ops) {
   e->cfg = cfg;
   e->ops = ops;
   e->req = calloc(cfg->workload.qps, ops->qp_size);
-  e->resp = calloc(cfg->workload.qps, sizeof *e->resp);
+  e->resp = calloc(cfg->workload.qps, ops->resp_size ? ops->resp_size : sizeof(rxq));
   bool ok = e->req && e->resp;
   for (uint32_t q = 0; ok && q < cfg->workload.qps; q++) {
     rcxq *qp = rcxeng_qp(e, q);
     txq_init(&qp->t, s, cfg, q);
-    rxq_init(&e->resp[q], cfg, q);
+    rxq_init(rcxeng_resp(e, q), cfg, q);
     ok = !ops->path_order || pathseq_init(&qp->sent, cfg->fabric.paths) == 0;
   }
   if (!ok) {
@@ -158,7 +158,11 @@ void rcxeng_free(void *engines) {
       pathseq_free(&qp->sent);
       if (e->ops->qp_free) e->ops->qp_free(qp);
     }
-    if (e->resp) rxq_free(&e->resp[q]);
+    if (e->resp) {
+      rxq *r = rcxeng_resp(e, q);
+      if (e->ops->resp_free) e->ops->resp_free(r);
+      rxq_free(r);
+    }
   }
   fifo_free(&e->ready);
   free(e->req);

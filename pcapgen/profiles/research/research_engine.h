@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The engines of the research transports (profiles irn, mprdma, ioi), all but
+/* The engines of the research transports (profiles irn, mprdma, ioi, left), all but
  * their protocol: RDMA WRITE on RC opcodes (research_wire.h), one WQE in
  * flight per QP, a requester QP per txq (tx_queue.h) and a responder QP per
  * rxq (rx_queue.h), the round-robin of QPs with something to send, the window
@@ -42,6 +42,7 @@ typedef struct {
   bool path_order;      /* keep rcxq.sent: ACKs that return on their packet's path reveal
                            the losses sent before it on that path */
   bool addr;            /* Middle and Last carry their address (research_wire.h) */
+  size_t resp_size;     /* sizeof the profile's responder QP struct (an rxq first); 0: an rxq */
   uint32_t resp_window; /* packets the responder takes from its ePSN on; 0: one BDP */
   bool resp_window_otd; /* instead: the run's --otd (mprdma: its bitmap is the OOO degree) */
   /* A WQE was posted on qp (and the path logs cleared): reset the per-WQE
@@ -49,6 +50,8 @@ typedef struct {
   bool (*begin)(rcxeng *e, rcxq *qp);
   /* Frees what qp holds beyond the rcxq. NULL: nothing. */
   void (*qp_free)(rcxq *qp);
+  /* Frees what a responder QP holds beyond the rxq (resp_size). NULL: nothing. */
+  void (*resp_free)(rxq *r);
   /* The next packet to send again, if any, into *idx. NULL: txq_pop_retx. */
   bool (*resend)(rcxeng *e, rcxq *qp, uint32_t *idx);
   /* true: hold the next new packet although the window allows it. NULL: never. */
@@ -75,7 +78,7 @@ struct rcxeng {
   const sim_config *cfg;
   const rcxeng_ops *ops;
   uint8_t *req;  /* cfg->workload.qps requester QPs of ops->qp_size bytes: rcxeng_qp */
-  rxq *resp;     /* cfg->workload.qps responder QPs */
+  uint8_t *resp; /* cfg->workload.qps responder QPs of resp_size bytes: rcxeng_resp */
   u32fifo ready; /* requester QPs that may have something to send */
   uint32_t bdp;  /* packets: the window (txq_bdp) */
 };
@@ -92,6 +95,12 @@ void rcxeng_free(void *engines);
 
 static inline rcxq *rcxeng_qp(rcxeng *e, uint32_t q) {
   return (rcxq *)(void *)(e->req + (size_t)q * e->ops->qp_size);
+}
+
+/* Responder QP q: an rxq, first member of the profile's struct (resp_size). */
+static inline rxq *rcxeng_resp(rcxeng *e, uint32_t q) {
+  size_t size = e->ops->resp_size ? e->ops->resp_size : sizeof(rxq);
+  return (rxq *)(void *)(e->resp + (size_t)q * size);
 }
 
 /* (Re)starts qp's retransmission timer: ops->rto from now. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The wire encoding of the research transports (profiles irn, mprdma, ioi).
- * They extend RoCEv2 RC, but have no opcodes of their own: everything is a
+/* The wire encoding of the research transports (profiles irn, mprdma, ioi,
+ * left). They extend RoCEv2 RC, but have no opcodes of their own: everything is a
  * standard RC opcode, so stock decoders read every frame, and the extensions
  * sit where a stock decoder shows them as ordinary fields or payload
  * (pcapgen/README.md, "Wire encoding of the research profiles"):
@@ -16,7 +16,8 @@
  *   meaning (ACK: the last PSN received in order; NAK 0x60: the next PSN
  *   expected, i.e. the cumulative PSN). The AETH's 24-bit MSN field carries a
  *   second PSN: the PSN of the data packet this ACK or NACK answers (IRN's
- *   trigger PSN, MP-RDMA's selectively acknowledged PSN).
+ *   trigger PSN, MP-RDMA's selectively acknowledged PSN). left adds nothing:
+ *   its AETH MSN is the MSN, as in IBA.
  * - Paths: a frame's path is pcapgen's own (pkt.path): its UDP source port
  *   is 0xC000 + path by default, but --udp-sport may put another number on
  *   the wire (sim.h), so engines never read the path back from the port. A

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The responder side of the research transports (irn, mprdma, ioi): one QP
+/* The responder side of the research transports (irn, mprdma, ioi, left): one QP
  * that receives RC WRITE packets (research_wire.h), places each at its address in the
  * WQE's memory as soon as it arrives, checking its bytes against the source
  * there (verify.h), tracks arrivals in a bitmap and keeps the cumulative PSN

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The requester side of the research transports (irn, mprdma, ioi): one QP's
+/* The requester side of the research transports (irn, mprdma, ioi, left): one QP's
  * WQE in flight with per-packet state (sent, acknowledged, queued for
  * retransmission), its round-trip estimate (Karn: one timed packet at a time,
  * never a retransmitted one) and its retransmission timer, plus the
