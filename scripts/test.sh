@@ -121,7 +121,8 @@ fi
 # ORNIC_FUZZ_SMOKE_SECONDS (20 here, to keep CI under 15 minutes; 0 skips
 # this part; longer campaigns: scripts/fuzz.sh): a crash, leak, sanitizer
 # report or an input slower than 10 s fails the build. About 70 s for the five
-# harnesses on 2 cores (fuzz_reader, the sixth, adds its 20 s on one core),
+# harnesses on 2 cores (fuzz_reader, the sixth, adds its 20 s on one core,
+# fuzz_frame_mut, fuzz_frame with fuzz/mutator's libFuzzer hooks, its own 20 s),
 # and 1 minute more for the AFL++ check at the end.
 smoke=${ORNIC_FUZZ_SMOKE_SECONDS:-20}
 if [[ $sanitize == 1 && "$smoke" != 0 ]]; then
@@ -129,7 +130,7 @@ if [[ $sanitize == 1 && "$smoke" != 0 ]]; then
   cmake -S . -B build/ci-fuzz -DORNIC_WERROR=ON -DCMAKE_C_COMPILER=clang -DORNIC_FUZZ=LIBFUZZER \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORNIC_BUILD_DISSECTOR=OFF -DORNIC_FUZZ_SMOKE_SECONDS="$smoke" \
     >build/ci-fuzz.configure.log 2>&1 || { cat build/ci-fuzz.configure.log; exit 1; }
-  cmake --build build/ci-fuzz -j"$jobs" --target fuzz_all >build/ci-fuzz.build.log 2>&1 ||
+  cmake --build build/ci-fuzz -j"$jobs" --target fuzz_all fuzz_frame_mut >build/ci-fuzz.build.log 2>&1 ||
     { cat build/ci-fuzz.build.log; exit 1; }
   echo "=== fuzz: replay + ${smoke} s smoke run per harness"
   ctest --test-dir build/ci-fuzz -L fuzz --output-on-failure -j"$jobs" 2>&1 | tee build/ci-fuzz.test.log

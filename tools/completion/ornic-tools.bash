@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
-# bash completion for ornic-decode, ornic-pcapgen, ornic-bench, ornic-examples
-# and ornic-bitmap-sim. The options are read from the program's own --help
-# each time (lines that start with an option, as README.md "Command-line
+# bash completion for ornic-decode, ornic-pcapgen, ornic-bench, ornic-examples,
+# ornic-bitmap-sim and ornic-mutate. The options are read from the program's
+# own --help each time (lines that start with an option, as README.md "Command-line
 # conventions" lays them out), so the completion is always the installed
 # program's and there is no second list to keep in step. Installed once per
 # program name into share/bash-completion/completions, where bash-completion
@@ -74,4 +74,4 @@ _ornic_tools() {
   fi
 }
 
-complete -F _ornic_tools ornic-decode ornic-pcapgen ornic-bench ornic-examples ornic-bitmap-sim
+complete -F _ornic_tools ornic-decode ornic-pcapgen ornic-bench ornic-examples ornic-bitmap-sim ornic-mutate
