@@ -33,7 +33,7 @@ build_template() { # dir compiler cmake-args...: configure and build, or fail
 mkdir -p "$work/seeds"
 for f in "$src"/fuzz/corpus/frame/*; do
   b=$(od -An -tu1 -N1 "$f" | tr -d ' ')
-  [[ -n $b ]] && ((b % 5 == 0)) && tail -c +2 "$f" >"$work/seeds/$(basename "$f")"
+  [[ -n $b ]] && ((b % 6 == 0)) && tail -c +2 "$f" >"$work/seeds/$(basename "$f")"
 done
 python3 "$here/template_frames.py" "$work/crafted"
 
