@@ -52,3 +52,10 @@ int gp_run(const char *script) {
     if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
+
+int gp_render(const char *script, char *err, size_t errlen) {
+  int gp = gp_run(script);
+  if (gp == 0) return 0;
+  snprintf(err, errlen, "--plot: gnuplot failed (status %d); no plot written", gp);
+  return -1;
+}

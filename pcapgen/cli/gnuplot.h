@@ -21,5 +21,8 @@ void gp_terminal(FILE *f, const char *plot_name, int width, int height);
 /* gnuplot run on script: its exit status, 127 when it cannot be started,
  * 128 when it did not exit, -1 when it cannot be forked or waited for. */
 int gp_run(const char *script);
+/* gp_run for --plot: 0, or -1 with "--plot: gnuplot failed (status N); no
+ * plot written" in err. */
+int gp_render(const char *script, char *err, size_t errlen);
 
 #endif

@@ -97,11 +97,7 @@ int incast_plot_render(const stats *st, const options *o, const char *dest, char
              write_script(st, o, dest, data, script, sizeof script) != 0) {
     snprintf(err, errlen, "--plot: cannot write a temporary file: %s", strerror(errno));
   } else {
-    int gp = gp_run(script);
-    if (gp != 0)
-      snprintf(err, errlen, "--plot: gnuplot failed (status %d); no plot written", gp);
-    else
-      rc = 0;
+    rc = gp_render(script, err, errlen);
   }
   if (*data) unlink(data);
   if (*script) unlink(script);

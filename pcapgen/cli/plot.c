@@ -238,11 +238,7 @@ int plot_render(plot *pl, const options *o, const char *dest, char *err, size_t 
              write_script(pl, o, svg_tmp, hist_path, script, sizeof script) != 0) {
     snprintf(err, errlen, "--plot: cannot write a temporary file: %s", strerror(errno));
   } else {
-    int gp = gp_run(script);
-    if (gp != 0)
-      snprintf(err, errlen, "--plot: gnuplot failed (status %d); no plot written", gp);
-    else
-      rc = 0;
+    rc = gp_render(script, err, errlen);
   }
   if (*hist_path) unlink(hist_path);
   if (*script) unlink(script);
