@@ -556,6 +556,7 @@ static void state_new(void) {
   cfg.on_acked = on_acked;
   /* ornic.max_memory 0 means no limit; the library reads 0 as its default. */
   cfg.max_memory = ornic_pref_max_memory ? (uint64_t)ornic_pref_max_memory << 20 : UINT64_MAX;
+  cfg.max_convs = ornic_pref_max_convs; /* 0: the library's default */
   engine = ornic_analysis_new(&cfg);
   engine_cfg = cfg;
   chunks = g_ptr_array_new_with_free_func(g_free);

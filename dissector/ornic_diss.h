@@ -65,6 +65,7 @@ extern guint ornic_pref_otd;
 extern ornic_ws_bool ornic_pref_analyze;      /* FALSE: no analysis, no engine */
 extern ornic_ws_bool ornic_pref_relative_psn; /* ornic.analysis.psn_relative shown */
 extern guint ornic_pref_max_memory;           /* the engine's memory budget in MiB; 0: none */
+extern guint ornic_pref_max_convs;            /* conversations the engine tracks; 0: its default */
 
 void ornic_register_fields(void (*prefs_apply)(void));
 

@@ -439,6 +439,7 @@ guint ornic_pref_otd = 64;
 ornic_ws_bool ornic_pref_analyze = TRUE;
 ornic_ws_bool ornic_pref_relative_psn = TRUE;
 guint ornic_pref_max_memory = (guint)(ORNIC_AN_MAX_MEMORY >> 20);
+guint ornic_pref_max_convs = ORNIC_AN_DEFAULT_MAX_CONVS;
 
 /* ---- the headers' layouts ------------------------------------------------------ */
 
@@ -598,4 +599,11 @@ void ornic_register_fields(void (*prefs_apply)(void)) {
       "tracked are analysed as before. The plugin's per-packet records (a few bytes per "
       "packet) are not counted",
       10, &ornic_pref_max_memory);
+  prefs_register_uint_preference(
+      mod, "max_conversations", "Analysis conversation table (conversations)",
+      "Conversations (QP pairs) the conversation analysis tracks (0: the default, 65536). "
+      "Packets of further conversations are not analysed: they are marked "
+      "ornic.analysis.untracked, and one expert note says the table is full; ornic-decode's "
+      "--max-conversations",
+      10, &ornic_pref_max_convs);
 }

@@ -124,11 +124,6 @@ static void check_ack_covered(model_qp *qp, uint32_t q, uint32_t a) {
 
 static void rx_ack(model *m, model_qp *qp, uint32_t q, const ornic_frame *f) {
   uint8_t flags = f->ext.oacketh.flags;
-  fuzz_check(ornic_aeth_type(f->ext.aeth.syndrome) == ORNIC_AETH_ACK, "QP %u: ACK syndrome %#x", q,
-             f->ext.aeth.syndrome);
-  fuzz_check((flags & (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE)) !=
-                 (ORNIC_OACK_ADDR_CACHED | ORNIC_OACK_WQE_DONE),
-             "QP %u: both ACK flags", q);
   if (qp->tainted) return;
   check_ack_covered(qp, q, f->bth.psn);
   if (qp->done >= MODEL_WQES) return;
@@ -145,21 +140,8 @@ static void rx_ack(model *m, model_qp *qp, uint32_t q, const ornic_frame *f) {
   (void)m;
 }
 
-static void rx_nak(model_qp *qp, uint32_t q, uint32_t otd, const ornic_frame *f) {
+static void rx_nak(model_qp *qp, uint32_t q, const ornic_frame *f) {
   const ornic_naketh *nak = &f->ext.naketh;
-  fuzz_check(f->ext.aeth.syndrome == ORNIC_AETH_NAK, "QP %u: NAK syndrome %#x", q,
-             f->ext.aeth.syndrome);
-  fuzz_check(nak->base_psn == f->bth.psn, "QP %u: NAK base %#x, BTH PSN %#x", q, nak->base_psn,
-             f->bth.psn);
-  fuzz_check(
-      nak->reason >= ORNIC_NAKETH_OTD_EXCEEDED && nak->reason <= ORNIC_NAKETH_LAST_INCOMPLETE,
-      "QP %u: NAK reason %u", q, nak->reason);
-  /* The loss limit on the wire (3.5, 4.4): the trigger minus the OTD for reason 1, else the trigger. */
-  uint32_t limit = nak->reason == ORNIC_NAKETH_OTD_EXCEEDED
-                       ? ornic_psn_add(nak->trigger_psn, -(int32_t)otd)
-                       : nak->trigger_psn;
-  fuzz_check(nak->limit_psn == limit, "QP %u: NAK reason %u trigger %#x limit %#x, want %#x", q,
-             nak->reason, nak->trigger_psn, nak->limit_psn, limit);
   if (qp->tainted) return;
   int32_t span = ornic_psn_diff(nak->trigger_psn, nak->base_psn);
   fuzz_check(span >= 0, "QP %u: NAK trigger %#x before base %#x", q, nak->trigger_psn,
@@ -205,13 +187,12 @@ static void rx_read_resp(model *m, model_qp *qp, uint32_t q, const ornic_frame *
 }
 
 void model_rx(model *m, const ornic_frame *f) {
-  int qi = wl_qp_index(m->cfg, f->bth.destqp, false);
-  fuzz_check(qi >= 0 && qi < MODEL_QPS, "responder sent to QPN %#x", f->bth.destqp);
-  uint32_t q = (uint32_t)qi;
+  /* responder_sim.c checked the QP, the opcode and what every ACK and NAK must hold. */
+  uint32_t q = (uint32_t)wl_qp_index(m->cfg, f->bth.destqp, false);
   model_qp *qp = &m->qp[q];
   switch (f->bth.opcode) {
   case ORNIC_OP_ACK: rx_ack(m, qp, q, f); break;
-  case ORNIC_OP_NAK: rx_nak(qp, q, m->cfg->protocol.otd, f); break;
+  case ORNIC_OP_NAK: rx_nak(qp, q, f); break;
   case ORNIC_OP_OOO_READ_RESP:
   case ORNIC_OP_OOO_READ_RESP_LAST: rx_read_resp(m, qp, q, f); break;
   case ORNIC_OP_RC_ACK:
@@ -219,6 +200,6 @@ void model_rx(model *m, const ornic_frame *f) {
                f->ext.aeth.syndrome, f->bth.psn);
     qp->fatal = true;
     break;
-  default: fuzz_check(false, "QP %u: the responder sent opcode %#x", q, f->bth.opcode);
+  default: break;
   }
 }

@@ -62,8 +62,10 @@ void model_frame(model *m, uint32_t q, uint32_t k, uint32_t idx, uint32_t count,
 /* Records that an honest frame for (q, k, idx[, count]) was delivered. */
 void model_delivered(model *m, uint32_t q, uint32_t k, uint32_t idx, bool read_request);
 
-/* A frame the responder sent arrived at the requester: checks it, updates
- * the model. Aborts (fuzz_check) on a broken promise of the responder. */
+/* A frame the responder sent arrived at the requester, past the checks of
+ * responder_sim.h (a QP that exists, a responder's opcode, well-formed ACKs
+ * and NAKs): checks it against what the requester sent, updates the model.
+ * Aborts (fuzz_check) on a broken promise of the responder. */
 void model_rx(model *m, const ornic_frame *f);
 
 #endif

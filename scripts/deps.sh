@@ -14,14 +14,15 @@
 #          (tests/dissector/gui), mmdebstrap (the Wireshark 4.4 / 4.6 roots of
 #          scripts/wireshark-matrix.sh), jq (the documents' examples that
 #          pipe ornic-decode --json into it: CTest docs_examples), abigail-tools
-#          (abidiff: CTest abi_baseline, docs/ABI.md)
+#          (abidiff: CTest abi_baseline, docs/ABI.md), strace (which path
+#          ornic-decode --threads took: CTest decode_io_threads_identity)
 set -euo pipefail
 
 build_pkgs=(gcc make cmake pkg-config libpcap-dev zlib1g-dev libisal-dev gnuplot-nox help2man
             wireshark-dev libwireshark-dev)
 test_pkgs=(check python3 python3-scapy python3-setuptools python3-pip python3-venv tshark clang clang-format
            libclang-rt-14-dev g++ afl++ valgrind llvm-14 tcpreplay iproute2 xvfb xdotool imagemagick
-           wireshark-qt mmdebstrap jq abigail-tools)
+           wireshark-qt mmdebstrap jq abigail-tools strace)
 
 want=("${build_pkgs[@]}")
 [[ "${1:-build}" == test ]] && want+=("${test_pkgs[@]}")

@@ -1,23 +1,41 @@
 #!/usr/bin/env sh
 # SPDX-License-Identifier: MIT
 # Rebuilds the committed seed corpus fuzz/corpus/<target>/ from the library's
-# encoder (ornic-fuzz-seeds) and from ornic-pcapgen captures, or checks it.
+# encoder (ornic-fuzz-seeds), from fuzz_responder's honest traffic and from
+# ornic-pcapgen captures, or checks it.
 #
 #   scripts/fuzz-corpus.sh [BUILD_DIR]          regenerate (default BUILD_DIR: build)
-#   scripts/fuzz-corpus.sh --check SEEDS WORK   CTest fuzz_corpus_current: the
-#       encoder-made seeds in fuzz/corpus are what SEEDS (ornic-fuzz-seeds)
-#       writes today (files named pcapgen-* come from ornic-pcapgen and are
-#       not compared: its own tests pin its output)
+#   scripts/fuzz-corpus.sh --check SEEDS WORK [FUZZ_RESPONDER]   CTest
+#       fuzz_corpus_current: the encoder-made seeds in fuzz/corpus are what
+#       SEEDS (ornic-fuzz-seeds) writes today, and with FUZZ_RESPONDER the
+#       seeds of fuzz_responder_frames what it records (without it they are
+#       not compared); files named pcapgen-* come from ornic-pcapgen and are
+#       not compared: its own tests pin its output
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 corpus=$root/fuzz/corpus
 
+# fuzz_responder_frames's seeds: every fuzz_responder seed's scenario, the
+# frames it injected and its pauses, as frame records (FUZZ_RESPONDER_RECORD,
+# fuzz/responder_sim.h). Arguments: the fuzz_responder program, the corpus.
+record_frames() {
+  mkdir -p "$2/responder_frames"
+  for seed in "$2"/responder/*; do
+    FUZZ_RESPONDER_RECORD="$2/responder_frames/${seed##*/}" "$1" "$seed" 2>/dev/null ||
+      { echo "fuzz-corpus: $1 $seed failed" >&2; exit 1; }
+  done
+}
+
 if [ "${1:-}" = --check ]; then
-  seeds=$2 work=$3
+  seeds=$2 work=$3 frames_x=responder_frames
   rm -rf "$work" && mkdir -p "$work"
   "$seeds" "$work"
+  if [ -n "${4:-}" ]; then
+    record_frames "$4" "$work"
+    frames_x=''
+  fi
   # Same names, same bytes, in both directions (one diff: forks are slow).
-  if diff -rq -x 'pcapgen-*' "$work" "$corpus"; then
+  if diff -rq -x 'pcapgen-*' ${frames_x:+-x "$frames_x"} "$work" "$corpus"; then
     echo "fuzz corpus: $(find "$work" -type f | wc -l) generated seeds match fuzz/corpus"
     status=0
   else
@@ -30,11 +48,13 @@ fi
 build=${1:-$root/build}
 seeds=$build/bin/ornic-fuzz-seeds
 pcapgen=$build/bin/ornic-pcapgen
-for b in "$seeds" "$pcapgen"; do
+responder=$build/bin/fuzz_responder
+for b in "$seeds" "$pcapgen" "$responder"; do
   [ -x "$b" ] || { echo "fuzz-corpus: $b not built (cmake --build $build)" >&2; exit 1; }
 done
 rm -rf "$corpus"
 "$seeds" "$corpus"
+record_frames "$responder" "$corpus"
 
 # Whole simulated conversations (small: a few WQEs), for fuzz_capture, in
 # each format pcapgen writes; and one frame of each opcode they contain, for
@@ -78,4 +98,39 @@ while off + 16 <= len(data):
             f.write(b'\x00' + frame)
 PY
 done
+# fuzz_responder_frames: what pcapgen's requester sent to the responder, tapped
+# there (seed 1, whose PSNs and memory bytes the harness's responder shares),
+# as frame records after the configuration bytes of the same options
+# (responder_sim.c, configure(): PMTU and QPs, ACK every 16, window 4080, the
+# OTD; the PSN wrap), a pause record (15, 15) where the requester was silent
+# for over 3 us (a timer's wait).
+pg_frames() { # name config pcapgen-options...
+  name=$1 cfg=$2
+  shift 2
+  "$pcapgen" -q --capture responder "$@" -o "$tmp/frames.pcap" 2>/dev/null
+  /usr/bin/python3 - "$tmp/frames.pcap" "$corpus/responder_frames/pcapgen-$name" "$cfg" <<'PY'
+import struct, sys
+path, out, cfg = sys.argv[1], sys.argv[2], bytes(int(x, 0) for x in sys.argv[3].split(','))
+data = open(path, 'rb').read()
+endian = '<' if data[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+nano = data[:4] in (b'\x4d\x3c\xb2\xa1', b'\xa1\xb2\x3c\x4d')
+off, recs, last = 24, [cfg], None
+while off + 16 <= len(data):
+    sec, frac, caplen, _ = struct.unpack(endian + 'IIII', data[off:off + 16])
+    frame = data[off + 16:off + 16 + caplen]
+    off += 16 + caplen
+    if frame[12:14] != b'\x08\x00' or frame[30:34] != bytes([10, 0, 0, 2]):
+        continue  # IPv4 to the responder (10.0.0.2) only
+    t = sec * 10**9 + (frac if nano else frac * 1000)
+    if last is not None and t - last > 3000:
+        recs.append(b'\x00\x02\x0f\x0f')
+    last = t
+    recs.append(struct.pack('>H', len(frame)) + frame)
+open(out, 'wb').write(b''.join(recs))
+PY
+}
+pg_frames write-2qps-loss 7,0x0f,63,0 --qps 2 --wqes 2 --wqe-size 12K --pmtu 1024 --paths 4 --loss 0.05
+pg_frames read-loss 2,0x0f,63,0 --qps 1 --wqes 2 --wqe-size 12K --pmtu 1024 --paths 4 --loss 0.05 --op read
+pg_frames write-drops-psn-wrap 0,0x1f,3,0 --qps 1 --wqes 2 --wqe-size 40K --pmtu 256 --otd 4 \
+  --drop 0:0:3 --drop 0:0:30 --start-psn 0xfffff0
 echo "fuzz corpus: $(find "$corpus" -type f | wc -l) seeds in $corpus"

@@ -7,7 +7,8 @@
 # crashes and hangs. Exit status 1 if any crash or hang was saved.
 #
 # Usage: scripts/fuzz.sh TARGET SECONDS [--cores N] [--resume] [--out DIR]
-#   TARGET   frame, ext, roundtrip, capture, responder or reader (fuzz_TARGET), or
+#   TARGET   frame, ext, roundtrip, capture, responder, responder_frames or reader
+#            (fuzz_TARGET), or
 #            baseline: the empty harness of scripts/fuzz-speed.sh, on frame's seeds
 #   SECONDS  wall-clock length of the campaign
 #   --cores  instances to run (default: every core, nproc)
@@ -24,7 +25,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [[ $# -ge 2 ]] || usage
 target=$1 seconds=$2
 shift 2
@@ -94,7 +95,7 @@ export AFL_SKIP_CPUFREQ=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
 export AFL_IMPORT_FIRST=1
 # Capture and responder inputs do real work (libpcap, a simulation): a longer limit.
 timeout_ms=1000
-[[ $target = capture || $target = responder ]] && timeout_ms=5000
+[[ $target = capture || $target = responder* ]] && timeout_ms=5000
 pids=()
 for ((i = 0; i < cores; i++)); do
   # One instance: plain (no deterministic stages); several: a main and secondaries.

@@ -130,7 +130,8 @@ if [[ $sanitize == 1 && "$smoke" != 0 ]]; then
   cmake -S . -B build/ci-fuzz -DORNIC_WERROR=ON -DCMAKE_C_COMPILER=clang -DORNIC_FUZZ=LIBFUZZER \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORNIC_BUILD_DISSECTOR=OFF -DORNIC_FUZZ_SMOKE_SECONDS="$smoke" \
     >build/ci-fuzz.configure.log 2>&1 || { cat build/ci-fuzz.configure.log; exit 1; }
-  cmake --build build/ci-fuzz -j"$jobs" --target fuzz_all fuzz_frame_mut >build/ci-fuzz.build.log 2>&1 ||
+  cmake --build build/ci-fuzz -j"$jobs" --target fuzz_all fuzz_frame_mut fuzz_responder_frames_mut \
+    >build/ci-fuzz.build.log 2>&1 ||
     { cat build/ci-fuzz.build.log; exit 1; }
   echo "=== fuzz: replay + ${smoke} s smoke run per harness"
   ctest --test-dir build/ci-fuzz -L fuzz --output-on-failure -j"$jobs" 2>&1 | tee build/ci-fuzz.test.log

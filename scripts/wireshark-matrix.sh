@@ -93,13 +93,16 @@ fi
 inside='set -euo pipefail
 b=/build/$NAME
 echo "=== $SUITE: $(tshark --version | sed -n 1p), $(gcc --version | sed -n 1p)"
-cmake -S /src -B "$b" -DCMAKE_BUILD_TYPE=Release -DORNIC_WERROR=ON -DORNIC_BUILD_FUZZ=OFF \
+# ORNIC_BUILD_FUZZ explicitly: a build folder kept in a cached root may hold
+# an older OFF in its CMake cache.
+cmake -S /src -B "$b" -DCMAKE_BUILD_TYPE=Release -DORNIC_WERROR=ON -DORNIC_BUILD_FUZZ=ON \
   >"$b.configure.log" 2>&1 || { cat "$b.configure.log"; exit 1; }
 grep "ORNIC Wireshark plugin: building" "$b.configure.log" ||
   { echo "=== $SUITE: the plugin is not built"; cat "$b.configure.log"; exit 1; }
 # What the dissector suite runs: the plugin, the tools it compares with, the
-# encoder bridge.
-cmake --build "$b" -j"$(nproc)" --target ornic_wireshark ornic-decode ornic-pcapgen ornic-test-icrc \
+# encoder bridge, and ornic-mutate for the stock-tshark differential test
+# (diff_wireshark, tests/differential; ornic-mutate needs fuzz/ configured).
+cmake --build "$b" -j"$(nproc)" --target ornic_wireshark ornic-decode ornic-pcapgen ornic-test-icrc ornic-mutate \
   >"$b.build.log" 2>&1 || { cat "$b.build.log"; exit 1; }
 if grep -n "warning:" "$b.build.log"; then echo "=== $SUITE: compiler warnings"; exit 1; fi
 if [[ -n $TESTS ]]; then sel=(-R "$TESTS"); else sel=(-L dissector); fi

@@ -26,18 +26,20 @@ static uint16_t fold(uint32_t s) {
 
 /* IPv6 UDP checksum (RFC 8200 8.1 pseudo-header), which encode computes and
  * a wire patch invalidates; IPv4 RoCEv2 sends 0 (no checksum). */
-static void fix_udp6(const ornic_frame *f, uint8_t *out) {
-  if (f->l3 != ORNIC_L3_IPV6) return;
-  uint8_t *udp = out + f->l4_off;
-  size_t ulen = f->udp.len;
+void mut_wire_udp6_csum(uint8_t *out, size_t l3_off, size_t l4_off, size_t ulen) {
+  uint8_t *udp = out + l4_off;
   uint8_t pseudo[8] = {0, 0, (uint8_t)(ulen >> 8), (uint8_t)ulen, 0, 0, 0, ORNIC_IPPROTO_UDP};
   udp[6] = udp[7] = 0;
-  uint32_t s = sum16(0, out + f->l3_off + 8, 32);
+  uint32_t s = sum16(0, out + l3_off + 8, 32);
   s = sum16(s, pseudo, 8);
   uint16_t c = fold(sum16(s, udp, ulen));
   if (c == 0) c = 0xffff;
   udp[6] = (uint8_t)(c >> 8);
   udp[7] = (uint8_t)c;
+}
+
+static void fix_udp6(const ornic_frame *f, uint8_t *out) {
+  if (f->l3 == ORNIC_L3_IPV6) mut_wire_udp6_csum(out, f->l3_off, f->l4_off, f->udp.len);
 }
 
 int mut_wire_fix_icrc(uint8_t *out, size_t len) {
@@ -75,7 +77,7 @@ void mut_wire_patch(ornic_mut *m, uint8_t *out, size_t len) {
   mut_wire_fix_icrc(out, len);
 }
 
-static uint16_t ip4_csum(const uint8_t *h, size_t n) { return fold(sum16(0, h, n)); }
+uint16_t mut_wire_ip4_csum(const uint8_t *h, size_t n) { return fold(sum16(0, h, n)); }
 
 static void put16(uint8_t *p, uint16_t v) {
   p[0] = (uint8_t)(v >> 8);
@@ -123,7 +125,7 @@ void mut_wire_break(ornic_mut *m, uint8_t *out, size_t len) {
     if (v4) {
       put16(ip + 2, moved(m, get16(ip + 2)));
       put16(ip + 10, 0);
-      put16(ip + 10, ip4_csum(ip, f.ip.hdr_len));
+      put16(ip + 10, mut_wire_ip4_csum(ip, f.ip.hdr_len));
     } else {
       put16(ip + 4, moved(m, get16(ip + 4)));
     }

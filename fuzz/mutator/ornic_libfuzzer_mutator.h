@@ -11,7 +11,13 @@
  *   ORNIC_LF_BREAK_RATE  share left with iCRC/lengths broken on purpose (0)
  *   ORNIC_LF_STEPS       field mutations per output, at most (4)
  *   ORNIC_LF_HAVOC_RATE  share of calls handed to libFuzzer's own
- *                        LLVMFuzzerMutate instead, in 1/256 (32) */
+ *                        LLVMFuzzerMutate instead, in 1/256 (32)
+ *   ORNIC_LF_RECORDS     1: inputs in "frame records" form (ornic_mutator.h),
+ *                        the prefix ORNIC_LF_SKIP: ornic_mut_mutate_records
+ *                        and ornic_mut_crossover_records (0)
+ * Installed (cmake --install of ornic-tools' plain build) it is
+ * include/ornic/mutator/ornic_libfuzzer_mutator.h and the library the CMake
+ * target ornicproto::mutator (find_package(ornicproto)). */
 #ifndef ORNIC_LIBFUZZER_MUTATOR_H
 #define ORNIC_LIBFUZZER_MUTATOR_H
 
@@ -36,6 +42,9 @@
 #ifndef ORNIC_LF_HAVOC_RATE
 #define ORNIC_LF_HAVOC_RATE 32
 #endif
+#ifndef ORNIC_LF_RECORDS
+#define ORNIC_LF_RECORDS 0
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,7 +57,7 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
                                  unsigned int seed);
 
 /* One mutator for the process, made on first use; its scratch output holds
- * a whole encoded frame (64 KiB at most). */
+ * a whole encoded frame (64 KiB at most) or a records input. */
 static ornic_mut *ornic_lf_mut(void) {
   static ornic_mut *m;
   if (!m) {
@@ -62,7 +71,8 @@ static ornic_mut *ornic_lf_mut(void) {
   return m;
 }
 
-static uint8_t ornic_lf_scratch[65536 + 64];
+/* Records: up to libFuzzer's largest -max_len worth having, 1 MiB. */
+static uint8_t ornic_lf_scratch[ORNIC_LF_RECORDS ? 1u << 20 : 65536 + 64];
 
 /* libFuzzer mutates in place: data holds size bytes and room for max_size. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed) {
@@ -73,7 +83,15 @@ size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsi
   ornic_mut_reseed(m, seed);
   size_t cap = max_size - skip;
   if (cap > sizeof ornic_lf_scratch) cap = sizeof ornic_lf_scratch;
-  size_t n = ornic_mut_mutate(m, data + skip, size - skip, ornic_lf_scratch, cap);
+  size_t n;
+  if (ORNIC_LF_RECORDS) { /* the prefix is copied by the call, into the scratch too */
+    cap = max_size < sizeof ornic_lf_scratch ? max_size : sizeof ornic_lf_scratch;
+    n = ornic_mut_mutate_records(m, data, size, ORNIC_LF_SKIP, ornic_lf_scratch, cap);
+    if (!n) return LLVMFuzzerMutate(data, size, max_size);
+    memcpy(data, ornic_lf_scratch, n);
+    return n;
+  }
+  n = ornic_mut_mutate(m, data + skip, size - skip, ornic_lf_scratch, cap);
   if (!n) return LLVMFuzzerMutate(data, size, max_size);
   memcpy(data + skip, ornic_lf_scratch, n);
   return skip + n;
@@ -87,6 +105,9 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *data1, size_t size1, const uint8
   size_t skip2 = ORNIC_LF_SKIP < size2 ? ORNIC_LF_SKIP : size2;
   if (!m || skip >= max_out_size) return 0;
   ornic_mut_reseed(m, seed);
+  if (ORNIC_LF_RECORDS)
+    return ornic_mut_crossover_records(m, data1, size1, data2, size2, ORNIC_LF_SKIP, out,
+                                       max_out_size);
   memcpy(out, data1, skip);
   size_t n = ornic_mut_crossover(m, data1 + skip, size1 - skip, data2 + skip2, size2 - skip2,
                                  out + skip, max_out_size - skip);

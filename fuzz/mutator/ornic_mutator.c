@@ -59,7 +59,7 @@ void mut_log(ornic_mut *m, const char *fmt, ...) {
         (size_t)n < sizeof m->log - m->log_len ? (size_t)n : sizeof m->log - m->log_len - 1;
 }
 
-static void begin(ornic_mut *m) {
+void mut_begin(ornic_mut *m) {
   m->log[0] = 0;
   m->log_len = 0;
   m->broken = 0;
@@ -92,6 +92,13 @@ static int load(ornic_mut *m, const uint8_t *in, size_t len) {
   return 1;
 }
 
+int ornic_mut_decodes(const uint8_t *in, size_t len) {
+  ornic_frame f;
+  return in && len &&
+         ornic_frame_decode(&f, in, len, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT) == ORNIC_OK &&
+         f.payload_len <= MUT_MAX_FRAME - 256;
+}
+
 /* One field mutation that still encodes into cap; undone when it does not. */
 static void field_step(ornic_mut *m, size_t cap) {
   ornic_frame keep = m->f;
@@ -112,7 +119,7 @@ static void field_step(ornic_mut *m, size_t cap) {
 }
 
 size_t ornic_mut_mutate(ornic_mut *m, const uint8_t *in, size_t len, uint8_t *out, size_t cap) {
-  begin(m);
+  mut_begin(m);
   if (!in || !out || len == 0 || cap == 0) return 0;
   if (!load(m, in, len)) return bytes_only(m, in, len, out, cap, "undecodable");
   size_t need = ornic_frame_encode_capacity(&m->f);
@@ -143,7 +150,7 @@ size_t ornic_mut_mutate(ornic_mut *m, const uint8_t *in, size_t len, uint8_t *ou
  * with b's BTH transport fields (opcode, PSN, QP). */
 size_t ornic_mut_crossover(ornic_mut *m, const uint8_t *a, size_t alen, const uint8_t *b,
                            size_t blen, uint8_t *out, size_t cap) {
-  begin(m);
+  mut_begin(m);
   if (!a || !b || !out || alen == 0 || cap == 0) return 0;
   ornic_frame fb;
   int rb = blen ? ornic_frame_decode(&fb, b, blen, ORNIC_LINK_ETHERNET, ORNIC_ROCEV2_UDP_PORT)

@@ -275,16 +275,20 @@ static void merge_slots(ornic_analysis *a, an_dir *dst, an_dir *src) {
   if (!dst->slots) {
     dst->slots = src->slots;
     dst->cap = src->cap;
+    dst->pcap = src->pcap;
+    dst->real = src->real;
+    dst->base_ns = src->base_ns;
     dst->valid = src->valid;
     dst->top = src->top;
     dst->have_top = src->have_top;
     src->slots = NULL;
     return;
   }
-  for (uint32_t i = 0; i < src->valid; i++) {
+  /* src's slots not real have no bits: only its real ones can add any */
+  for (uint32_t i = 0; i < src->real; i++) {
     uint32_t psn = ornic_psn_add(src->top, -(int32_t)i);
-    an_slot *s = &src->slots[psn & (src->cap - 1)], *t = an_slot_at(dst, psn);
-    if (!t || !s->bits) continue;
+    an_slot *s = &src->slots[psn & (src->pcap - 1)], *t;
+    if (!s->bits || !(t = an_slot_at(dst, psn))) continue;
     t->bits |= s->bits;
     if (!t->frame) t->frame = s->frame;
     if (!t->resp_frame) t->resp_frame = s->resp_frame;
@@ -294,7 +298,7 @@ static void merge_slots(ornic_analysis *a, an_dir *dst, an_dir *src) {
   an_mem_give(a, (uint64_t)src->cap * sizeof *src->slots);
   free(src->slots);
   src->slots = NULL;
-  src->cap = 0;
+  src->cap = src->pcap = src->real = 0;
 }
 
 /* The UDP source ports seen, which the proofs of loss on one path need

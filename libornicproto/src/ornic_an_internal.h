@@ -55,9 +55,15 @@ typedef struct {
 } an_key;
 #define AN_PAIR_KEY 0xffffffffu
 
+/* A key and its value side by side: a lookup in a map larger than the
+ * cache (tens of thousands of QPs) misses once, not once per array. */
 typedef struct {
-  an_key *keys;
-  uint32_t *vals; /* AN_NONE: empty slot */
+  an_key key;
+  uint32_t val; /* AN_NONE: empty slot */
+} an_map_entry;
+
+typedef struct {
+  an_map_entry *e;
   uint32_t cap, n;
 } an_map;
 #define AN_NONE 0xffffffffu
@@ -181,15 +187,26 @@ typedef struct {
   bool sprayed;         /* requests came from more than one source port (paths) */
   an_rc_trial rc;       /* go-back-N or selective (8.6) */
   bool resend_on;       /* the last request was a repeat: a go-back-N resend may go on (8.6) */
+  bool limited;         /* held at the smallest window for its work (ORNIC_AN_WORK_LIMIT) */
+  bool starts_msg;      /* the first request seen was the first packet of a message (8.6 MSN) */
   uint32_t resend_next; /* the PSN after it: where such a resend continues */
-  /* window */
+  /* window: cap PSNs (what the budget counts and what decides which PSNs it
+   * holds); only the newest `real` of them, (top - real, top], are in
+   * memory, in pcap slots. The rest are PSNs no packet has reached (before
+   * the direction's first PSN, or passed over by a jump of a whole window):
+   * alike, {.passed = base_ns}, and given a slot when first touched
+   * (an_slot_real). A direction that does not reorder holds as many slots
+   * as PSNs it has carried, not a window's worth. (The small fields around
+   * sit where the struct has room: the budget counts every an_conv.) */
   an_slot *slots;
-  uint32_t cap; /* 0 until the first PSN */
-  uint32_t
-      evidence;   /* packets seen and PSNs reserved: what the window may grow to (ornic_an_seq.c) */
+  uint32_t cap;      /* 0 until the first PSN */
+  uint32_t pcap;     /* slots allocated: a power of two, at most cap */
+  uint32_t real;     /* real <= valid */
+  uint32_t evidence; /* packets seen and PSNs reserved: what the window may grow to
+                      * (ornic_an_seq.c) */
+  int64_t base_ns;
   int64_t credit; /* work steps the direction may still take (ornic_an_seq.c) */
   uint64_t steps; /* work steps taken (ornic_an_limits.work_steps) */
-  bool limited;   /* held at the smallest window for its work (ORNIC_AN_WORK_LIMIT) */
   uint32_t valid; /* slots known: (top - valid, top]; valid <= cap */
   uint32_t top;   /* highest PSN in the window */
   bool have_top;
@@ -202,7 +219,6 @@ typedef struct {
   uint16_t resp_sport;                /* UDP source port of the first READ response */
   int64_t now;                        /* ns: the packet being analysed */
   int64_t lag_max; /* ns: the longest an out-of-order first arrival lagged behind a later PSN */
-  bool starts_msg; /* the first request seen was the first packet of a message (8.6 MSN) */
   /* Held "not captured" judgements (8.5): PSNs past the highest request
    * that ACKs covered, from hold_first on, each ACK's up to its end; judged
    * once AN_HOLD_NS and AN_HOLD_PKTS packets of the direction have passed. */
@@ -215,10 +231,10 @@ typedef struct {
    * on that the highest reached or the floor went back over, and of those
    * the ones seen as a request or reserved by a READ. */
   uint64_t span, covered;
-  bool cm_on;            /* RDMA-CM gave the direction's first PSN (8.10) */
+  bool cm_on; /* RDMA-CM gave the direction's first PSN (8.10) */
+  bool rep_tried;
   uint32_t cm_psn;       /* that PSN */
   struct an_report *rep; /* ornic_an_report.c; NULL until the first packet, or refused */
-  bool rep_tried;
 } an_dir;
 
 /* ---- conversations and halves -------------------------------------------- */
@@ -391,13 +407,28 @@ an_wqe *an_wqe_search(an_wqe_hist *h, uint32_t psn, uint8_t kind, uint32_t pmtu)
 void an_wqe_close(an_wqe_hist *h, uint32_t psn);
 
 /* ornic_an_seq.c */
-/* The slot of psn, NULL outside the window. Inline: several per packet. */
+/* The slot k PSNs below the top, real <= k < valid: made real (with the
+ * ones between), out of line. */
+an_slot *an_slot_real(an_dir *d, uint32_t k);
+/* The slot of psn, NULL outside the window. Inline: several per packet.
+ * A slot made real may move the others: a loop over a range starts at its
+ * lowest PSN (the ones above it are then real). */
 static inline an_slot *an_slot_at(an_dir *d, uint32_t psn) {
   /* ornic_psn_diff(top, psn) in [0, valid): valid <= 2^22 is below the
    * half circle, so the forward distance alone decides (valid is 0 until
    * the first PSN, have_top) */
-  if (((d->top - psn) & ORNIC_PSN_MASK) >= d->valid) return NULL;
-  return &d->slots[psn & (d->cap - 1)];
+  uint32_t k = (d->top - psn) & ORNIC_PSN_MASK;
+  if (k >= d->valid) return NULL;
+  if (k >= d->real) return an_slot_real(d, k);
+  return &d->slots[psn & (d->pcap - 1)];
+}
+/* The bits of the window's slot psn & (cap - 1) (the PSN of the window
+ * congruent to psn), 0 outside what the window holds: for the loops that
+ * only read, without making slots real. */
+static inline uint32_t an_slot_bits(const an_dir *d, uint32_t psn) {
+  uint32_t k = (d->top - psn) & (d->cap - 1);
+  if (k >= d->valid || k >= d->real) return 0;
+  return d->slots[psn & (d->pcap - 1)].bits;
 }
 /* an_window_touch for a psn past the top, or the first one. */
 int an_window_advance(ornic_analysis *a, an_dir *d, uint32_t psn);

@@ -20,45 +20,40 @@ static uint64_t key_hash(const an_key *k) {
 }
 
 _Static_assert(sizeof(an_key) == 40, "an_key has no padding the hash would read");
+_Static_assert(sizeof(an_map_entry) == sizeof(an_key) + sizeof(uint32_t),
+               "an entry is the key and the value the budget counts (grow)");
 
 void an_map_free(an_map *m) {
-  free(m->keys);
-  free(m->vals);
+  free(m->e);
   memset(m, 0, sizeof *m);
 }
 
 static uint32_t find(const an_map *m, const an_key *k) {
   uint32_t mask = m->cap - 1, i = (uint32_t)key_hash(k) & mask;
-  while (m->vals[i] != AN_NONE && memcmp(&m->keys[i], k, sizeof *k) != 0) i = (i + 1) & mask;
+  while (m->e[i].val != AN_NONE && memcmp(&m->e[i].key, k, sizeof *k) != 0) i = (i + 1) & mask;
   return i;
 }
 
 uint32_t an_map_get(const an_map *m, const an_key *k) {
-  return m->cap ? m->vals[find(m, k)] : AN_NONE;
+  return m->cap ? m->e[find(m, k)].val : AN_NONE;
 }
 
 static int grow(ornic_analysis *a, an_map *m) {
   uint32_t cap = m->cap ? m->cap * 2 : 256;
   an_map old = *m;
-  m->keys = malloc((size_t)cap * sizeof *m->keys);
-  m->vals = malloc((size_t)cap * sizeof *m->vals);
-  if (!m->keys || !m->vals) {
-    free(m->keys);
-    free(m->vals);
+  m->e = malloc((size_t)cap * sizeof *m->e);
+  if (!m->e) {
     *m = old;
     return -1;
   }
-  memset(m->vals, 0xff, (size_t)cap * sizeof *m->vals);
+  for (uint32_t i = 0; i < cap; i++) m->e[i].val = AN_NONE;
   m->cap = cap;
   for (uint32_t i = 0; i < old.cap; i++) {
-    if (old.vals[i] == AN_NONE) continue;
-    uint32_t j = find(m, &old.keys[i]);
-    m->keys[j] = old.keys[i];
-    m->vals[j] = old.vals[i];
+    if (old.e[i].val == AN_NONE) continue;
+    m->e[find(m, &old.e[i].key)] = old.e[i];
   }
-  free(old.keys);
-  free(old.vals);
-  an_mem_take(a, (uint64_t)(cap - old.cap) * (sizeof *m->keys + sizeof *m->vals), true);
+  free(old.e);
+  an_mem_take(a, (uint64_t)(cap - old.cap) * sizeof *m->e, true);
   return 0;
 }
 
@@ -66,8 +61,8 @@ int an_map_put(ornic_analysis *a, const an_key *k, uint32_t v) {
   an_map *m = &a->map;
   if ((m->n + 1) * 2 > m->cap && grow(a, m) < 0) return -1; /* load factor at most 1/2 */
   uint32_t i = find(m, k);
-  if (m->vals[i] == AN_NONE) m->n++;
-  m->keys[i] = *k;
-  m->vals[i] = v;
+  if (m->e[i].val == AN_NONE) m->n++;
+  m->e[i].key = *k;
+  m->e[i].val = v;
   return 0;
 }

@@ -11,30 +11,75 @@
 
 /* ---- the window: its memory and its work ----------------------------------- */
 
-/* Moves the window into cap slots (larger or smaller), keeping the newest
- * min(valid, cap). The first window is always allocated (the conversation's
- * creation reserved room for it, ornic_an_conv.c); a larger one only within
- * the memory budget. */
+/* The slots a window starts with in memory (an_dir: its PSNs not yet
+ * reached take none): a short conversation's requests. */
+#define AN_SLOTS_MIN 16u
+
+/* Moves the real slots into an allocation of pcap (a power of two, at least
+ * real); -1 when out of memory. */
+static int slots_move(an_dir *d, uint32_t pcap) {
+  an_slot *s = malloc((size_t)pcap * sizeof *s);
+  if (!s) return -1;
+  for (uint32_t k = 0; k < d->real; k++) {
+    uint32_t psn = ornic_psn_add(d->top, -(int32_t)k);
+    s[psn & (pcap - 1)] = d->slots[psn & (d->pcap - 1)];
+  }
+  free(d->slots);
+  d->slots = s;
+  d->pcap = pcap;
+  return 0;
+}
+
+/* Room in memory for the newest n PSNs of the window (n <= cap). */
+static int slots_hold(an_dir *d, uint32_t n) {
+  if (n <= d->pcap) return 0;
+  uint32_t pcap = d->pcap ? d->pcap : AN_SLOTS_MIN;
+  while (pcap < n) pcap *= 2;
+  return slots_move(d, pcap < d->cap ? pcap : d->cap);
+}
+
+an_slot *an_slot_real(an_dir *d, uint32_t k) {
+  /* Out of memory, a slot that forgets what is written to it: callers
+   * inside the window count on one. */
+  static _Thread_local an_slot spare;
+  uint32_t psn = ornic_psn_add(d->top, -(int32_t)k);
+  if (slots_hold(d, k + 1) < 0) {
+    spare = (an_slot){.passed = d->base_ns};
+    return &spare;
+  }
+  for (uint32_t j = d->real; j <= k; j++)
+    d->slots[(d->top - j) & (d->pcap - 1)] = (an_slot){.passed = d->base_ns};
+  d->real = k + 1;
+  return &d->slots[psn & (d->pcap - 1)];
+}
+
+/* Makes the window cap PSNs (larger or smaller), keeping the newest
+ * min(valid, cap). The budget counts a window at its size in PSNs, as if
+ * all its slots were in memory. The first window is always allowed (the
+ * conversation's creation reserved room for it, ornic_an_conv.c); a larger
+ * one only within the memory budget. */
 static int resize(ornic_analysis *a, an_dir *d, uint32_t cap) {
   uint64_t was = (uint64_t)d->cap * sizeof *d->slots, will = (uint64_t)cap * sizeof *d->slots;
   if (will > was && !an_mem_take(a, will - was, d->cap == 0)) {
     a->lim.windows_held++;
     return -1;
   }
-  an_slot *s = calloc(cap, sizeof *s);
-  if (!s) {
+  uint32_t keep = d->valid < cap ? d->valid : cap, real = d->real;
+  int ok = 0;
+  if (!d->cap) {
+    ok = slots_move(d, AN_SLOTS_MIN);
+  } else if (cap < d->pcap) { /* the newest cap of the real ones move */
+    if (d->real > cap) d->real = cap;
+    ok = slots_move(d, cap);
+    if (ok < 0) d->real = real;
+  }
+  if (ok < 0) {
     if (will > was) an_mem_give(a, will - was);
     return -1;
   }
-  uint32_t keep = d->valid < cap ? d->valid : cap;
-  for (uint32_t i = 0; d->slots && i < keep; i++) {
-    uint32_t psn = ornic_psn_add(d->top, -(int32_t)i);
-    s[psn & (cap - 1)] = d->slots[psn & (d->cap - 1)];
-  }
+  if (d->real > keep) d->real = keep;
   an_work(d, keep);
   if (will < was) an_mem_give(a, was - will);
-  free(d->slots);
-  d->slots = s;
   d->cap = cap;
   d->valid = keep;
   return 0;
@@ -98,7 +143,8 @@ static uint32_t oldest_needed(const an_dir *d, uint32_t psn) {
 int an_window_advance(ornic_analysis *a, an_dir *d, uint32_t psn) {
   if (!d->have_top) {
     if (resize(a, d, AN_WIN_MIN) < 0) return -1;
-    for (uint32_t i = 0; i < d->cap; i++) d->slots[i].passed = d->now;
+    d->base_ns = d->now; /* every slot's time: none is real yet */
+    d->real = 0;
     d->top = psn;
     d->valid = d->cap; /* nothing before the first PSN was captured */
     d->have_top = true;
@@ -114,9 +160,17 @@ int an_window_advance(ornic_analysis *a, an_dir *d, uint32_t psn) {
   }
   /* The slots of the PSNs now entering, psn - clear + 1 .. psn (cap divides
    * 2^24: a slot index needs no 24-bit wrap first). */
-  uint32_t clear = (uint32_t)dd < d->cap ? (uint32_t)dd : d->cap, mask = d->cap - 1;
-  for (uint32_t i = 0, q = psn - clear + 1; i < clear; i++, q++)
-    d->slots[q & mask] = (an_slot){.passed = d->now};
+  uint32_t clear = (uint32_t)dd < d->cap ? (uint32_t)dd : d->cap;
+  if (clear == d->cap) { /* every slot enters: all alike again */
+    d->base_ns = d->now;
+    d->real = 0;
+  } else {
+    uint32_t real = d->real + clear < d->cap ? d->real + clear : d->cap;
+    if (slots_hold(d, real) < 0) return -1;
+    for (uint32_t i = 0, q = psn - clear + 1, mask = d->pcap - 1; i < clear; i++, q++)
+      d->slots[q & mask] = (an_slot){.passed = d->now};
+    d->real = real;
+  }
   an_work(d, clear);
   d->top = psn;
   d->valid = d->valid + clear < d->cap ? d->valid + clear : d->cap;
@@ -131,7 +185,8 @@ static void mark_reserved(ornic_analysis *a, an_dir *d, uint32_t from, uint32_t 
   if (!d->limited) add_evidence(a, d, n);
   if (an_window_touch(a, d, ornic_psn_add(from, (int32_t)n - 1)) < 0) return;
   n = an_window_clip(d, &from, n);
-  for (uint32_t i = 0, mask = d->cap - 1; i < n; i++) {
+  if (n) an_slot_at(d, from); /* real from the lowest up */
+  for (uint32_t i = 0, mask = d->pcap - 1; i < n; i++) {
     an_slot *s = &d->slots[(from + i) & mask];
     d->covered += !(s->bits & (S_REQ | S_RESV));
     s->bits |= S_RESV;
@@ -293,11 +348,11 @@ static void otd_check(ornic_analysis *a, an_dir *d, uint32_t psn, ornic_an_verdi
   /* The hole is counted over its first AN_HOLE_SCAN PSNs: a figure for a
    * reader, not a verdict, and a long scan per hole would cost more than the
    * rest of the analysis on a lossy trace. */
-  uint32_t span = (uint32_t)ahead - a->cfg.otd, n = 0, mask = d->cap - 1;
+  uint32_t span = (uint32_t)ahead - a->cfg.otd, n = 0;
   if (span > d->valid) span = d->valid;
   if (span > AN_HOLE_SCAN) span = AN_HOLE_SCAN;
   for (uint32_t i = 0, q = d->epsn; i < span; i++, q++)
-    n += !(d->slots[q & mask].bits & (S_REQ | S_RESV));
+    n += !(an_slot_bits(d, q) & (S_REQ | S_RESV));
   v->flags |= ORNIC_AN_OTD_EXCEEDED;
   v->hole_first = d->epsn;
   v->hole_count = n;
@@ -553,12 +608,12 @@ static uint32_t request_npkts(const ornic_frame *f, uint32_t fl, uint32_t pmtu) 
  * meanwhile. One gap is held at a time; PSNs before the window count
  * missing (nothing reserved them). */
 static uint32_t gap_missing(an_dir *d, uint32_t first, uint32_t n, uint32_t *first_missing) {
-  uint32_t w0 = first, wn = an_window_clip(d, &w0, n), missing = n - wn, mask = d->cap - 1;
+  uint32_t w0 = first, wn = an_window_clip(d, &w0, n), missing = n - wn;
   *first_missing = first;
   an_work(d, wn);
   for (uint32_t i = 0; i < wn; i++) {
     uint32_t q = ornic_psn_add(w0, (int32_t)i);
-    if (d->slots[q & mask].bits & (S_REQ | S_RESV)) continue;
+    if (an_slot_bits(d, q) & (S_REQ | S_RESV)) continue;
     if (!missing++) *first_missing = q;
   }
   return missing;

@@ -4,7 +4,10 @@ from ornic-pcapgen, mutated batches from ornic-mutate with their logs, libornicp
 from `ornic-decode --json`, pcap records, and the summary table of disagreement classes.
 
 Every batch is a function of (campaign seed, batch index) only, so a run is reproducible from its seed and
-a class's example frame is found again by (batch, frame)."""
+a class's example frame is found again by (batch, frame). With ipv6, the seeds are also written over IPv6
+(after the IPv4 ones, so the batches of an IPv4-only run keep their numbers): ornic-pcapgen writes IPv4
+only, so its frames are moved onto IPv6 here and ornic-mutate, which re-encodes every variant, makes the
+UDP checksum and the iCRC right."""
 import json
 import os
 import struct
@@ -24,8 +27,9 @@ SEED_COMMON = ["-q", "--wqes", "4", "--wqe-size", "8K", "--pmtu", "1024", "--los
 class Campaign:
     """Seeds in WORK, batches of about BATCH frames each, numbered from 0; MUTATE_ARGS go to ornic-mutate."""
 
-    def __init__(self, bindir, work, seed, batch, mutate_args=()):
+    def __init__(self, bindir, work, seed, batch, mutate_args=(), ipv6=False):
         self.bin = bindir
+        self.ipv6 = ipv6
         self.mutate_args = list(mutate_args)
         self.work = work
         self.seed = seed
@@ -40,6 +44,10 @@ class Campaign:
                    "-o", out]
             subprocess.run(cmd, check=True)
             self.seeds.append((name, out, len(read_pcap(out)[2])))
+        for name, out, n in list(self.seeds) if self.ipv6 else []:
+            out6 = os.path.join(self.work, f"seed-{name}-ipv6.pcap")
+            write_ipv6(out6, out)
+            self.seeds.append((f"{name}-ipv6", out6, n))
 
     def mutate(self, index):
         """Batch INDEX: (profile, path, log lines by output frame number)."""
@@ -75,6 +83,31 @@ def read_pcap(path):
         recs.append((data[off:off + 16], data[off + 16:off + 16 + incl]))
         off += 16 + incl
     return magic, link, recs, data[:24]
+
+
+def ipv4_to_ipv6(frame):
+    """An Ethernet/IPv4 frame (no 802.1Q tag, no IPv4 options) over IPv6: traffic class from the TOS, hop
+    limit from the TTL, addresses 2001:db8::a.b.c.d (RFC 3849's documentation prefix), flow label 0; the
+    UDP checksum and the iCRC are left for ornic-mutate to recompute. Other frames come back unchanged."""
+    if frame[12:14] != b"\x08\x00" or frame[14] != 0x45:
+        return frame
+    ip, rest = frame[14:34], frame[34:]
+    total = int.from_bytes(ip[2:4], "big")
+    prefix = bytes.fromhex("20010db8") + bytes(8)
+    v6 = struct.pack(">IHBB", 6 << 28 | ip[1] << 20, total - 20, ip[9], ip[8]) + prefix + ip[12:16] + prefix + ip[16:20]
+    return frame[:12] + b"\x86\xdd" + v6 + rest
+
+
+def write_ipv6(path, src):
+    """Capture SRC with every frame through ipv4_to_ipv6, into PATH."""
+    _, _, recs, head = read_pcap(src)
+    with open(path, "wb") as f:
+        f.write(head)
+        for hdr, data in recs:
+            out = ipv4_to_ipv6(data)
+            grow = len(out) - len(data)
+            ts, incl, orig = hdr[:8], *struct.unpack_from("<II", hdr, 8)
+            f.write(ts + struct.pack("<II", incl + grow, orig + grow) + out)
 
 
 def write_repro(path, src, frames):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Sourced by the benchmark scripts (analysis-speed.sh, bench-pcapgen-io.sh,
+# Sourced by the benchmark scripts (analysis-speed.sh, bench-pcapgen-io.sh, bench-scale.sh,
 # dissector-memory.sh, dissector-speed.sh, fuzz-compare.sh, fuzz-speed.sh).
 # median "V1 V2 ...": the median of space-separated numbers (the upper one of
 # the middle two when their count is even).

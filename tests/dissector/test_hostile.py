@@ -13,7 +13,10 @@ CHECK is one of
           Info with "[Untracked: memory budget]"; every other packet is analysed; exactly one
           expert note in `tshark -z expert`, "Analysis memory budget (1 MiB) reached ...", on
           the first of them; the same in one pass and two. With the default budget (128 MiB)
-          and with 0 (no limit): no packet untracked, no note
+          and with 0 (no limit): no packet untracked, no note. With -o ornic.max_conversations:10
+          the packets untracked are ornic-decode --max-conversations 10's (7,980), Info led by
+          "[Untracked: conversation table full]", one "Conversation table full" note, none over
+          the budget
   memory  `grow 65536`, tshark -2 at the default budget: the peak RSS of tshark with the
           plugin minus stock tshark's (HOME without the plugin) is at most 200 MB, and the
           budget's note is on one packet (the budget, not the capture, bounds the engine).
@@ -142,6 +145,35 @@ def do_budget(a, ts):
     print(f"budget: grow 4000 with ornic.max_memory 1 MiB: {len(want)} of 8000 packets over the "
           f"budget (as ornic-decode --max-memory 1M), one note on frame {want[0]}, one pass and "
           f"two; none untracked at 128 MiB or without a limit")
+    do_table(a, ts, cap, names, info)
+
+
+def do_table(a, ts, cap, names, info):
+    """-o ornic.max_conversations:10 on grow 4000: the table, not the budget, keeps the others out."""
+    want = sorted(fr for fr, fl in decode_flags(a, cap, ["--max-conversations", "10"]).items()
+                  if "untracked" in fl)
+    check(len(want) == 2 * (4000 - 10), f"ornic-decode --max-conversations 10: {len(want)} packets "
+          f"untracked, hostile.py wrote 2 for each of 3,990 conversations past the 10th")
+    extra = ["-o", "ornic.max_conversations:10"]
+    got = fields(ts, cap, names, extra)
+    untracked = sorted(fr for fr, f in got.items() if "ornic.analysis.untracked" in f)
+    check(untracked == want, f"{extra}: {len(untracked)} packets untracked (first {untracked[:3]}), "
+          f"ornic-decode --max-conversations 10: {len(want)} (first {want[:3]})")
+    check(not any("ornic.analysis.over_budget" in f for f in got.values()),
+          f"{extra}: packets marked over the budget")
+    noted = [fr for fr, f in got.items() if "ornic.analysis.table_full.expert" in f]
+    check(noted == untracked[:1], f"{extra}: the table's note is on {noted[:5]}, not on the first "
+          "untracked packet alone")
+    untagged = [fr for fr in untracked
+                if not got[fr].get(info, "").startswith("[Untracked: conversation table full]")]
+    check(not untagged, f"{extra}: Info of {untagged[:3]} is not led by "
+          "'[Untracked: conversation table full]'")
+    notes = expert_notes(ts, cap, extra)
+    table = {k: n for k, n in notes.items() if k.startswith("Conversation table full")}
+    want_note = "Conversation table full (10 conversations): new conversations are not analysed"
+    check(table == {want_note: 1}, f"{extra}: tshark -z expert's table notes {table}")
+    print(f"table: grow 4000 with ornic.max_conversations 10: {len(untracked)} packets untracked "
+          f"(as ornic-decode --max-conversations 10), one note on frame {noted[:1]}")
 
 
 # ---------------------------------------------------------------- memory

@@ -4,7 +4,6 @@
  *   test_mutator CORPUS_DIR determinism|valid|break|diversity|bounds|crossover
  * The outputs are judged by frame_oracle.h (its own parse and bitwise
  * CRC-32, no libornicproto code) and, for validity, by ornic_icrc_verify. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "frame_oracle.h"
 #include "ornic_mutator.h"
+#include "seed_frames.h"
 
 #define MAX_FRAMES 512
 #define N_OUT 10000
@@ -22,21 +22,6 @@ static uint8_t *frames[MAX_FRAMES];
 static size_t lens[MAX_FRAMES];
 static size_t nframes;
 static uint8_t out[OUT_CAP], out2[OUT_CAP];
-static int failed;
-
-#define CHECK(c, ...)                                      \
-  do {                                                     \
-    if (!(c)) {                                            \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fputc('\n', stderr);                                 \
-      failed = 1;                                          \
-    }                                                      \
-  } while (0)
-
-static int by_name(const struct dirent **a, const struct dirent **b) {
-  return strcmp((*a)->d_name, (*b)->d_name);
-}
 
 /* For every seed an IPv6 twin, every fourth with an 802.1Q tag, so that
  * the IPv6 UDP checksum and the tag are exercised too (the committed seeds
@@ -69,33 +54,10 @@ static void add_twins(void) {
   }
 }
 
-/* The seeds the oracle accepts as they are (which also checks the oracle
- * against the seed generator's encoder on every one of them). */
+/* The seed frames (seed_frames.h) and their twins. */
 static void load_corpus(const char *dir) {
-  struct dirent **names;
-  size_t v6 = 0;
-  int n = scandir(dir, &names, NULL, by_name);
-  if (n < 0) {
-    perror(dir);
-    exit(2);
-  }
-  for (int i = 0; i < n; i++) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
-    FILE *fp = names[i]->d_name[0] != '.' ? fopen(path, "rb") : NULL;
-    free(names[i]);
-    if (!fp) continue;
-    static uint8_t buf[70000];
-    size_t len = fread(buf, 1, sizeof buf, fp);
-    fclose(fp);
-    if (len < 2 || buf[0] % 6 != 0 || nframes == MAX_FRAMES) continue;
-    if (oracle_check(buf + 1, len - 1) != ORACLE_OK) continue;
-    frames[nframes] = malloc(len - 1); /* exactly sized: ASan sees a read past the end */
-    memcpy(frames[nframes], buf + 1, len - 1);
-    lens[nframes++] = len - 1;
-    v6 += buf[1 + 12] == 0x86 || (buf[1 + 12] == 0x81 && buf[1 + 16] == 0x86);
-  }
-  free(names);
+  size_t v6;
+  nframes = seed_frames_load(dir, frames, lens, MAX_FRAMES, sizeof out, &v6);
   size_t seeds = nframes;
   add_twins();
   printf("%zu seed frames the oracle accepts (%zu IPv6), %zu IPv6 twins\n", seeds, v6,

@@ -2,7 +2,8 @@
 /* ornic-decode: decode RoCEv2/RoCEv1 and ORNIC packets in pcap/pcapng
  * captures or live from an interface. This file holds the read loop and the
  * exit statuses; the command line (options.c), capture input (core/, live.c
- * for interfaces, merge.c for several files read as one), -f on files
+ * for interfaces, merge.c for several files read as one, ahead.c for the
+ * reading and decoding on a thread of their own), -f on files
  * (filter.c), -w (dump.c), --plot (plot.c), the note on a
  * capture without RoCE (seen.c), output formats, statistics and signals
  * live in their own files. */
@@ -14,6 +15,7 @@
 
 #include <ornic/ornic.h>
 
+#include "ahead.h"
 #include "analysis.h"
 #include "capture.h"
 #include "cli.h"
@@ -100,14 +102,14 @@ static int filter_keeps(dec_io *io, dec_run *r, const dec_capture *cap, const st
 /* One selected packet: printed or counted, and written by -w. 0, or -1
  * when -w failed. */
 static int emit(const dec_opts *o, dec_io *io, dec_stats *st, dec_run *r, const dec_packet *pk,
-                const dec_capture *cap, const struct pcap_pkthdr *h, const uint8_t *data) {
+                int dlt, const struct pcap_pkthdr *h, const uint8_t *data) {
   if (o->stats)
     dec_stats_add(st, pk);
   else if (dec_options_print_packets(o))
     print_packet(o, pk);
   char err[512];
   if (io->dumping && shown(o, pk) &&
-      dec_dump_packet(&io->dump, cap->dlt, pk->frame, h, data, err, sizeof err) < 0)
+      dec_dump_packet(&io->dump, dlt, pk->frame, h, data, err, sizeof err) < 0)
     return io_failed(r, err);
   r->icrc_bad += pk->icrc == DEC_ICRC_BAD;
   r->errors += pk->error != NULL;
@@ -142,8 +144,26 @@ static void damage(const dec_merge *m, dec_run *r) {
             cap->in.name, err, m->n, (unsigned long long)m->records);
 }
 
-/* The read loop. The engine (an, NULL with --no-analysis) sees every
- * packet, --qp or not: pairing a QP needs both directions. A stop signal
+/* What follows the decoding of one packet, the same with one thread or two:
+ * the engine (an, NULL with --no-analysis) sees every packet, --qp or not
+ * (pairing a QP needs both directions), then --qp, the output, -w and -c.
+ * 0 to go on, 1 when -c's count is reached, -2 when -w failed. */
+static int after_decode(const dec_opts *o, dec_io *io, ornic_analysis *an, dec_stats *st,
+                        dec_run *r, dec_packet *pk, int dlt, const struct pcap_pkthdr *h,
+                        const uint8_t *data) {
+  dec_seen_add(&r->seen, pk);
+  if (an) dec_analyse(an, pk, o->json);
+  if (io->plot) dec_plot_packet(io->plot, pk); /* every packet: --qp picks conversations */
+  if (!wanted(o, pk)) {
+    if (o->stats) dec_stats_add_filtered(st, pk);
+    return 0;
+  }
+  if (emit(o, io, st, r, pk, dlt, h, data) < 0) return -2;
+  /* -c counts what passed --qp and was not skipped; count 0 never matches. */
+  return pk->cls != DEC_CLASS_SKIPPED && ++r->shown == o->count;
+}
+
+/* The read loop (after_decode: what each packet goes through). A stop signal
  * ends it before the next packet. Returns dec_capture_next's last result
  * (0 when stopped), or -2 when -f or -w failed. */
 static int run(const dec_opts *o, dec_io *io, dec_merge *m, ornic_analysis *an, dec_stats *st,
@@ -173,18 +193,56 @@ static int run(const dec_opts *o, dec_io *io, dec_merge *m, ornic_analysis *an, 
     cfg.pcapng = cap->pcapng || cap->live; /* 64-bit seconds */
     /* Frame numbers run on across files: those of the files' mergecap'd union. */
     dec_packet_decode(&pk, &cfg, m->records, h, data);
-    dec_seen_add(&r->seen, &pk);
-    if (an) dec_analyse(an, &pk, o->json);
-    if (io->plot) dec_plot_packet(io->plot, &pk); /* every packet: --qp picks conversations */
-    if (!wanted(o, &pk)) {
-      if (o->stats) dec_stats_add_filtered(st, &pk);
-      continue;
-    }
-    if (emit(o, io, st, r, &pk, cap, h, data) < 0) return -2;
-    /* -c counts what passed --qp and was not skipped; count 0 never matches. */
-    if (pk.cls != DEC_CLASS_SKIPPED && ++r->shown == o->count) break;
+    int step = after_decode(o, io, an, st, r, &pk, cap->dlt, h, data);
+    if (step < 0) return step;
+    if (step) break;
   }
   return rc;
+}
+
+/* run() with the reading and decoding on a thread of their own (ahead.h):
+ * the same steps in the same order on the records it hands back, so the
+ * output is the one-thread loop's. A stop signal is checked before each
+ * packet here as there; m->records is set back to the packets this loop
+ * took (the reader may have read further), for the messages that count
+ * them. Returns as run(), or 1 when the thread could not be started and
+ * nothing was read. */
+static int run_ahead(const dec_opts *o, dec_io *io, dec_merge *m, ornic_analysis *an, dec_stats *st,
+                     dec_run *r) {
+  dec_decode_cfg cfg = {.udp_port = o->port, .pmtu = o->pmtu, .verify_icrc = o->verify_icrc};
+  /* The iCRC on the side with less to do: here when no line is printed
+   * per packet (--stats, -w), where the engine alone is less than the
+   * reading and decoding; with the lines, on the reader thread. */
+  cfg.later_crc = !dec_options_print_packets(o);
+  uint64_t taken = m->records; /* before the reader thread owns m */
+  dec_ahead *a = dec_ahead_start(m, &cfg);
+  if (!a) return 1;
+  dec_ahead_rec *x;
+  int rc = 0;
+  bool early = false;
+  while (!early && (x = dec_ahead_next(a)) != NULL) {
+    if (dec_interrupted()) break;
+    dec_packet *pk = &x->pk;
+    dec_packet_crc(pk, &cfg, x->data);
+    taken = pk->frame;
+    int step = after_decode(o, io, an, st, r, pk, x->dlt, &x->h, x->data);
+    if (step < 0) rc = step;
+    early = step != 0;
+  }
+  int end = dec_ahead_finish(a);
+  m->records = taken;
+  if (early || dec_interrupted()) return rc;
+  if (end == -1) {
+    damage(m, r);
+    return -1;
+  }
+  if (end < 0) {
+    r->failed = true;
+    dec_out_flush(&out);
+    fputs(DEC_PROG ": out of memory for a record\n", stderr);
+    return -2;
+  }
+  return 0;
 }
 
 /* Notes for a first user, on stderr after the output (not with -q): a
@@ -358,6 +416,7 @@ static ornic_analysis *open_analysis(const dec_opts *o, dec_stats *st) {
   if (o->otd) st->an_cfg.otd = o->otd;
   st->an_cfg.pmtu = o->pmtu;
   st->an_cfg.max_memory = o->max_memory;
+  if (o->max_convs) st->an_cfg.max_convs = o->max_convs;
   ornic_analysis *an = ornic_analysis_new(&st->an_cfg);
   if (!an) fputs(DEC_PROG ": out of memory for the conversation analysis\n", stderr);
   return an;
@@ -374,7 +433,14 @@ static int decode(const dec_opts *o, dec_io *io, dec_merge *m, dec_stats *st) {
   st->fabric.link_gbps = o->link_gbps; /* --stats' PFC/PAUSE times */
   dec_run r = {0};
   char err[512];
-  run(o, io, m, an, st, &r); /* reports damage itself */
+  /* --threads: where the reading can go to a thread (ahead.h); else, or
+   * when no thread can be had, the one-thread loop. */
+  const char *one[1] = {o->path}; /* -r FILE, or stdin */
+  if (o->threads < 2 || cap->live ||
+      !dec_ahead_applies(o->npaths ? o->paths : one, o->npaths ? o->npaths : 1, out.line_flush,
+                         io->filtering) ||
+      run_ahead(o, io, m, an, st, &r) == 1)
+    run(o, io, m, an, st, &r); /* reports damage itself */
   if (interrupted(m)) st->interrupted = dec_signal_name(dec_stop_signal());
   if (cap->live)
     st->live = dec_live_counts(cap, &st->live_recv, &st->live_drop, &st->live_ifdrop) == 0;

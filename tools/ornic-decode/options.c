@@ -14,6 +14,7 @@
 #include <ornic/ornic.h>
 #include <pcap/pcap.h>
 
+#include "ahead.h"
 #include "cli.h"
 #include "cli_num.h"
 #include "live.h"
@@ -115,11 +116,22 @@ static const char usage_text[] =
     "      --max-memory SIZE  memory the analysis may take (default 128M; K, M,\n"
     "                       G suffixes; 0: no limit); past it new conversations\n"
     "                       are counted, not analysed [Untracked: memory budget]\n"
+    "      --max-conversations N  conversations the analysis tracks (default\n"
+    "                       65536, at most 16777216); packets of further ones\n"
+    "                       are counted, not analysed [Untracked: conversation\n"
+    "                       table full]\n"
     "      --no-analysis    no conversation analysis (faster; no tags, no\n"
     "                       \"analysis\" objects, no conversations in --stats)\n"
     "      --no-icrc        do not verify the iCRC (faster; shown as 'unchecked')\n"
     "      --strict         exit with status 3 if any iCRC is bad or any packet\n"
     "                       has a decode error\n"
+    "      --threads N      1 (the default): one thread; 2 or more: capture\n"
+    "                       files are read and\n"
+    "                       their packets decoded on a second thread while\n"
+    "                       the main one analyses and prints; the output is\n"
+    "                       the same. More than 2 counts as 2. One thread\n"
+    "                       anyway for -i, -f, -l (or a terminal) and an\n"
+    "                       input that is not a regular file (a pipe)\n"
     "  -h, --help           this text\n"
     "  -V, --version        the program's version and the libraries' it runs on\n"
     "\n"
@@ -202,7 +214,7 @@ static const char usage_text[] =
     "lost, PSNs acknowledged but not captured, NAKs, ACKs, stale ACKs, ECN marks,\n"
     "CNPs and the time from the first to the last packet. Conversations are\n"
     "listed by number; one found to be part of another is counted there. At most\n"
-    "65536 conversations, and as many as --max-memory holds, are tracked;\n"
+    "--max-conversations (65536), and as many as --max-memory holds, are tracked;\n"
     "packets of further ones are counted as untracked (a 'limits' line says\n"
     "why). JSON: capture, damaged, packets {total, roce, skipped, broken,\n"
     "filtered_out}, skipped {..}, errors, warnings, icrc {..}, time {first,\n"
@@ -254,8 +266,10 @@ enum {
   OPT_PORT,
   OPT_PRINT,
   OPT_MAX_MEMORY,
+  OPT_CONVS,
   OPT_PLOT,
-  OPT_LINK_GBPS
+  OPT_LINK_GBPS,
+  OPT_THREADS
 };
 
 /* -s and -p were --stats and --port before they became tcpdump's; --qp has
@@ -263,6 +277,7 @@ enum {
 static const struct option long_opts[] = {{"json", no_argument, NULL, 'j'},
                                           {"stats", no_argument, NULL, OPT_STATS},
                                           {"link-gbps", required_argument, NULL, OPT_LINK_GBPS},
+                                          {"threads", required_argument, NULL, OPT_THREADS},
                                           {"verbose", no_argument, NULL, 'v'},
                                           {"quiet", no_argument, NULL, 'q'},
                                           {"qp", required_argument, NULL, OPT_QP},
@@ -279,6 +294,7 @@ static const struct option long_opts[] = {{"json", no_argument, NULL, 'j'},
                                           {"print", no_argument, NULL, OPT_PRINT},
                                           {"plot", required_argument, NULL, OPT_PLOT},
                                           {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+                                          {"max-conversations", required_argument, NULL, OPT_CONVS},
                                           {"interface", required_argument, NULL, 'i'},
                                           {"filter", required_argument, NULL, 'f'},
                                           {"snaplen", required_argument, NULL, 's'},
@@ -305,6 +321,11 @@ static int opt_num(const char *opt, uint64_t min, uint64_t max, uint64_t *v) {
   cli_usage_error(NULL, DEC_PROG, "%s: %s", opt, why);
   return -1;
 }
+
+/* --max-conversations: the engine's cfg.max_convs. Its conversation and
+ * half indices are 32-bit (two halves per conversation); 2^24 conversations
+ * already ask for tens of GB, past any --max-memory a user would give. */
+#define DEC_MAX_CONVS (1u << 24)
 
 /* --max-memory: a size; 0 is no limit. */
 static int opt_memory(uint64_t *v) {
@@ -348,7 +369,9 @@ static int read_number(int c, uint64_t *v) {
   case OPT_OTD: return opt_num("--otd", 0, 4080, v);
   case OPT_PMTU: return opt_pmtu(v);
   case OPT_MAX_MEMORY: return opt_memory(v);
+  case OPT_CONVS: return opt_num("--max-conversations", 1, DEC_MAX_CONVS, v);
   case OPT_LINK_GBPS: return opt_num("--link-gbps", 1, 1000000, v);
+  case OPT_THREADS: return opt_num("--threads", 1, 1024, v);
   default: return 1;
   }
 }
@@ -373,7 +396,9 @@ static int number_option(dec_opts *o, int c) {
   case OPT_OTD: o->otd = (uint32_t)v; break;
   case OPT_PMTU: o->pmtu = (uint32_t)v; break;
   case OPT_MAX_MEMORY: o->max_memory = v; break;
+  case OPT_CONVS: o->max_convs = (uint32_t)v; break;
   case OPT_LINK_GBPS: o->link_gbps = (uint32_t)v; break;
+  case OPT_THREADS: o->threads = (unsigned)v; break;
   }
   return 0;
 }
@@ -465,6 +490,9 @@ static void defaults(dec_opts *o) {
   o->analysis = true;
   o->otd = 64;
   o->max_memory = ORNIC_AN_MAX_MEMORY;
+  /* One thread: with two, --stats was slower on an idle 2-core machine and
+   * --json 0.76x (README.md "Threads"). */
+  o->threads = 1;
 }
 
 int dec_options_parse(dec_opts *o, int argc, char **argv) {

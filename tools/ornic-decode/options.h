@@ -31,7 +31,9 @@ typedef struct {
   uint32_t otd;
   uint32_t pmtu;       /* 0: learnt per conversation */
   uint64_t max_memory; /* the analysis' memory budget (--max-memory); UINT64_MAX: none */
+  uint32_t max_convs;  /* conversations tracked (--max-conversations); 0: the engine's default */
   uint32_t link_gbps;  /* --link-gbps: --stats' PFC/PAUSE times; 0: 100 Gb/s */
+  unsigned threads;    /* --threads: 1 reads on the main thread; default: the CPUs (ahead.h) */
 } dec_opts;
 
 /* Parses argv into *o. Returns -1 to run, or the exit status to end with:

@@ -17,9 +17,12 @@
  *
  * Memory. The engine allocates when a conversation is created or its PSN
  * window grows, never otherwise per packet. A direction's window starts at
- * 256 slots and grows with what the direction shows it needs (about two
- * slots per packet seen, and the PSNs its READs reserve), up to cfg.window.
- * Everything the engine allocates counts against cfg.max_memory: once it is
+ * 256 PSNs and grows with what the direction shows it needs (about two
+ * slots per packet seen, and the PSNs its READs reserve), up to cfg.window;
+ * in memory it takes a slot only for the PSNs its packets reached (a
+ * direction that does not reorder: one per PSN it carried, up to the window).
+ * Everything the engine allocates counts against cfg.max_memory (a window
+ * at its size in PSNs, as if every slot were in memory): once it is
  * reached, windows stop growing and new conversations are not tracked. At
  * most cfg.max_convs conversations are tracked. Packets of conversations
  * not tracked get ORNIC_AN_UNTRACKED (and ORNIC_AN_OVER_BUDGET when memory,

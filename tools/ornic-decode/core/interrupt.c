@@ -10,7 +10,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-volatile sig_atomic_t dec_interrupt_flag;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stop flag is written by a signal handler");
+atomic_int dec_interrupt_flag;
 static int wake[2] = {-1, -1};
 
 int dec_interrupt_init(void) {
@@ -20,7 +21,7 @@ int dec_interrupt_init(void) {
 }
 
 void dec_interrupt_raise(void) {
-  dec_interrupt_flag = 1;
+  atomic_store(&dec_interrupt_flag, 1);
   if (wake[1] >= 0) {
     ssize_t n = write(wake[1], "", 1); /* a full pipe is already readable */
     (void)n;

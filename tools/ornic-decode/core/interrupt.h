@@ -11,9 +11,13 @@
 #define DEC_INTERRUPT_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
-extern volatile sig_atomic_t dec_interrupt_flag;
+/* An atomic, not a volatile sig_atomic_t: --threads' reader thread reads it
+ * too (../ahead.c), and only atomics are defined across threads; a
+ * lock-free one may be written by a signal handler (C11 7.14.1.1). */
+extern atomic_int dec_interrupt_flag;
 
 /* Creates the wake pipe. 0, or -1 (errno set): then only the per-packet
  * check sees a stop, and a read blocked on an idle pipe stays blocked. */
@@ -22,7 +26,9 @@ int dec_interrupt_init(void);
 /* Asks for the stop. Async-signal-safe: a flag and a 1-byte write. */
 void dec_interrupt_raise(void);
 
-static inline bool dec_interrupted(void) { return dec_interrupt_flag != 0; }
+static inline bool dec_interrupted(void) {
+  return atomic_load_explicit(&dec_interrupt_flag, memory_order_relaxed) != 0;
+}
 
 /* The wake pipe's read end (readable once a stop was asked for), or -1
  * without dec_interrupt_init. */

@@ -153,8 +153,15 @@ static void decode_link(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t
   if (pk->skip == DEC_SKIP_NOT_ROCE && link == ORNIC_LINK_ETHERNET &&
       ornic_pause_decode(l2, pk->caplen - pk->link_off, link, &pk->pause) == ORNIC_OK)
     pk->skip = DEC_SKIP_PAUSE;
-  check_icrc(pk, cfg, l2);
+  if (cfg->later_crc)
+    pk->crc_pending = true;
+  else
+    check_icrc(pk, cfg, l2);
   pk->warnings = ornic_lint(&pk->f, l2, cfg->pmtu);
+}
+
+void dec_packet_crc(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t *data) {
+  if (pk->crc_pending) check_icrc(pk, cfg, data + pk->link_off);
 }
 
 #ifndef DLT_ERF

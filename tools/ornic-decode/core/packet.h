@@ -39,8 +39,9 @@ typedef struct {
   int dlt;
   uint16_t udp_port; /* 0: 4791 */
   bool verify_icrc;
-  uint32_t pmtu; /* the QPs' PMTU when given (--pmtu), for lint rules L11, L12; else 0 */
-  bool pcapng;   /* timestamps are pcapng's 64-bit ones, not a pcap record's 32-bit seconds */
+  uint32_t pmtu;  /* the QPs' PMTU when given (--pmtu), for lint rules L11, L12; else 0 */
+  bool pcapng;    /* timestamps are pcapng's 64-bit ones, not a pcap record's 32-bit seconds */
+  bool later_crc; /* leave the iCRC and VCRC to dec_packet_crc (--threads: on the other thread) */
 } dec_decode_cfg;
 
 typedef struct {
@@ -64,6 +65,7 @@ typedef struct {
   uint16_t vcrc_want;
   uint32_t warnings; /* ORNIC_LINT_* (ornic/lint.h) */
   const char *error; /* NULL, or text (may point into errbuf) */
+  bool crc_pending;  /* later_crc: dec_packet_crc has the iCRC and VCRC to check */
   /* Everything above is zeroed per frame by dec_packet_decode. */
   char errbuf[320]; /* several malformed rules can be named at once */
   ornic_frame f;
@@ -76,6 +78,10 @@ typedef struct {
 
 void dec_packet_decode(dec_packet *pk, const dec_decode_cfg *cfg, uint64_t frame,
                        const struct pcap_pkthdr *h, const uint8_t *data);
+
+/* With cfg->later_crc, the iCRC and VCRC verdicts dec_packet_decode left
+ * out; data is the record's bytes it was given. Nothing without. */
+void dec_packet_crc(dec_packet *pk, const dec_decode_cfg *cfg, const uint8_t *data);
 
 /* The record's time, as Wireshark gives it: the record header's, but for an
  * ERF record (DLT_ERF) of a classic pcap whose 16-byte ERF header was
