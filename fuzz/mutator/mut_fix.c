@@ -28,8 +28,9 @@ static int locate_ip(const uint8_t *p, size_t len, size_t et, fix_loc *w) {
   const uint8_t *ip = p + w->l3;
   size_t hl;
   if (et == ORNIC_ETHERTYPE_IPV4) {
+    if (len - w->l3 < 20) return 0;
     hl = (size_t)(ip[0] & 15) * 4;
-    if (len - w->l3 < 20 || ip[0] >> 4 != 4 || hl < 20 || ip[9] != ORNIC_IPPROTO_UDP) return 0;
+    if (ip[0] >> 4 != 4 || hl < 20 || ip[9] != ORNIC_IPPROTO_UDP) return 0;
     w->kind = ORNIC_L3_IPV4;
   } else {
     hl = 40;
