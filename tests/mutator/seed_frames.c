@@ -43,3 +43,17 @@ size_t seed_frames_load(const char *dir, uint8_t **frames, size_t *lens, size_t 
   if (v6) *v6 = six;
   return n;
 }
+
+ornic_mut *seed_mut_new(uint64_t seed, double byte_rate, double break_rate) {
+  ornic_mut_cfg c;
+  ornic_mut_cfg_default(&c);
+  c.seed = seed;
+  c.byte_rate = byte_rate;
+  c.break_rate = break_rate;
+  ornic_mut *m = ornic_mut_new(&c);
+  if (!m) {
+    fprintf(stderr, "FAIL: ornic_mut_new\n");
+    exit(1);
+  }
+  return m;
+}

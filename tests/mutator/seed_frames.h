@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* What tests/mutator's programs share: the check macro and the seed frames
+/* What tests/mutator's programs share: the check macro, a mutator maker and the seed frames
  * they mutate, the Ethernet seeds of fuzz/corpus/frame that frame_oracle.h
  * accepts as they are (which also checks the oracle against the seed
  * generator's encoder on each). */
@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "ornic_mutator.h"
 
 extern int failed; /* set by CHECK; the program's exit status */
 
@@ -30,5 +32,9 @@ extern int failed; /* set by CHECK; the program's exit status */
  * read. */
 size_t seed_frames_load(const char *dir, uint8_t **frames, size_t *lens, size_t max, size_t max_len,
                         size_t *v6);
+
+/* A mutator of the default configuration but for these; exits when
+ * ornic_mut_new refuses. */
+ornic_mut *seed_mut_new(uint64_t seed, double byte_rate, double break_rate);
 
 #endif

@@ -140,20 +140,6 @@ static int replay(const char *log, const recs *a, const recs *b) {
   return -1;
 }
 
-static ornic_mut *make(uint64_t seed, double byte_rate, double break_rate) {
-  ornic_mut_cfg c;
-  ornic_mut_cfg_default(&c);
-  c.seed = seed;
-  c.byte_rate = byte_rate;
-  c.break_rate = break_rate;
-  ornic_mut *m = ornic_mut_new(&c);
-  if (!m) {
-    fprintf(stderr, "FAIL: ornic_mut_new\n");
-    exit(1);
-  }
-  return m;
-}
-
 /* Every frame record of r passes the oracle. */
 static int frames_ok(const recs *r) {
   for (size_t k = 0; k < r->n; k++)
@@ -166,7 +152,7 @@ static int frames_ok(const recs *r) {
  * is consistent by the oracle (the mutated one too). shares: the kinds'
  * shares against the documented 70/6/6/6/4/5/3 in 100. */
 static void test_records(int shares) {
-  ornic_mut *m = make(21, 0.1, 0);
+  ornic_mut *m = seed_mut_new(21, 0.1, 0);
   uint64_t s = 5;
   size_t kept = 0, exact = 0, replayed = 0, valid = 0, seen[NKINDS] = {0};
   for (size_t t = 0; t < N_OUT; t++) {
@@ -202,7 +188,8 @@ static void test_records(int shares) {
 }
 
 static void test_determinism(void) {
-  ornic_mut *a = make(42, 0.1, 0.3), *b = make(42, 0.1, 0.3), *c = make(43, 0.1, 0.3);
+  ornic_mut *a = seed_mut_new(42, 0.1, 0.3), *b = seed_mut_new(42, 0.1, 0.3),
+            *c = seed_mut_new(43, 0.1, 0.3);
   uint64_t s = 9;
   size_t differ = 0;
   for (size_t t = 0; t < N_OUT; t++) {
@@ -225,7 +212,7 @@ static void test_determinism(void) {
 /* Random bytes, random prefixes, caps of 0..399, a canary past the cap; and
  * records inputs cut anywhere (the last record then runs past the end). */
 static void test_bounds(void) {
-  ornic_mut *m = make(3, 0.5, 0.5);
+  ornic_mut *m = seed_mut_new(3, 0.5, 0.5);
   uint64_t s = 1;
   for (size_t t = 0; t < 20000; t++) {
     size_t cap = lcg(&s) % 400, prefix = lcg(&s) % 6, len, alen;
@@ -262,7 +249,7 @@ static void test_bounds(void) {
 
 /* Every output record is one of a's or b's, a's prefix kept. */
 static void test_crossover(void) {
-  ornic_mut *m = make(17, 0.1, 0);
+  ornic_mut *m = seed_mut_new(17, 0.1, 0);
   uint64_t s = 77;
   size_t good = 0, kinds3[3] = {0};
   for (size_t t = 0; t < N_OUT; t++) {
@@ -346,7 +333,7 @@ static void fix_cut_after_ethernet(ornic_mut *m) {
 }
 
 static void test_fix(void) {
-  ornic_mut *m = make(1, 0.1, 0);
+  ornic_mut *m = seed_mut_new(1, 0.1, 0);
   uint64_t s = 11;
   fix_cut_after_ethernet(m);
   size_t damaged = 0, fixed = 0, identity = 0, alone = 0;
@@ -371,8 +358,8 @@ static void test_fix(void) {
   CHECK(damaged * 10 >= (size_t)N_OUT * 9, "the damage did not damage");
   CHECK(fixed == N_OUT && identity == N_OUT && alone == N_OUT, "fix");
   ornic_mut_free(m);
-  m = make(2, 0.1, 0.3);
-  ornic_mut *m2 = make(2, 0.1, 0.3);
+  m = seed_mut_new(2, 0.1, 0.3);
+  ornic_mut *m2 = seed_mut_new(2, 0.1, 0.3);
   size_t broken = 0, agree = 0, stable = 0;
   for (size_t t = 0; t < N_OUT; t++) {
     size_t f = t % nframes, len = damage(in, frames[f], lens[f], &s);
@@ -399,7 +386,7 @@ static void test_fix(void) {
 /* fix_records: every damaged frame record of a records input repaired, the
  * prefix, the pauses and the record lengths untouched. */
 static void test_fix_records(void) {
-  ornic_mut *m = make(4, 0.1, 0);
+  ornic_mut *m = seed_mut_new(4, 0.1, 0);
   uint64_t s = 13;
   size_t good = 0;
   for (size_t t = 0; t < 2000; t++) {

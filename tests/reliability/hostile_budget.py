@@ -28,18 +28,13 @@ import re
 import subprocess
 import sys
 
+from checks import check, finish
+
 
 DEC, HELPER, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 VALGRIND = "--no-valgrind" not in sys.argv[4:]
 HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile.py")
 os.makedirs(WORK, exist_ok=True)
-fails = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fails.append(what)
 
 
 def capture(kind, count):
@@ -131,5 +126,4 @@ if VALGRIND:
     cpu()
 else:
     print(f"note: no instruction counts ({sys.argv[5] if len(sys.argv) > 5 else ''})")
-print(f"{len(fails)} failed" if fails else "all passed")
-sys.exit(1 if fails else 0)
+finish()

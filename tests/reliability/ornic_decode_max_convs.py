@@ -18,16 +18,11 @@ import re
 import subprocess
 import sys
 
+from checks import check, finish
+
 DEC, HELPER, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile.py")
 os.makedirs(WORK, exist_ok=True)
-fails = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fails.append(what)
 
 
 def run(*args):
@@ -63,5 +58,4 @@ for bad in ("0", str((1 << 24) + 1)):
     check(r.returncode == 2 and f"--max-conversations: expected" in r.stderr
           and f"got '{bad}'" in r.stderr, f"--max-conversations {bad}: usage error, exit 2")
 
-print("%d failed" % len(fails) if fails else "all passed")
-sys.exit(1 if fails else 0)
+finish()

@@ -18,18 +18,13 @@ import os
 import subprocess
 import sys
 
+from checks import check, finish
+
 DEC, GEN, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 RSS = "--no-rss" not in sys.argv[4:]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 CONVS, FRAMES = 4096, 65536
 os.makedirs(WORK, exist_ok=True)
-fails = []
-
-
-def check(ok, what):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        fails.append(what)
 
 
 def max_rss_kib(args):
@@ -62,5 +57,4 @@ if RSS:
 else:
     print("skip RSS:", " ".join(sys.argv[5:]) or "--no-rss")
 
-print("%d failed" % len(fails) if fails else "all passed")
-sys.exit(1 if fails else 0)
+finish()
